@@ -1,0 +1,88 @@
+// Diagnostic values (DESIGN §3): severity, stable code, message, location
+// (file, JSON pointer, line:col) and notes with their own locations. Passes
+// produce these as data; renderers (text, JSON, SARIF) turn them into text.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fc {
+
+enum class DiagCode : uint16_t {
+#define FC_DIAG(E, CODE, SLUG, SUMMARY) E,
+#include "diag/codes.def"
+#undef FC_DIAG
+};
+
+struct DiagCodeInfo {
+  DiagCode code;
+  std::string_view id;    // "FC0301"
+  std::string_view slug;  // "unbound-extent"
+  std::string_view summary;
+};
+const DiagCodeInfo& diagCodeInfo(DiagCode c);
+const std::vector<DiagCodeInfo>& allDiagCodes();
+
+enum class Severity : uint8_t { Error, Warning, Note, Remark };
+std::string_view severityName(Severity s);
+
+struct Location {
+  std::string file;     // path as given on the command line; empty: none
+  std::string pointer;  // RFC 6901 JSON pointer; empty: whole document
+  int line = 0;         // 1-based; 0: unknown
+  int col = 0;          // 1-based; 0: unknown
+  bool known() const { return line > 0; }
+};
+
+struct Note {
+  std::string kind = "note";  // "note", or "fix[name]" for fix suggestions
+  std::string message;
+  Location loc;  // optional
+};
+
+struct Diagnostic {
+  Severity severity = Severity::Error;
+  DiagCode code = DiagCode::Usage;
+  std::string message;
+  Location loc;
+  std::vector<Note> notes;
+
+  Diagnostic& note(std::string msg, Location l = {}) {
+    notes.push_back(Note{"note", std::move(msg), std::move(l)});
+    return *this;
+  }
+};
+
+// Collects diagnostics in report order.
+class DiagnosticSink {
+ public:
+  Diagnostic& report(Severity sev, DiagCode code, std::string message, Location loc = {});
+  Diagnostic& error(DiagCode code, std::string message, Location loc = {}) {
+    return report(Severity::Error, code, std::move(message), std::move(loc));
+  }
+  const std::vector<Diagnostic>& all() const { return diags_; }
+  std::vector<Diagnostic>& all() { return diags_; }
+  size_t errorCount() const;
+  bool hasErrors() const { return errorCount() > 0; }
+  void clear() { diags_.clear(); }
+
+ private:
+  std::vector<Diagnostic> diags_;
+};
+
+// RFC 6901 pointer building: JsonPointer().key("tensors").index(5).str()
+// == "/tensors/5".
+class JsonPointer {
+ public:
+  JsonPointer() = default;
+  explicit JsonPointer(std::string p) : p_(std::move(p)) {}
+  JsonPointer key(std::string_view k) const;
+  JsonPointer index(size_t i) const;
+  const std::string& str() const { return p_; }
+
+ private:
+  std::string p_;
+};
+
+}  // namespace fc

@@ -1,0 +1,33 @@
+#include "diag/source.h"
+
+#include <algorithm>
+
+namespace fc {
+
+void SourceText::index() const {
+  if (!line_starts_.empty()) return;
+  line_starts_.push_back(0);
+  for (size_t i = 0; i < text_.size(); ++i)
+    if (text_[i] == '\n') line_starts_.push_back(i + 1);
+}
+
+LineCol SourceText::lineCol(size_t offset) const {
+  index();
+  offset = std::min(offset, text_.size());
+  auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
+  size_t line = static_cast<size_t>(it - line_starts_.begin());  // 1-based
+  size_t start = line_starts_[line - 1];
+  return LineCol{static_cast<int>(line), static_cast<int>(offset - start + 1)};
+}
+
+std::string_view SourceText::lineText(int line) const {
+  index();
+  if (line < 1 || static_cast<size_t>(line) > line_starts_.size()) return {};
+  size_t start = line_starts_[line - 1];
+  size_t end = static_cast<size_t>(line) < line_starts_.size() ? line_starts_[line] - 1 : text_.size();
+  std::string_view v(text_.data() + start, end - start);
+  if (!v.empty() && v.back() == '\r') v.remove_suffix(1);
+  return v;
+}
+
+}  // namespace fc

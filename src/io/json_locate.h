@@ -1,0 +1,23 @@
+// Maps an RFC 6901 JSON pointer back to a byte offset in JSON text, on the
+// error path only (the reader keeps no positions for valid files). The scan
+// is iterative (no recursion) and linear in the text before the target.
+#pragma once
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "diag/diagnostic.h"
+#include "diag/source.h"
+
+namespace fc {
+
+// Offset of the first byte of the value at `pointer`, or nullopt when the
+// pointer does not resolve (then callers fall back to its longest prefix).
+std::optional<size_t> locateJsonPointer(std::string_view json, std::string_view pointer);
+
+// Fills line/col of every diagnostic (and note) whose location has a pointer
+// into `source` and no line yet.
+void fillLocations(std::vector<Diagnostic>& diags, const SourceText& source);
+
+}  // namespace fc

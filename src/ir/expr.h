@@ -1,0 +1,45 @@
+// Exprs: an op kind, operands, outputs and the op's attributes (DESIGN §1).
+// Communications are not exprs: they are derived from the shardings of an
+// expr's input and output (reference §5.2-5.3).
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "ir/ids.h"
+#include "ir/op_kind.h"
+#include "ir/types.h"
+
+namespace fc {
+
+struct SliceRange {
+  ScalarId start = kNone;
+  ScalarId stop = kNone;
+  ScalarId step = kNone;
+};
+
+// The attributes an op may carry; which ones are legal is in ops.def.
+struct Attrs {
+  std::vector<int64_t> dims;       // reduce / permute / squeeze / broadcast_in_dim axes
+  std::vector<bool> flags;         // broadcast flags, one per output axis
+  std::vector<ScalarId> shape;     // reshape / expand / factory / broadcast_in_dim sizes
+  std::vector<ScalarId> pad;       // pad widths, innermost axis first (lo, hi pairs)
+  std::vector<SliceRange> ranges;  // slice, one per input axis
+  std::optional<DType> dtype;      // cast target; reduction / factory dtype
+  ScalarId value = kNone;          // fill / pad value
+  ScalarId start = kNone;          // iota
+  ScalarId step = kNone;           // iota
+  int64_t dim = 0;                 // cat axis
+  int64_t correction = 1;          // var / var_mean
+  bool keepdim = false;
+  bool approximate_tanh = false;   // gelu(approximate="tanh")
+};
+
+struct Expr {
+  OpKind op = OpKind::Set;
+  std::vector<ValueRef> inputs;
+  std::vector<TensorId> outputs;
+  Attrs attrs;
+};
+
+}  // namespace fc

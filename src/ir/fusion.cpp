@@ -1,0 +1,194 @@
+#include "ir/fusion.h"
+
+#include <algorithm>
+#include <charconv>
+
+#include "support/internal_error.h"
+
+namespace fc {
+
+ScalarId Fusion::addSymbol(std::string_view n, DType dtype) {
+  Scalar s;
+  s.kind = ScalarKind::Symbol;
+  s.dtype = dtype;
+  s.name = names.intern(n);
+  scalars.push_back(s);
+  return static_cast<ScalarId>(scalars.size() - 1);
+}
+
+ScalarId Fusion::addScalarInput(std::string_view n, DType dtype) {
+  ScalarId id = addSymbol(n, dtype);
+  scalars[id].kind = ScalarKind::Input;
+  return id;
+}
+
+ScalarId Fusion::addConstInt(int64_t v, DType dtype) {
+  Scalar s;
+  s.kind = ScalarKind::Constant;
+  s.dtype = dtype;
+  s.value.kind = ConstValue::Kind::Int;
+  s.value.i = v;
+  scalars.push_back(s);
+  return static_cast<ScalarId>(scalars.size() - 1);
+}
+
+ScalarId Fusion::addConstFloat(double v, DType dtype) {
+  Scalar s;
+  s.kind = ScalarKind::Constant;
+  s.dtype = dtype;
+  s.value.kind = ConstValue::Kind::Float;
+  s.value.f = v;
+  scalars.push_back(s);
+  return static_cast<ScalarId>(scalars.size() - 1);
+}
+
+ScalarId Fusion::addConstBool(bool v) {
+  Scalar s;
+  s.kind = ScalarKind::Constant;
+  s.dtype = DType::Bool;
+  s.value.kind = ConstValue::Kind::Bool;
+  s.value.i = v ? 1 : 0;
+  scalars.push_back(s);
+  return static_cast<ScalarId>(scalars.size() - 1);
+}
+
+ScalarId Fusion::addDerived(ScalarOp op, ScalarId lhs, ScalarId rhs, DType dtype) {
+  Scalar s;
+  s.kind = ScalarKind::Derived;
+  s.dtype = dtype;
+  s.op = op;
+  s.lhs = lhs;
+  s.rhs = rhs;
+  scalars.push_back(s);
+  return static_cast<ScalarId>(scalars.size() - 1);
+}
+
+ScalarId Fusion::addSize(TensorId t, int32_t dim) {
+  Scalar s;
+  s.kind = ScalarKind::Derived;
+  s.dtype = DType::Index;
+  s.op = ScalarOp::Size;
+  s.size_of = t;
+  s.size_dim = dim;
+  scalars.push_back(s);
+  return static_cast<ScalarId>(scalars.size() - 1);
+}
+
+AxisId Fusion::addAxis(uint32_t number, IterType iter, ParallelType pt, ScalarId extent,
+                       ScalarId expanded) {
+  Axis a;
+  a.number = number;
+  a.iter = iter;
+  a.parallel = pt;
+  a.extent = extent;
+  a.expanded = expanded;
+  axes.push_back(a);
+  return static_cast<AxisId>(axes.size() - 1);
+}
+
+TensorId Fusion::addTensor(std::string_view n, DType dtype, MemoryType mem,
+                           std::vector<AxisId> logical, MeshId mesh) {
+  Tensor t;
+  t.name = names.intern(n);
+  t.dtype = dtype;
+  t.memory = mem;
+  t.mesh = mesh;
+  t.logical = std::move(logical);
+  auto id = static_cast<TensorId>(tensors.size());
+  for (AxisId a : t.logical)
+    if (a < axes.size()) axes[a].owner = id;
+  tensors.push_back(std::move(t));
+  return id;
+}
+
+ExprId Fusion::addExpr(OpKind op, std::vector<ValueRef> in, std::vector<TensorId> out, Attrs attrs) {
+  Expr e;
+  e.op = op;
+  e.inputs = std::move(in);
+  e.outputs = std::move(out);
+  e.attrs = std::move(attrs);
+  auto id = static_cast<ExprId>(exprs.size());
+  for (TensorId t : e.outputs)
+    if (t < tensors.size()) tensors[t].definition = id;
+  exprs.push_back(std::move(e));
+  return id;
+}
+
+MeshId Fusion::addMesh(std::vector<int64_t> shape, std::vector<int64_t> devices) {
+  meshes.push_back(Mesh{std::move(shape), std::move(devices)});
+  return static_cast<MeshId>(meshes.size() - 1);
+}
+
+void Fusion::indexNames() const {
+  if (indexed_tensors_ == tensors.size() && indexed_scalars_ == scalars.size() &&
+      tensor_by_name_.size() == names.size())
+    return;
+  tensor_by_name_.assign(names.size(), kNone);
+  scalar_by_name_.assign(names.size(), kNone);
+  // First declaration wins; the verifier reports duplicates.
+  for (size_t i = tensors.size(); i-- > 0;)
+    if (tensors[i].name != kNoName) tensor_by_name_[tensors[i].name] = static_cast<TensorId>(i);
+  for (size_t i = scalars.size(); i-- > 0;)
+    if (scalars[i].name != kNoName) scalar_by_name_[scalars[i].name] = static_cast<ScalarId>(i);
+  indexed_tensors_ = tensors.size();
+  indexed_scalars_ = scalars.size();
+}
+
+std::optional<TensorId> Fusion::findTensor(std::string_view n) const {
+  NameId id = names.find(n);
+  if (id == kNoName) return std::nullopt;
+  indexNames();
+  TensorId t = tensor_by_name_[id];
+  if (t == kNone) return std::nullopt;
+  return t;
+}
+
+std::optional<ScalarId> Fusion::findScalar(std::string_view n) const {
+  NameId id = names.find(n);
+  if (id == kNoName) return std::nullopt;
+  indexNames();
+  ScalarId s = scalar_by_name_[id];
+  if (s == kNone) return std::nullopt;
+  return s;
+}
+
+int64_t Fusion::tensorNumber(TensorId t) const {
+  std::string_view n = tensorName(t);
+  if (n.size() < 2 || n[0] != 'T') return -1;
+  int64_t v = 0;
+  auto [p, ec] = std::from_chars(n.data() + 1, n.data() + n.size(), v);
+  if (ec != std::errc() || p != n.data() + n.size()) return -1;
+  return v;
+}
+
+bool Fusion::isInput(TensorId t) const {
+  return std::find(inputs.begin(), inputs.end(), ValueRef::tensor(t)) != inputs.end();
+}
+
+bool Fusion::isOutput(TensorId t) const {
+  return std::find(outputs.begin(), outputs.end(), t) != outputs.end();
+}
+
+const std::vector<ExprId>& Fusion::uses(TensorId t) const {
+  FC_CHECK(uses_.size() == tensors.size(), "uses() called before rebuildUses()");
+  return uses_[t];
+}
+
+void Fusion::rebuildUses() {
+  uses_.assign(tensors.size(), {});
+  for (ExprId e = 0; e < exprs.size(); ++e)
+    for (const ValueRef& v : exprs[e].inputs)
+      if (v.isTensor() && v.id < tensors.size()) {
+        auto& u = uses_[v.id];
+        if (u.empty() || u.back() != e) u.push_back(e);
+      }
+}
+
+size_t Fusion::nonReductionRank(TensorId t) const {
+  size_t n = 0;
+  for (AxisId a : tensors[t].logical)
+    if (axes[a].iter != IterType::Reduction) ++n;
+  return n;
+}
+
+}  // namespace fc

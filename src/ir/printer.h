@@ -1,0 +1,21 @@
+// nvFuser-style printing (reference §1.5): axes `ideviceIdx.x10{i0}`,
+// tensors `T4_g[ ... ] (DeviceMesh{0 1})` (2024) or `T4_g_float[...]`
+// (head), exprs over two or three lines, and Fusion::printMath layout.
+#pragma once
+
+#include <string>
+
+#include "ir/fusion.h"
+
+namespace fc {
+
+enum class PrintStyle { Y2024, Head };
+
+std::string scalarToString(const Fusion& f, ScalarId s);  // i0, 128, ( ceilDiv(i2, 4) )
+std::string axisToString(const Fusion& f, AxisId a);      // rS14{i0}
+std::string tensorToString(const Fusion& f, TensorId t, PrintStyle style);
+std::string exprToString(const Fusion& f, ExprId e, PrintStyle style);
+// Inputs:/Outputs: lists and %kernel_math { ... } as Fusion::printMath.
+std::string printFusionMath(const Fusion& f, PrintStyle style);
+
+}  // namespace fc

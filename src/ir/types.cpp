@@ -1,0 +1,70 @@
+#include "ir/types.h"
+
+#include <array>
+
+namespace fc {
+namespace {
+
+template <typename E, size_t N>
+std::optional<E> lookup(const std::array<std::string_view, N>& names, std::string_view s) {
+  for (size_t i = 0; i < N; ++i)
+    if (names[i] == s) return static_cast<E>(i);
+  return std::nullopt;
+}
+
+constexpr std::array<std::string_view, kNumDTypes> kDTypeNames = {
+    "Bool", "Int32", "Int", "Index", "Half", "BFloat16", "Float", "Double", "Float8_e4m3fn", "Float8_e5m2"};
+constexpr std::array<std::string_view, kNumDTypes> kDTypeCpp = {
+    "bool", "int", "int64_t", "nvfuser_index_t", "__half", "__bfloat", "float", "double", "__e4m3", "__e5m2"};
+constexpr std::array<int, kNumDTypes> kDTypeBytes = {1, 4, 8, 8, 2, 2, 4, 8, 1, 1};
+
+constexpr std::array<std::string_view, 7> kIterNames = {
+    "Iteration", "Reduction", "Broadcast", "Symbolic", "Stride", "GatherScatter", "VectorComponent"};
+constexpr std::array<char, 7> kIterLetters = {'i', 'r', 'b', '?', 's', 'n', 'v'};
+
+constexpr std::array<std::string_view, 17> kParallelNames = {
+    "Serial", "DIDx", "DIDy", "DIDz", "Stream", "BIDx", "BIDy", "BIDz", "TIDx",
+    "TIDy", "TIDz", "Vectorize", "Unroll", "Unswitch", "Mma", "Group", "Bulk"};
+constexpr std::array<std::string_view, 17> kParallelPrinted = {
+    "S", "deviceIdx.x", "deviceIdx.y", "deviceIdx.z", "streamIdx", "blockIdx.x",
+    "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y", "threadIdx.z",
+    "V", "UR", "US", "MMA", "G", "B"};
+
+constexpr std::array<std::string_view, 3> kMemoryNames = {"global", "local", "shared"};
+constexpr std::array<std::string_view, 3> kMemorySuffix = {"g", "l", "s"};
+
+constexpr std::array<std::string_view, 3> kEraNames = {"2024-06", "2024-07", "head"};
+
+}  // namespace
+
+std::string_view dtypeName(DType t) { return kDTypeNames[static_cast<size_t>(t)]; }
+std::optional<DType> parseDType(std::string_view s) { return lookup<DType>(kDTypeNames, s); }
+std::string_view dtypeCppName(DType t) { return kDTypeCpp[static_cast<size_t>(t)]; }
+int dtypeBytes(DType t) { return kDTypeBytes[static_cast<size_t>(t)]; }
+bool isFloatingPoint(DType t) {
+  switch (t) {
+    case DType::Half: case DType::BFloat16: case DType::Float: case DType::Double:
+    case DType::Float8_e4m3fn: case DType::Float8_e5m2: return true;
+    default: return false;
+  }
+}
+bool isIntegral(DType t) { return t == DType::Int32 || t == DType::Int || t == DType::Index; }
+
+std::string_view iterTypeName(IterType t) { return kIterNames[static_cast<size_t>(t)]; }
+std::optional<IterType> parseIterType(std::string_view s) { return lookup<IterType>(kIterNames, s); }
+char iterTypeLetter(IterType t) { return kIterLetters[static_cast<size_t>(t)]; }
+
+std::string_view parallelTypeName(ParallelType t) { return kParallelNames[static_cast<size_t>(t)]; }
+std::optional<ParallelType> parseParallelType(std::string_view s) {
+  return lookup<ParallelType>(kParallelNames, s);
+}
+std::string_view parallelTypePrinted(ParallelType t) { return kParallelPrinted[static_cast<size_t>(t)]; }
+
+std::string_view memoryTypeName(MemoryType t) { return kMemoryNames[static_cast<size_t>(t)]; }
+std::optional<MemoryType> parseMemoryType(std::string_view s) { return lookup<MemoryType>(kMemoryNames, s); }
+std::string_view memorySuffix(MemoryType t) { return kMemorySuffix[static_cast<size_t>(t)]; }
+
+std::string_view eraName(Era e) { return kEraNames[static_cast<size_t>(e)]; }
+std::optional<Era> parseEra(std::string_view s) { return lookup<Era>(kEraNames, s); }
+
+}  // namespace fc

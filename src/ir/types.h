@@ -1,0 +1,87 @@
+// Enumerations of the fusion model (DESIGN §1) and their spellings.
+// Spellings follow nvFuser (csrc/type.h, csrc/type.cpp) so that users can
+// match what fusecheck prints with their logs.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace fc {
+
+enum class DType : uint8_t {
+  Bool,
+  Int32,
+  Int,    // int64_t
+  Index,  // nvfuser_index_t; the dtype of extents
+  Half,
+  BFloat16,
+  Float,
+  Double,
+  Float8_e4m3fn,
+  Float8_e5m2,
+};
+inline constexpr int kNumDTypes = 10;
+
+// JSON / Python spelling: "Half", "Float", "Int", ...
+std::string_view dtypeName(DType t);
+std::optional<DType> parseDType(std::string_view s);
+// C++ spelling nvFuser prints (`__half`, `float`, `int64_t`, ...).
+std::string_view dtypeCppName(DType t);
+// Size of one element in bytes.
+int dtypeBytes(DType t);
+bool isFloatingPoint(DType t);
+bool isIntegral(DType t);  // Int32, Int, Index (not Bool)
+
+enum class IterType : uint8_t {
+  Iteration,
+  Reduction,
+  Broadcast,
+  Symbolic,
+  Stride,
+  GatherScatter,
+  VectorComponent,
+};
+std::string_view iterTypeName(IterType t);  // "Iteration", ...
+std::optional<IterType> parseIterType(std::string_view s);
+char iterTypeLetter(IterType t);  // i r b ? s n v
+
+enum class ParallelType : uint8_t {
+  Serial,
+  DIDx,
+  DIDy,
+  DIDz,
+  Stream,
+  BIDx,
+  BIDy,
+  BIDz,
+  TIDx,
+  TIDy,
+  TIDz,
+  Vectorize,
+  Unroll,
+  Unswitch,
+  Mma,
+  Group,
+  Bulk,
+};
+std::string_view parallelTypeName(ParallelType t);  // "DIDx", "Serial", ...
+std::optional<ParallelType> parseParallelType(std::string_view s);
+// What nvFuser prints inside an axis name: "S", "deviceIdx.x", "blockIdx.x", ...
+std::string_view parallelTypePrinted(ParallelType t);
+inline bool isDeviceDim(ParallelType t) {
+  return t == ParallelType::DIDx || t == ParallelType::DIDy || t == ParallelType::DIDz;
+}
+
+enum class MemoryType : uint8_t { Global, Local, Shared };
+std::string_view memoryTypeName(MemoryType t);  // "global", "local", "shared"
+std::optional<MemoryType> parseMemoryType(std::string_view s);
+std::string_view memorySuffix(MemoryType t);  // "g", "l", "s"
+
+// The nvFuser era whose pipeline fusecheck replays (DESIGN §2).
+enum class Era : uint8_t { E2024_06, E2024_07, Head };
+inline constexpr Era kAllEras[] = {Era::E2024_06, Era::E2024_07, Era::Head};
+std::string_view eraName(Era e);  // "2024-06", "2024-07", "head"
+std::optional<Era> parseEra(std::string_view s);
+
+}  // namespace fc

@@ -1,0 +1,104 @@
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "diag/diagnostic.h"
+#include "ir/fusion.h"
+#include "ir/op_kind.h"
+#include "ir/types.h"
+#include "support/checked.h"
+
+namespace fc {
+namespace {
+
+TEST(Types, DTypeRoundTrip) {
+  for (int i = 0; i < kNumDTypes; ++i) {
+    auto t = static_cast<DType>(i);
+    auto back = parseDType(dtypeName(t));
+    ASSERT_TRUE(back.has_value()) << dtypeName(t);
+    EXPECT_EQ(*back, t);
+  }
+  EXPECT_FALSE(parseDType("half").has_value());  // spelling is case-sensitive
+  EXPECT_EQ(dtypeCppName(DType::Half), "__half");
+  EXPECT_EQ(dtypeBytes(DType::BFloat16), 2);
+}
+
+TEST(Types, ParallelPrinted) {
+  EXPECT_EQ(parallelTypePrinted(ParallelType::DIDx), "deviceIdx.x");
+  EXPECT_EQ(parallelTypePrinted(ParallelType::Serial), "S");
+  EXPECT_EQ(iterTypeLetter(IterType::Reduction), 'r');
+  EXPECT_EQ(iterTypeLetter(IterType::Symbolic), '?');
+  EXPECT_EQ(parseParallelType("DIDy"), ParallelType::DIDy);
+  EXPECT_TRUE(isDeviceDim(ParallelType::DIDz));
+  EXPECT_FALSE(isDeviceDim(ParallelType::Stream));
+}
+
+TEST(Types, Eras) {
+  EXPECT_EQ(parseEra("2024-06"), Era::E2024_06);
+  EXPECT_EQ(eraName(Era::Head), "head");
+  EXPECT_FALSE(parseEra("2023").has_value());
+}
+
+TEST(Ops, TableIsConsistent) {
+  for (int i = 0; i < numOpKinds(); ++i) {
+    auto k = static_cast<OpKind>(i);
+    EXPECT_EQ(opInfo(k).kind, k);
+    EXPECT_EQ(parseOpKind(opName(k)), k);
+  }
+  EXPECT_TRUE(opAccepts(OpKind::Sum, Attr::Dims));
+  EXPECT_FALSE(opAccepts(OpKind::Add, Attr::Dims));
+  EXPECT_TRUE(isExprEvalOnly(OpKind::Matmul));
+  EXPECT_FALSE(parseOpKind("frobnicate").has_value());
+}
+
+TEST(Mesh, PrintAndDidAxis) {
+  Mesh m{{2}, {0, 1}};
+  EXPECT_EQ(m.toString(false), "DeviceMesh{0 1}");
+  EXPECT_EQ(m.sizeFor(ParallelType::DIDx), 2);
+  EXPECT_EQ(m.sizeFor(ParallelType::DIDy), -1);
+  Mesh m2{{2, 3}, {0, 1, 2, 3, 4, 5}};
+  EXPECT_EQ(m2.toString(true), "DeviceMesh{{0 1 2}{3 4 5}}");
+  EXPECT_EQ(m2.sizeFor(ParallelType::DIDx), 3);  // innermost mesh axis
+  EXPECT_EQ(m2.sizeFor(ParallelType::DIDy), 2);
+}
+
+TEST(Checked, Overflow) {
+  EXPECT_FALSE(checkedMul(INT64_MAX, 2).has_value());
+  EXPECT_EQ(*checkedCeilDiv(7, 2), 4);
+  EXPECT_EQ(*checkedCeilDiv(-7, 2), -3);
+  EXPECT_FALSE(checkedDiv(1, 0).has_value());
+}
+
+TEST(Fusion, BuildAndLookup) {
+  Fusion f;
+  ScalarId i0 = f.addSymbol("i0");
+  AxisId a = f.addAxis(0, IterType::Iteration, ParallelType::Serial, i0);
+  TensorId t0 = f.addTensor("T0", DType::Float, MemoryType::Global, {a});
+  AxisId b = f.addAxis(1, IterType::Iteration, ParallelType::Serial, i0);
+  TensorId t1 = f.addTensor("T1", DType::Float, MemoryType::Global, {b});
+  ExprId e = f.addExpr(OpKind::Neg, {ValueRef::tensor(t0)}, {t1});
+  f.inputs = {ValueRef::tensor(t0)};
+  f.outputs = {t1};
+  f.rebuildUses();
+  EXPECT_EQ(f.findTensor("T1"), t1);
+  EXPECT_EQ(f.findScalar("i0"), i0);
+  EXPECT_FALSE(f.findTensor("T7").has_value());
+  EXPECT_EQ(f.tensors[t1].definition, e);
+  ASSERT_EQ(f.uses(t0).size(), 1u);
+  EXPECT_EQ(f.tensorNumber(t1), 1);
+  EXPECT_TRUE(f.isInput(t0));
+  EXPECT_TRUE(f.isOutput(t1));
+  EXPECT_EQ(f.axes[b].owner, t1);
+}
+
+TEST(Diag, PointerEscaping) {
+  EXPECT_EQ(JsonPointer().key("tensors").index(5).key("logical").index(0).str(), "/tensors/5/logical/0");
+  EXPECT_EQ(JsonPointer().key("a/b~c").str(), "/a~1b~0c");
+  EXPECT_EQ(diagCodeInfo(DiagCode::UnboundExtent).id, "FC0301");
+  // Codes are unique.
+  std::set<std::string_view> ids;
+  for (const auto& c : allDiagCodes()) EXPECT_TRUE(ids.insert(c.id).second) << c.id;
+}
+
+}  // namespace
+}  // namespace fc

@@ -1,0 +1,17 @@
+# One CTest test per fixture (fixtures/<folder>/*.json with a sidecar
+# *.expect.json), labelled "fixture;<folder>". The runner executes the CLI
+# as a user would and compares diagnostics both ways against the sidecar.
+file(GLOB_RECURSE fc_fixture_expectations CONFIGURE_DEPENDS
+     ${PROJECT_SOURCE_DIR}/fixtures/*.expect.json)
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_FOUND)
+  foreach(expect ${fc_fixture_expectations})
+    file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR}/fixtures ${expect})
+    get_filename_component(folder ${rel} DIRECTORY)
+    string(REGEX REPLACE "\\.expect\\.json$" "" name ${rel})
+    add_test(NAME fixture/${name}
+             COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/run_fixture.py
+                     --cli $<TARGET_FILE:fusecheck-cli> ${expect})
+    set_tests_properties(fixture/${name} PROPERTIES LABELS "fixture;${folder}" TIMEOUT 60)
+  endforeach()
+endif()
