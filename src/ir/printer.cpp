@@ -1,0 +1,618 @@
+// nvFuser-style printing of the IR (reference §1.5). Two styles:
+//   Y2024: the mid-2024 print (PRE, bfa518ceb772): `T4_g[ iS11{i3} ] (DeviceMesh{0 1})`,
+//          printMath lists inputs/outputs with `, <dtype>` and closes `%kernel_math` with `}`.
+//   Head:  the newest print: `T4_g_float[iS11{i3}] (DeviceMesh{0 1})`, broadcast and squeeze
+//          list their flags, `} // %kernel_math `.
+// Each op prints in the layout nvFuser's Expr::toString uses for the node it lowers to (cast
+// names such as `__half2float`, inline operators for + - * / and comparisons, `reduction( ... )`,
+// `Set.Permute( ... )`, `matmul(A,\n B)`, ...). Ops nvFuser only has as composites (mean, var,
+// var_mean, gelu) print in a form of our own, documented in docs/import.md; the printed-IR
+// importer reads all of them back.
+//
+// Complexity: linear in the size of the fusion (scalar expressions are printed with an explicit
+// stack, so deep expressions cannot exhaust the call stack); expr order is nvFuser's
+// StmtSort order (depth-first from the leaf tensors, operands in order), computed iteratively.
+#include "ir/printer.h"
+
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace fc {
+namespace {
+
+// nvFuser's max_digits10 per floating dtype (csrc/type.cpp).
+int maxDigits10(DType t) {
+  switch (t) {
+    case DType::Float: return 9;
+    case DType::Double: return 17;
+    case DType::Half: return 5;
+    case DType::BFloat16: return 4;
+    case DType::Float8_e4m3fn: return 3;
+    case DType::Float8_e5m2: return 2;
+    default: return 17;
+  }
+}
+
+std::string fmtDouble(double v, int precision) {
+  if (std::isnan(v)) return std::signbit(v) ? "-nan" : "nan";
+  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", precision, v);
+  return buf;
+}
+
+// A constant as nvFuser's Val::toString prints it: `float(0)`, `true`, `128`.
+std::string constToString(const ConstValue& v, DType dtype) {
+  if (dtype == DType::Bool || v.kind == ConstValue::Kind::Bool) {
+    if (v.kind == ConstValue::Kind::Float) return v.f != 0 ? "true" : "false";
+    return v.i != 0 ? "true" : "false";
+  }
+  if (isFloatingPoint(dtype)) {
+    std::string body =
+        v.kind == ConstValue::Kind::Float ? fmtDouble(v.f, maxDigits10(dtype)) : std::to_string(v.i);
+    return std::string(dtypeCppName(dtype)) + "(" + body + ")";
+  }
+  if (v.kind == ConstValue::Kind::Float) return fmtDouble(v.f, 17);
+  return std::to_string(v.i);
+}
+
+bool validScalar(const Fusion& f, ScalarId s) { return s < f.scalars.size(); }
+
+// The inline string of scalar `root`; derived scalars print as `( a + b )`, `( ceilDiv(a, b) )`.
+// Iterative post-order over the expression DAG with memoisation.
+std::string scalarInline(const Fusion& f, ScalarId root) {
+  if (!validScalar(f, root)) return "<invalid-scalar>";
+  std::unordered_map<ScalarId, std::string> memo;
+  struct Frame {
+    ScalarId id;
+    bool expanded;
+  };
+  std::vector<Frame> stack{{root, false}};
+  auto leaf = [&](ScalarId id, std::string& out) -> bool {
+    const Scalar& s = f.scalars[id];
+    switch (s.kind) {
+      case ScalarKind::Symbol:
+      case ScalarKind::Input: out = std::string(f.scalarName(id)); return true;
+      case ScalarKind::Constant: out = constToString(s.value, s.dtype); return true;
+      case ScalarKind::Derived:
+        if (s.op == ScalarOp::Size) {
+          std::string t = s.size_of < f.tensors.size() ? std::string(f.tensorName(s.size_of)) : "?";
+          out = "( size(" + t + ", " + std::to_string(s.size_dim) + ") )";
+          return true;
+        }
+        return false;
+    }
+    return false;
+  };
+  size_t steps = 0;
+  while (!stack.empty()) {
+    if (++steps > 4 * f.scalars.size() + 16) return "<cyclic-scalar>";  // a malformed DAG
+    Frame fr = stack.back();
+    if (memo.count(fr.id)) {
+      stack.pop_back();
+      continue;
+    }
+    std::string out;
+    if (leaf(fr.id, out)) {
+      memo.emplace(fr.id, std::move(out));
+      stack.pop_back();
+      continue;
+    }
+    const Scalar& s = f.scalars[fr.id];
+    bool unary = s.op == ScalarOp::Neg;
+    if (!validScalar(f, s.lhs) || (!unary && !validScalar(f, s.rhs))) {
+      memo.emplace(fr.id, "<invalid-scalar>");
+      stack.pop_back();
+      continue;
+    }
+    if (!fr.expanded) {
+      stack.back().expanded = true;
+      stack.push_back({s.lhs, false});
+      if (!unary) stack.push_back({s.rhs, false});
+      continue;
+    }
+    const std::string& a = memo[s.lhs];
+    std::string body;
+    switch (s.op) {
+      case ScalarOp::Add: body = a + " + " + memo[s.rhs]; break;
+      case ScalarOp::Sub: body = a + " - " + memo[s.rhs]; break;
+      case ScalarOp::Mul: body = a + " * " + memo[s.rhs]; break;
+      case ScalarOp::Div: body = a + " / " + memo[s.rhs]; break;
+      case ScalarOp::Mod: body = a + " % " + memo[s.rhs]; break;
+      case ScalarOp::CeilDiv: body = "ceilDiv(" + a + ", " + memo[s.rhs] + ")"; break;
+      case ScalarOp::Max: body = "max(" + a + ", " + memo[s.rhs] + ")"; break;
+      case ScalarOp::Min: body = "min(" + a + ", " + memo[s.rhs] + ")"; break;
+      case ScalarOp::Neg: body = "-" + a; break;
+      default: body = "<invalid-scalar>"; break;
+    }
+    memo.emplace(fr.id, "( " + body + " )");
+    stack.pop_back();
+  }
+  return memo[root];
+}
+
+// nvFuser's cast_func_str for the dtype pairs we model.
+std::string castName(DType from, DType to) {
+  auto shortName = [](DType t) -> std::string {
+    switch (t) {
+      case DType::Float: return "float";
+      case DType::Double: return "double";
+      case DType::Half: return "half";
+      case DType::BFloat16: return "bfloat";
+      case DType::Float8_e4m3fn: return "e4m3";
+      case DType::Float8_e5m2: return "e5m2";
+      case DType::Bool: return "bool";
+      default: return "int";
+    }
+  };
+  auto lowPrecision = [](DType t) {
+    return t == DType::Half || t == DType::BFloat16 || t == DType::Float8_e4m3fn || t == DType::Float8_e5m2;
+  };
+  if (lowPrecision(from)) {
+    std::string dst;
+    switch (to) {
+      case DType::Int32: dst = "int32"; break;
+      case DType::Int: dst = "int"; break;
+      case DType::Index: dst = "index"; break;
+      default: dst = shortName(to); break;
+    }
+    std::string src = shortName(from);
+    if (src == "e4m3" || src == "e5m2") return "__" + src + "2" + dst;  // __e4m32float
+    return "__" + src + "2" + dst;
+  }
+  if (lowPrecision(to)) {
+    std::string src = isIntegral(from) ? "int" : shortName(from);
+    return "__" + src + "2" + shortName(to);
+  }
+  switch (to) {
+    case DType::Int32: return "(int32_t)";
+    case DType::Int: return "(int64_t)";
+    default: return "(" + std::string(dtypeCppName(to)) + ")";
+  }
+}
+
+class Printer {
+ public:
+  Printer(const Fusion& f, PrintStyle style) : f_(f), style_(style) {}
+
+  bool head() const { return style_ == PrintStyle::Head; }
+
+  std::string tensor(TensorId t) const {
+    if (t >= f_.tensors.size()) return "<invalid-tensor>";
+    const Tensor& tv = f_.tensors[t];
+    std::string s(f_.tensorName(t));
+    s += '_';
+    s += memorySuffix(tv.memory);
+    if (head()) {
+      s += '_';
+      s += dtypeCppName(tv.dtype);
+    }
+    const auto& loop = tv.loopDomain();
+    if (head()) {
+      s += '[';
+      for (size_t i = 0; i < loop.size(); ++i) {
+        if (i) s += ", ";
+        s += axisToString(f_, loop[i]);
+      }
+      s += ']';
+    } else if (loop.empty()) {
+      s += "[ ]";
+    } else {
+      s += "[ ";
+      for (size_t i = 0; i < loop.size(); ++i) {
+        if (i) s += ", ";
+        s += axisToString(f_, loop[i]);
+      }
+      s += " ]";
+    }
+    if (tv.mesh != kNone && tv.mesh < f_.meshes.size()) s += " (" + f_.meshes[tv.mesh].toString(head()) + ")";
+    return s;
+  }
+
+  std::string operand(const ValueRef& v) const {
+    if (v.isTensor()) return tensor(v.id);
+    return scalarToString(f_, v.id);
+  }
+
+  DType operandDType(const ValueRef& v) const {
+    if (v.isTensor()) return v.id < f_.tensors.size() ? f_.tensors[v.id].dtype : DType::Float;
+    return validScalar(f_, v.id) ? f_.scalars[v.id].dtype : DType::Double;
+  }
+
+  std::string expr(ExprId id) const {
+    if (id >= f_.exprs.size()) return "<invalid-expr>\n";
+    const Expr& e = f_.exprs[id];
+    auto in = [&](size_t i) -> std::string {
+      return i < e.inputs.size() ? operand(e.inputs[i]) : std::string("<missing>");
+    };
+    auto out = [&](size_t i) -> std::string {
+      return i < e.outputs.size() ? tensor(e.outputs[i]) : std::string("<missing>");
+    };
+    DType out_dtype = !e.outputs.empty() && e.outputs[0] < f_.tensors.size() ? f_.tensors[e.outputs[0]].dtype
+                                                                             : DType::Float;
+    const std::string o = out(0);
+    const OpCategory cat = opInfo(e.op).category;
+    switch (e.op) {
+      case OpKind::Set:
+      case OpKind::Permute: {
+        bool permute = e.op == OpKind::Permute || (!e.outputs.empty() && e.outputs[0] < f_.tensors.size() &&
+                                                   !f_.tensors[e.outputs[0]].root.empty());
+        return o + "\n   = Set" + (permute ? ".Permute" : "") + "( " + in(0) + ", cache_op=Streaming )\n";
+      }
+      case OpKind::SegmentSet: return o + "\n   = SegmenterSet( " + in(0) + " )\n";
+      case OpKind::Cast: {
+        DType from = e.inputs.empty() ? out_dtype : operandDType(e.inputs[0]);
+        DType to = e.attrs.dtype.value_or(out_dtype);
+        if (from == to) return o + "\n   = Set( " + in(0) + ", cache_op=Streaming )\n";
+        return o + "\n   = " + castName(from, to) + "(" + in(0) + ");\n";
+      }
+      case OpKind::Where: return o + "\n   = where(" + in(0) + "\n  , " + in(1) + "\n  , " + in(2) + ");\n";
+      case OpKind::Broadcast:
+      case OpKind::BroadcastInDim: {
+        std::string s = o + "\n   = broadcast( " + in(0);
+        if (head()) s += ", flags = {" + flagsString(broadcastFlags(e)) + "}";
+        return s + " )\n";
+      }
+      case OpKind::Squeeze: {
+        std::string s = o + "\n   = squeeze( " + in(0);
+        if (head()) s += ", flags = {" + flagsString(squeezeFlags(e)) + "}";
+        return s + " )\n";
+      }
+      case OpKind::Expand: {
+        if (head()) return o + " = expand( " + in(0) + " )\n";
+        std::string s = o + " = expand( " + in(0) + ", {";
+        for (size_t i = 0; i < e.attrs.shape.size(); ++i) {
+          if (i) s += ", ";
+          s += scalarToString(f_, e.attrs.shape[i]);
+        }
+        return s + "} )\n";
+      }
+      case OpKind::Reshape: return o + (head() ? " = reshape( " : " = view( ") + in(0) + " )\n";
+      case OpKind::Slice: return o + "\n   = slice( " + in(0) + ", {" + sliceRanges(e) + " } )\n";
+      case OpKind::Pad: {
+        std::string s = o + "\n   = pad( " + in(0) + ", {" + padWidths(e) + "}";
+        if (e.attrs.value != kNone && !isZeroConst(e.attrs.value))
+          s += ", value = " + scalarToString(f_, e.attrs.value);
+        return s + " )\n";
+      }
+      case OpKind::Cat: {
+        std::string s = o + "\n   = cat( ";
+        for (size_t i = 0; i < e.inputs.size(); ++i) s += in(i) + ", ";
+        return s + std::to_string(e.attrs.dim) + " )\n";
+      }
+      case OpKind::Sum:
+      case OpKind::Prod:
+      case OpKind::Max:
+      case OpKind::Min: {
+        std::string s = o + "\n   = reduction( " + in(0) + ", op = " + reductionOpName(e.op) +
+                        ", initial value = " + reductionInit(e.op, out_dtype) + ", allreduce = false";
+        if (e.attrs.keepdim) s += ", keepdim = true, dims = {" + dimsString(e.attrs.dims) + "}";
+        return s + " )\n";
+      }
+      case OpKind::Mean:
+        return o + "\n   = mean( " + in(0) + ", dims = {" + dimsString(e.attrs.dims) +
+               "}, keepdim = " + (e.attrs.keepdim ? "true" : "false") + " )\n";
+      case OpKind::Var:
+        return o + "\n   = var( " + in(0) + ", dims = {" + dimsString(e.attrs.dims) +
+               "}, correction = " + std::to_string(e.attrs.correction) +
+               ", keepdim = " + (e.attrs.keepdim ? "true" : "false") + " )\n";
+      case OpKind::VarMean:
+        return o + "(Var),\n" + out(1) + "(Avg)\n   = var_mean( " + in(0) + ", dims = {" +
+               dimsString(e.attrs.dims) + "}, correction = " + std::to_string(e.attrs.correction) +
+               ", keepdim = " + (e.attrs.keepdim ? "true" : "false") + " )\n";
+      case OpKind::Full:
+      case OpKind::Zeros:
+      case OpKind::Ones: {
+        DType dt = e.attrs.dtype.value_or(out_dtype);
+        std::string fill;
+        if (e.op == OpKind::Full)
+          fill = e.attrs.value != kNone ? scalarToString(f_, e.attrs.value) : "<missing>";
+        else
+          fill = constToString(ConstValue{ConstValue::Kind::Int, e.op == OpKind::Ones ? 1 : 0, 0}, dt);
+        std::string s = o + "\n   = full({";
+        for (size_t i = 0; i < e.attrs.shape.size(); ++i) {
+          if (i) s += ", ";
+          s += scalarToString(f_, e.attrs.shape[i]);
+        }
+        s += "}";
+        if (!e.attrs.shape.empty()) s += ", ";
+        return s + fill + ");\n";
+      }
+      case OpKind::Iota: {
+        DType dt = e.attrs.dtype.value_or(out_dtype);
+        std::string len = e.attrs.shape.empty() ? "<missing>" : scalarToString(f_, e.attrs.shape[0]);
+        std::string start =
+            e.attrs.start != kNone ? scalarToString(f_, e.attrs.start) : constToString(ConstValue{}, dt);
+        std::string step = e.attrs.step != kNone ? scalarToString(f_, e.attrs.step)
+                                                 : constToString(ConstValue{ConstValue::Kind::Int, 1, 0}, dt);
+        return o + "\n   = iota(" + len + ", " + start + ", " + step + ", " + std::string(dtypeCppName(dt)) +
+               ");\n";
+      }
+      case OpKind::Matmul: return o + "\n   = matmul(" + in(0) + ",\n            " + in(1) + ")\n";
+      case OpKind::Linear: {
+        std::string s = o + "\n   = linear(" + in(0) + ",\n            " + in(1);
+        if (e.inputs.size() > 2) s += "  ,\n          " + in(2);
+        return s + "  )\n";
+      }
+      default: break;
+    }
+    if (cat == OpCategory::Unary) return o + "\n   = " + unaryCall(e.op, out_dtype, in(0)) + ";\n";
+    if (cat == OpCategory::Binary || cat == OpCategory::Compare) {
+      if (const char* sym = inlineBinary(e.op))
+        return o + "\n   = " + in(0) + "\n   " + sym + " " + in(1) + ";\n";
+      return o + "\n   = " + binaryFunc(e.op) + "(" + in(0) + "\n  , " + in(1) + ");\n";
+    }
+    return o + "\n   = " + std::string(opName(e.op)) + "( <unprintable> )\n";
+  }
+
+  // nvFuser's StmtSort order: depth-first from the leaf tensors (no uses, creation order), each
+  // expr after the producers of its operands in operand order. Exprs not reached (only possible
+  // in malformed, cyclic input) follow in index order so nothing is dropped.
+  std::vector<ExprId> order() const {
+    const size_t nt = f_.tensors.size(), ne = f_.exprs.size();
+    std::vector<char> used(nt, 0);
+    for (const Expr& e : f_.exprs)
+      for (const ValueRef& v : e.inputs)
+        if (v.isTensor() && v.id < nt) used[v.id] = 1;
+    std::vector<ExprId> roots;
+    for (TensorId t = 0; t < nt; ++t)
+      if (!used[t] && f_.tensors[t].definition < ne) roots.push_back(f_.tensors[t].definition);
+    std::vector<char> state(ne, 0);  // 0 new, 1 on stack, 2 done
+    std::vector<ExprId> result;
+    struct Frame {
+      ExprId e;
+      size_t next;
+    };
+    for (ExprId r : roots) {
+      if (state[r]) continue;
+      std::vector<Frame> stack{{r, 0}};
+      state[r] = 1;
+      while (!stack.empty()) {
+        Frame& fr = stack.back();
+        const Expr& e = f_.exprs[fr.e];
+        if (fr.next < e.inputs.size()) {
+          const ValueRef& v = e.inputs[fr.next++];
+          if (!v.isTensor() || v.id >= nt) continue;
+          ExprId d = f_.tensors[v.id].definition;
+          if (d < ne && state[d] == 0) {
+            state[d] = 1;
+            stack.push_back({d, 0});
+          }
+          continue;
+        }
+        state[fr.e] = 2;
+        result.push_back(fr.e);
+        stack.pop_back();
+      }
+    }
+    for (ExprId e = 0; e < ne; ++e)
+      if (state[e] != 2) result.push_back(e);
+    return result;
+  }
+
+ private:
+  static std::string flagsString(const std::vector<bool>& flags) {
+    std::string s;
+    for (size_t i = 0; i < flags.size(); ++i) {
+      if (i) s += ", ";
+      s += flags[i] ? "true" : "false";
+    }
+    return s;
+  }
+  static std::string dimsString(const std::vector<int64_t>& dims) {
+    std::string s;
+    for (size_t i = 0; i < dims.size(); ++i) {
+      if (i) s += ", ";
+      s += std::to_string(dims[i]);
+    }
+    return s;
+  }
+
+  std::vector<bool> broadcastFlags(const Expr& e) const {
+    if (e.op == OpKind::Broadcast) return e.attrs.flags;
+    // broadcast_in_dim: output axis i is new unless it is listed in broadcast_dims.
+    size_t rank = e.attrs.shape.size();
+    std::vector<bool> flags(rank, true);
+    for (int64_t d : e.attrs.dims)
+      if (d >= 0 && static_cast<size_t>(d) < rank) flags[static_cast<size_t>(d)] = false;
+    return flags;
+  }
+
+  std::vector<bool> squeezeFlags(const Expr& e) const {
+    size_t rank = 0;
+    if (!e.inputs.empty() && e.inputs[0].isTensor() && e.inputs[0].id < f_.tensors.size())
+      rank = f_.nonReductionRank(e.inputs[0].id);
+    std::vector<bool> flags(rank, false);
+    for (int64_t d : e.attrs.dims) {
+      int64_t dd = d < 0 ? d + static_cast<int64_t>(rank) : d;
+      if (dd >= 0 && static_cast<size_t>(dd) < rank) flags[static_cast<size_t>(dd)] = true;
+    }
+    return flags;
+  }
+
+  bool isZeroConst(ScalarId s) const {
+    if (!validScalar(f_, s)) return false;
+    const Scalar& sc = f_.scalars[s];
+    if (sc.kind != ScalarKind::Constant) return false;
+    return sc.value.kind == ConstValue::Kind::Float ? sc.value.f == 0 : sc.value.i == 0;
+  }
+
+  // Non-reduction logical axes of the first input tensor.
+  std::vector<AxisId> inputAxes(const Expr& e) const {
+    std::vector<AxisId> r;
+    if (e.inputs.empty() || !e.inputs[0].isTensor() || e.inputs[0].id >= f_.tensors.size()) return r;
+    for (AxisId a : f_.tensors[e.inputs[0].id].logical)
+      if (a < f_.axes.size() && f_.axes[a].iter != IterType::Reduction) r.push_back(a);
+    return r;
+  }
+
+  std::string sliceRanges(const Expr& e) const {
+    std::vector<AxisId> axes = inputAxes(e);
+    std::string s;
+    for (size_t i = 0; i < e.attrs.ranges.size(); ++i) {
+      const SliceRange& r = e.attrs.ranges[i];
+      std::string start = r.start != kNone ? scalarToString(f_, r.start) : "0";
+      std::string stop = r.stop != kNone   ? scalarToString(f_, r.stop)
+                         : i < axes.size() ? scalarToString(f_, f_.axes[axes[i]].extent)
+                                           : "<missing>";
+      std::string step = r.step != kNone ? scalarToString(f_, r.step) : "1";
+      s += " {" + start + ", " + stop + ", " + step + "}";
+    }
+    return s;
+  }
+
+  // nvFuser normalises pad widths to every axis, outermost first, (left, right) pairs; ours are
+  // torch-ordered (innermost axis first) and may cover only the inner axes.
+  std::string padWidths(const Expr& e) const {
+    size_t rank = inputAxes(e).size();
+    size_t padded = e.attrs.pad.size() / 2;
+    std::vector<std::string> w;
+    for (size_t i = 0; i + padded < rank; ++i) {
+      w.push_back("0");
+      w.push_back("0");
+    }
+    for (size_t i = padded; i-- > 0;) {
+      w.push_back(scalarToString(f_, e.attrs.pad[2 * i]));
+      w.push_back(scalarToString(f_, e.attrs.pad[2 * i + 1]));
+    }
+    std::string s;
+    for (size_t i = 0; i < w.size(); ++i) {
+      if (i) s += ", ";
+      s += w[i];
+    }
+    return s;
+  }
+
+  std::string reductionOpName(OpKind k) const {
+    switch (k) {
+      case OpKind::Sum: return "add";
+      case OpKind::Prod: return "mul";
+      case OpKind::Max: return head() ? "max" : "fmax";
+      default: return head() ? "min" : "fmin";
+    }
+  }
+
+  static std::string reductionInit(OpKind k, DType dt) {
+    ConstValue v;
+    if (k == OpKind::Sum || k == OpKind::Prod) {
+      v.kind = ConstValue::Kind::Int;
+      v.i = k == OpKind::Prod ? 1 : 0;
+      return constToString(v, dt);
+    }
+    bool lowest = k == OpKind::Max;
+    if (dt == DType::Bool) return lowest ? "false" : "true";
+    if (isFloatingPoint(dt)) {
+      v.kind = ConstValue::Kind::Float;
+      v.f = lowest ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+      return constToString(v, dt);
+    }
+    v.kind = ConstValue::Kind::Int;
+    if (dt == DType::Int32)
+      v.i = lowest ? std::numeric_limits<int32_t>::min() : std::numeric_limits<int32_t>::max();
+    else
+      v.i = lowest ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max();
+    return constToString(v, dt);
+  }
+
+  static std::string unaryCall(OpKind k, DType out, const std::string& arg) {
+    bool suffix = out == DType::Float;  // nvFuser's needFloatSuffix for the libm-style ops
+    switch (k) {
+      case OpKind::Neg: return "-" + arg;
+      case OpKind::LogicalNot: return "!" + arg;
+      case OpKind::Abs: return "abs(" + arg + ")";
+      case OpKind::Relu: return "relu(" + arg + ")";
+      case OpKind::Sigmoid: return "sigmoid(" + arg + ")";
+      case OpKind::Reciprocal: return "reciprocal(" + arg + ")";
+      case OpKind::Silu: return "silu(" + arg + ")";
+      case OpKind::Gelu: return "gelu(" + arg + ")";
+      default: break;
+    }
+    return std::string(opName(k)) + (suffix ? "f" : "") + "(" + arg + ")";
+  }
+
+  static const char* inlineBinary(OpKind k) {
+    switch (k) {
+      case OpKind::Add: return "+";
+      case OpKind::Sub: return "-";
+      case OpKind::Mul: return "*";
+      case OpKind::Div: return "/";
+      case OpKind::Eq: return "==";
+      case OpKind::Ne: return "!=";
+      case OpKind::Lt: return "<";
+      case OpKind::Le: return "<=";
+      case OpKind::Gt: return ">";
+      case OpKind::Ge: return ">=";
+      case OpKind::LogicalAnd: return "&&";
+      case OpKind::LogicalOr: return "||";
+      default: return nullptr;
+    }
+  }
+
+  std::string binaryFunc(OpKind k) const {
+    switch (k) {
+      case OpKind::Maximum: return head() ? "max" : "fmax";
+      case OpKind::Minimum: return head() ? "min" : "fmin";
+      default: return std::string(opName(k));
+    }
+  }
+
+  const Fusion& f_;
+  PrintStyle style_;
+};
+
+}  // namespace
+
+std::string scalarToString(const Fusion& f, ScalarId s) { return scalarInline(f, s); }
+
+std::string axisToString(const Fusion& f, AxisId a) {
+  if (a >= f.axes.size()) return "<invalid-axis>";
+  const Axis& ax = f.axes[a];
+  std::string s;
+  s += iterTypeLetter(ax.iter);
+  s += parallelTypePrinted(ax.parallel);
+  s += std::to_string(ax.number);
+  s += '{';
+  s += scalarInline(f, ax.extent);
+  if (ax.expanded != kNone) s += " ex " + scalarInline(f, ax.expanded);
+  s += '}';
+  if (ax.rfactor) s += "rf";
+  return s;
+}
+
+std::string tensorToString(const Fusion& f, TensorId t, PrintStyle style) {
+  return Printer(f, style).tensor(t);
+}
+
+std::string exprToString(const Fusion& f, ExprId e, PrintStyle style) { return Printer(f, style).expr(e); }
+
+std::string printFusionMath(const Fusion& f, PrintStyle style) {
+  Printer p(f, style);
+  std::string s = "Inputs:\n";
+  auto line = [&](const ValueRef& v) {
+    s += "  ";
+    if (v.isTensor()) {
+      s += p.tensor(v.id);
+      if (style == PrintStyle::Y2024 && v.id < f.tensors.size())
+        s += ", " + std::string(dtypeCppName(f.tensors[v.id].dtype));
+    } else {
+      s += scalarToString(f, v.id);
+      if (style == PrintStyle::Y2024 && v.id < f.scalars.size())
+        s += ", " + std::string(dtypeCppName(f.scalars[v.id].dtype));
+    }
+    s += '\n';
+  };
+  for (const ValueRef& v : f.inputs) line(v);
+  s += "Outputs:\n";
+  for (TensorId t : f.outputs) line(ValueRef::tensor(t));
+  s += "\n%kernel_math {\n";
+  for (ExprId e : p.order()) s += p.expr(e);
+  s += style == PrintStyle::Head ? "} // %kernel_math \n\n" : "}\n\n";
+  return s;
+}
+
+}  // namespace fc
