@@ -1,0 +1,1700 @@
+// Structural and type verification of a Fusion (DESIGN §2 step 1).
+//
+// The checks run in a fixed order (meshes, scalars, tensors and their
+// domains, expr references and arity, definitions / uses / cycles, per-op
+// rank, iter-type and dtype rules, segmentation, concrete inputs) so that
+// the output is deterministic. Every diagnostic carries the JSON pointer of
+// the offending value, derived from ids: tensor i -> /tensors/i, its axis at
+// logical position j -> /tensors/i/logical/j, a declared scalar ->
+// /scalars/<decl>, expr e -> /exprs/e. An axis object's own fields (extent,
+// id) are pointed at where the object is defined: the first of root,
+// logical, transform outputs, allocation, loop that lists it.
+//
+// Cascades are suppressed: a tensor with a broken domain, an expr with a
+// dangling reference or the wrong arity, and a scalar in a definition cycle
+// are reported once and then skipped by the checks that depend on them.
+//
+// Complexity: O(size of the fusion) time and memory (every traversal is
+// iterative; the scalar DAG and the expr graph are visited once each;
+// duplicate detection uses hash maps or sorting of small per-mesh lists).
+#include "ir/verifier.h"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/op_kind.h"
+#include "support/checked.h"
+
+namespace fc {
+namespace {
+
+std::string num(size_t v) { return std::to_string(v); }
+
+// ---------------------------------------------------------------- dtypes
+
+int dtypeCategory(DType t) {
+  if (t == DType::Bool) return 0;
+  if (isIntegral(t)) return 1;
+  return 2;
+}
+
+// Promotion of two dtypes of the same category, as torch does for tensors.
+// nullopt: no single answer fusecheck can vouch for (then the check is
+// skipped rather than guessed).
+std::optional<DType> promoteSame(DType a, DType b) {
+  if (a == b) return a;
+  int ca = dtypeCategory(a);
+  if (ca == 1) {
+    if (a == DType::Index || b == DType::Index) return std::nullopt;
+    return DType::Int;  // Int32 with Int
+  }
+  if (ca == 2) {
+    auto rank = [](DType t) {
+      switch (t) {
+        case DType::Half:
+        case DType::BFloat16: return 1;
+        case DType::Float: return 2;
+        case DType::Double: return 3;
+        default: return -1;  // fp8: torch refuses to promote them
+      }
+    };
+    int ra = rank(a), rb = rank(b);
+    if (ra < 0 || rb < 0) return std::nullopt;
+    if (ra == 1 && rb == 1) return DType::Float;  // Half with BFloat16
+    return ra >= rb ? a : b;
+  }
+  return std::nullopt;
+}
+
+// torch-style result type of an elementwise op: tensors decide within their
+// category; a scalar operand only matters when its category is higher.
+std::optional<DType> promote(const std::vector<DType>& tensor_types, const std::vector<DType>& scalar_types) {
+  if (tensor_types.empty()) return std::nullopt;
+  int tcat = -1;
+  for (DType t : tensor_types) tcat = std::max(tcat, dtypeCategory(t));
+  std::optional<DType> r;
+  for (DType t : tensor_types) {
+    if (dtypeCategory(t) != tcat) continue;
+    if (!r) {
+      r = t;
+    } else {
+      r = promoteSame(*r, t);
+      if (!r) return std::nullopt;
+    }
+  }
+  int scat = -1;
+  for (DType t : scalar_types) scat = std::max(scat, dtypeCategory(t));
+  if (scat > tcat) {
+    if (scat == 2) return std::nullopt;  // Float or Double, depending on the frontend
+    return DType::Int;
+  }
+  return r;
+}
+
+bool isFloatUnary(OpKind k) {
+  switch (k) {
+    case OpKind::Exp:
+    case OpKind::Log:
+    case OpKind::Sqrt:
+    case OpKind::Rsqrt:
+    case OpKind::Tanh:
+    case OpKind::Sigmoid:
+    case OpKind::Gelu:
+    case OpKind::Silu:
+    case OpKind::Reciprocal:
+    case OpKind::Sin:
+    case OpKind::Cos:
+    case OpKind::Erf: return true;
+    default: return false;
+  }
+}
+
+// ---------------------------------------------------------------- verifier
+
+class Verifier {
+ public:
+  Verifier(const Fusion& f, DiagnosticSink& sink, const std::string& file)
+      : f_(f), sink_(sink), file_(file) {}
+
+  bool run() {
+    const size_t before = sink_.errorCount();
+    checkMeshes();
+    claimAxes();
+    seedScalarSites();
+    checkScalars();
+    checkNames();
+    checkAxes();
+    checkTensorDomains();
+    checkExprRefs();
+    checkDefinitions();
+    checkCycles();
+    shape_suspect_.assign(f_.tensors.size(), 0);
+    dtype_suspect_.assign(f_.tensors.size(), 0);
+    for (ExprId e : order_)
+      if (exprUsable(e)) checkOpGuarded(e);
+    checkSegmentation();
+    checkConcreteInputs();
+    return sink_.errorCount() == before;
+  }
+
+ private:
+  const Fusion& f_;
+  DiagnosticSink& sink_;
+  const std::string& file_;
+
+  // Per axis: the tensor whose domain claims it, and the pointer of its object.
+  std::vector<TensorId> axis_owner_;
+  std::vector<std::string> axis_site_;
+  // Per tensor: false when a domain references a bad axis.
+  std::vector<char> tensor_ok_;
+  // Per scalar: where it appears in the repro, and what folding learned.
+  std::vector<std::string> scalar_site_;
+  std::vector<char> scalar_bad_;  // dangling operand or part of a cycle
+  std::vector<char> scalar_int_;  // integer-valued
+  std::vector<std::optional<int64_t>> scalar_const_;
+  std::vector<char> scalar_reported_;
+  // Per expr: false when a reference is dangling or the arity is wrong.
+  std::vector<char> expr_ok_;
+  // Per tensor: first producing expr and the output slot.
+  std::vector<ExprId> producer_;
+  std::vector<uint32_t> producer_slot_;
+  std::vector<uint32_t> input_pos_;  // position in fusion inputs, kNone if not an input
+  std::vector<char> undefined_reported_;
+  // Exprs in a topological order (Kahn, FIFO from id order); exprs on or
+  // after a cycle are appended in id order.
+  std::vector<ExprId> order_;
+  std::vector<char> shape_suspect_, dtype_suspect_;
+  bool skip_shape_ = false, skip_dtype_ = false;
+  size_t op_shape_errors_ = 0, op_dtype_errors_ = 0;
+  Diagnostic scratch_;
+
+  Location at(const std::string& pointer) const { return Location{file_, pointer, 0, 0}; }
+  Diagnostic& error(DiagCode c, std::string msg, const std::string& pointer) {
+    return sink_.error(c, std::move(msg), at(pointer));
+  }
+
+  static std::string tp(TensorId t) { return "/tensors/" + num(t); }
+  static std::string ep(ExprId e) { return "/exprs/" + num(e); }
+  std::string tname(TensorId t) const {
+    std::string_view n = f_.tensorName(t);
+    return n.empty() ? "tensor #" + num(t) : std::string(n);
+  }
+  std::string exprDesc(ExprId e) const {
+    return "expr " + num(e) + " (" + std::string(opName(f_.exprs[e].op)) + ")";
+  }
+  std::string axisDesc(AxisId a) const {
+    const Axis& ax = f_.axes[a];
+    return std::string(1, iterTypeLetter(ax.iter)) + std::string(parallelTypePrinted(ax.parallel)) +
+           num(ax.number);
+  }
+  std::string scalarDesc(ScalarId s) const {
+    std::string_view n = f_.scalarName(s);
+    if (!n.empty()) return std::string(n);
+    if (s < scalar_const_.size() && scalar_const_[s]) return std::to_string(*scalar_const_[s]);
+    return "scalar #" + num(s);
+  }
+
+  bool tensorValid(TensorId t) const { return t < f_.tensors.size(); }
+  bool tensorUsable(TensorId t) const { return t < f_.tensors.size() && tensor_ok_[t]; }
+  bool exprUsable(ExprId e) const {
+    if (!expr_ok_[e]) return false;
+    const Expr& x = f_.exprs[e];
+    for (const ValueRef& v : x.inputs)
+      if (v.isTensor() && !tensor_ok_[v.id]) return false;
+    for (TensorId t : x.outputs)
+      if (!tensor_ok_[t]) return false;
+    return true;
+  }
+
+  std::vector<AxisId> noRed(TensorId t) const {
+    std::vector<AxisId> r;
+    for (AxisId a : f_.tensors[t].logical)
+      if (f_.axes[a].iter != IterType::Reduction) r.push_back(a);
+    return r;
+  }
+  // Pointer of logical position j of tensor t.
+  std::string logicalPtr(TensorId t, size_t j) const { return tp(t) + "/logical/" + num(j); }
+  // Pointer of the j-th non-Reduction logical axis of t.
+  std::string noRedPtr(TensorId t, size_t j) const {
+    const auto& lg = f_.tensors[t].logical;
+    size_t k = 0;
+    for (size_t i = 0; i < lg.size(); ++i) {
+      if (f_.axes[lg[i]].iter == IterType::Reduction) continue;
+      if (k++ == j) return logicalPtr(t, i);
+    }
+    return tp(t) + "/logical";
+  }
+
+  // ------------------------------------------------------------ meshes
+  void checkMeshes() {
+    for (MeshId m = 0; m < f_.meshes.size(); ++m) {
+      const Mesh& mesh = f_.meshes[m];
+      std::string p = "/meshes/" + num(m);
+      if (mesh.devices.empty() || mesh.shape.empty()) {
+        error(DiagCode::EmptyMesh, "mesh " + num(m) + " has no devices",
+              mesh.devices.empty() ? p + "/devices" : p + "/shape");
+        continue;
+      }
+      bool shape_ok = true;
+      int64_t product = 1;
+      for (size_t j = 0; j < mesh.shape.size(); ++j) {
+        if (mesh.shape[j] <= 0) {
+          error(DiagCode::BadMesh,
+                "mesh " + num(m) + " has a non-positive extent " + std::to_string(mesh.shape[j]),
+                p + "/shape/" + num(j));
+          shape_ok = false;
+          continue;
+        }
+        auto prod = checkedMul(product, mesh.shape[j]);
+        if (!prod) {
+          error(DiagCode::BadMesh, "mesh " + num(m) + " shape overflows", p + "/shape/" + num(j));
+          shape_ok = false;
+          break;
+        }
+        product = *prod;
+      }
+      if (shape_ok && product != mesh.size()) {
+        std::string shape;
+        for (size_t j = 0; j < mesh.shape.size(); ++j)
+          shape += (j ? ", " : "") + std::to_string(mesh.shape[j]);
+        error(DiagCode::BadMesh,
+              "mesh " + num(m) + " has " + num(mesh.devices.size()) + " devices but its shape [" + shape +
+                  "] needs " + std::to_string(product),
+              p + "/devices")
+            .note("the shape is here", at(p + "/shape"));
+      }
+      std::unordered_map<int64_t, size_t> seen;
+      for (size_t k = 0; k < mesh.devices.size(); ++k) {
+        int64_t d = mesh.devices[k];
+        if (d < 0) {
+          error(DiagCode::BadMesh, "mesh " + num(m) + " has a negative device id " + std::to_string(d),
+                p + "/devices/" + num(k));
+          continue;
+        }
+        auto [it, fresh] = seen.emplace(d, k);
+        if (!fresh)
+          error(DiagCode::BadMesh, "mesh " + num(m) + " lists device " + std::to_string(d) + " twice",
+                p + "/devices/" + num(k))
+              .note("first listed here", at(p + "/devices/" + num(it->second)));
+      }
+    }
+  }
+
+  // ------------------------------------------------------------ axes
+  // Claims every axis a tensor's domains or transforms mention, in the
+  // order root, logical, transform outputs, allocation, loop (the first
+  // mention is where the axis object is, in the canonical form).
+  void claimAxes() {
+    axis_owner_.assign(f_.axes.size(), kNone);
+    axis_site_.assign(f_.axes.size(), {});
+    tensor_ok_.assign(f_.tensors.size(), 1);
+    for (TensorId t = 0; t < f_.tensors.size(); ++t) {
+      const Tensor& tv = f_.tensors[t];
+      std::string base = tp(t);
+      auto claim = [&](AxisId a, const std::string& ptr) {
+        if (a == kNone || a >= f_.axes.size()) {
+          error(DiagCode::DanglingAxis, tname(t) + " names an axis that does not exist", ptr);
+          tensor_ok_[t] = 0;
+          return;
+        }
+        if (axis_owner_[a] == kNone) {
+          axis_owner_[a] = t;
+          axis_site_[a] = ptr;
+        } else if (axis_owner_[a] != t) {
+          error(DiagCode::DanglingAxis,
+                tname(t) + " names axis " + axisDesc(a) + ", which belongs to " + tname(axis_owner_[a]), ptr)
+              .note("the axis is defined here", at(axis_site_[a]));
+          tensor_ok_[t] = 0;
+        }
+      };
+      for (size_t j = 0; j < tv.root.size(); ++j) claim(tv.root[j], base + "/root/" + num(j));
+      for (size_t j = 0; j < tv.logical.size(); ++j) claim(tv.logical[j], base + "/logical/" + num(j));
+      for (size_t k = 0; k < tv.transforms.size(); ++k) {
+        const AxisTransform& x = tv.transforms[k];
+        std::string tp2 = base + "/transforms/" + num(k);
+        if (x.kind == AxisTransform::Kind::Split) {
+          claim(x.out, tp2 + "/outer");
+          claim(x.out2, tp2 + "/inner");
+        } else {
+          claim(x.out, tp2 + "/out");
+        }
+      }
+      for (size_t j = 0; j < tv.allocation.size(); ++j)
+        claim(tv.allocation[j], base + "/allocation/" + num(j));
+      for (size_t j = 0; j < tv.loop.size(); ++j) claim(tv.loop[j], base + "/loop/" + num(j));
+      // Transform inputs must be axes of this tensor as well.
+      for (size_t k = 0; k < tv.transforms.size(); ++k) {
+        const AxisTransform& x = tv.transforms[k];
+        std::string tp2 = base + "/transforms/" + num(k);
+        if (x.kind == AxisTransform::Kind::Split) {
+          claim(x.in, tp2 + "/in");
+        } else {
+          claim(x.in, tp2 + "/outer");
+          claim(x.in2, tp2 + "/inner");
+        }
+      }
+    }
+  }
+
+  // ------------------------------------------------------------ scalars
+  void seedScalarSites() {
+    scalar_site_.assign(f_.scalars.size(), {});
+    std::vector<ScalarId> work;
+    auto seed = [&](ScalarId s, const std::string& ptr) {
+      if (s == kNone || s >= f_.scalars.size() || !scalar_site_[s].empty()) return;
+      scalar_site_[s] = ptr;
+      work.push_back(s);
+    };
+    for (ScalarId s = 0; s < f_.scalars.size(); ++s)
+      if (f_.scalars[s].decl != kNone) seed(s, "/scalars/" + num(f_.scalars[s].decl));
+    for (AxisId a = 0; a < f_.axes.size(); ++a) {
+      if (axis_owner_[a] == kNone) continue;
+      seed(f_.axes[a].extent, axis_site_[a] + "/extent");
+      seed(f_.axes[a].expanded, axis_site_[a] + "/expanded");
+    }
+    for (TensorId t = 0; t < f_.tensors.size(); ++t)
+      for (size_t k = 0; k < f_.tensors[t].transforms.size(); ++k)
+        seed(f_.tensors[t].transforms[k].factor, tp(t) + "/transforms/" + num(k) + "/factor");
+    for (ExprId e = 0; e < f_.exprs.size(); ++e) {
+      const Expr& x = f_.exprs[e];
+      std::string p = ep(e);
+      for (size_t k = 0; k < x.inputs.size(); ++k)
+        if (x.inputs[k].isScalar()) seed(x.inputs[k].id, p + "/inputs/" + num(k));
+      for (size_t k = 0; k < x.attrs.shape.size(); ++k) seed(x.attrs.shape[k], p + "/shape/" + num(k));
+      for (size_t k = 0; k < x.attrs.pad.size(); ++k) seed(x.attrs.pad[k], p + "/pad/" + num(k));
+      for (size_t k = 0; k < x.attrs.ranges.size(); ++k) {
+        seed(x.attrs.ranges[k].start, p + "/ranges/" + num(k) + "/start");
+        seed(x.attrs.ranges[k].stop, p + "/ranges/" + num(k) + "/stop");
+        seed(x.attrs.ranges[k].step, p + "/ranges/" + num(k) + "/step");
+      }
+      seed(x.attrs.value, p + "/value");
+      seed(x.attrs.start, p + "/start");
+      seed(x.attrs.step, p + "/step");
+    }
+    // Operands of a derived scalar appear where the derived scalar does
+    // (inside the same expression string), unless declared themselves.
+    while (!work.empty()) {
+      ScalarId s = work.back();
+      work.pop_back();
+      const Scalar& sc = f_.scalars[s];
+      if (sc.kind != ScalarKind::Derived) continue;
+      std::string site = scalar_site_[s];
+      if (sc.decl != kNone) site += "/value";
+      seed(sc.lhs, site);
+      if (sc.op != ScalarOp::Neg) seed(sc.rhs, site);
+    }
+  }
+
+  // Post-order over the scalar DAG (iterative): dangling operands, cycles,
+  // integer-valuedness and constant folding, each scalar visited once.
+  void checkScalars() {
+    const size_t n = f_.scalars.size();
+    scalar_bad_.assign(n, 0);
+    scalar_int_.assign(n, 0);
+    scalar_const_.assign(n, std::nullopt);
+    scalar_reported_.assign(n, 0);
+    std::vector<uint8_t> state(n, 0);  // 0 new, 1 on stack, 2 done
+    auto operands = [&](ScalarId s, ScalarId out[2]) -> int {
+      const Scalar& sc = f_.scalars[s];
+      if (sc.kind != ScalarKind::Derived || sc.op == ScalarOp::Size) return 0;
+      out[0] = sc.lhs;
+      if (sc.op == ScalarOp::Neg) return 1;
+      out[1] = sc.rhs;
+      return 2;
+    };
+    std::vector<std::pair<ScalarId, int>> stack;
+    for (ScalarId root = 0; root < n; ++root) {
+      if (state[root]) continue;
+      stack.push_back({root, 0});
+      state[root] = 1;
+      while (!stack.empty()) {
+        auto& [s, next] = stack.back();
+        ScalarId ops[2];
+        int nops = operands(s, ops);
+        if (next < nops) {
+          ScalarId o = ops[next++];
+          if (o == kNone || o >= n) continue;  // reported in finish()
+          if (state[o] == 0) {
+            state[o] = 1;
+            stack.push_back({o, 0});
+          } else if (state[o] == 1) {
+            if (!scalar_bad_[o]) {
+              error(DiagCode::Cycle, "scalar " + scalarDesc(o) + " is defined in terms of itself",
+                    scalar_site_[o]);
+            }
+            scalar_bad_[o] = 1;
+            scalar_bad_[s] = 1;
+          }
+          continue;
+        }
+        finishScalar(s);
+        state[s] = 2;
+        stack.pop_back();
+      }
+    }
+  }
+
+  void finishScalar(ScalarId s) {
+    const Scalar& sc = f_.scalars[s];
+    const bool int_type = isIntegral(sc.dtype);
+    switch (sc.kind) {
+      case ScalarKind::Symbol:
+      case ScalarKind::Input: scalar_int_[s] = int_type; return;
+      case ScalarKind::Constant:
+        scalar_int_[s] = int_type && sc.value.kind == ConstValue::Kind::Int;
+        if (sc.value.kind == ConstValue::Kind::Int) scalar_const_[s] = sc.value.i;
+        return;
+      case ScalarKind::Derived: break;
+    }
+    if (sc.op == ScalarOp::Size) {
+      if (!tensorValid(sc.size_of)) {
+        error(DiagCode::DanglingTensor, "size() names a tensor that does not exist", scalar_site_[s]);
+        scalar_bad_[s] = 1;
+      } else if (sc.size_dim < 0 ||
+                 static_cast<size_t>(sc.size_dim) >= f_.tensors[sc.size_of].logical.size()) {
+        error(DiagCode::DanglingAxis,
+              "size(" + tname(sc.size_of) + ", " + std::to_string(sc.size_dim) + ") names an axis " +
+                  tname(sc.size_of) + " does not have (it has " + num(f_.tensors[sc.size_of].logical.size()) +
+                  ")",
+              scalar_site_[s]);
+        scalar_bad_[s] = 1;
+      }
+      scalar_int_[s] = !scalar_bad_[s];
+      return;
+    }
+    ScalarId ops[2] = {sc.lhs, sc.rhs};
+    int nops = sc.op == ScalarOp::Neg ? 1 : 2;
+    bool all_int = int_type;
+    std::optional<int64_t> v[2];
+    for (int k = 0; k < nops; ++k) {
+      ScalarId o = ops[k];
+      if (o == kNone || o >= f_.scalars.size()) {
+        if (!scalar_bad_[s])
+          error(DiagCode::DanglingScalar, "a scalar expression names an operand that does not exist",
+                scalar_site_[s]);
+        scalar_bad_[s] = 1;
+        return;
+      }
+      if (scalar_bad_[o]) scalar_bad_[s] = 1;
+      all_int = all_int && scalar_int_[o];
+      v[k] = scalar_const_[o];
+    }
+    scalar_int_[s] = all_int;
+    if (!all_int || !v[0] || (nops == 2 && !v[1])) return;
+    std::optional<int64_t> r;
+    switch (sc.op) {
+      case ScalarOp::Add: r = checkedAdd(*v[0], *v[1]); break;
+      case ScalarOp::Sub: r = checkedSub(*v[0], *v[1]); break;
+      case ScalarOp::Mul: r = checkedMul(*v[0], *v[1]); break;
+      case ScalarOp::Div: r = checkedDiv(*v[0], *v[1]); break;
+      case ScalarOp::Mod: r = checkedMod(*v[0], *v[1]); break;
+      case ScalarOp::CeilDiv: r = checkedCeilDiv(*v[0], *v[1]); break;
+      case ScalarOp::Max: r = std::max(*v[0], *v[1]); break;
+      case ScalarOp::Min: r = std::min(*v[0], *v[1]); break;
+      case ScalarOp::Neg: r = checkedSub(0, *v[0]); break;
+      default: break;
+    }
+    scalar_const_[s] = r;  // overflow / division by zero: not constant here; evaluators report it
+  }
+
+  // ------------------------------------------------------------ names
+  void checkNames() {
+    // Tensors and named scalars share one namespace: expr operands are
+    // resolved by name among both.
+    std::unordered_map<NameId, std::string> first;
+    for (TensorId t = 0; t < f_.tensors.size(); ++t) {
+      NameId n = f_.tensors[t].name;
+      if (n == kNoName) continue;
+      std::string ptr = tp(t) + "/name";
+      auto [it, fresh] = first.emplace(n, ptr);
+      if (!fresh)
+        error(DiagCode::DuplicateName, "the name " + std::string(f_.names.str(n)) + " is defined twice", ptr)
+            .note("first defined here", at(it->second));
+    }
+    for (ScalarId s = 0; s < f_.scalars.size(); ++s) {
+      NameId n = f_.scalars[s].name;
+      if (n == kNoName) continue;
+      std::string ptr =
+          f_.scalars[s].decl != kNone ? "/scalars/" + num(f_.scalars[s].decl) + "/name" : scalar_site_[s];
+      auto [it, fresh] = first.emplace(n, ptr);
+      if (!fresh)
+        error(DiagCode::DuplicateName, "the name " + std::string(f_.names.str(n)) + " is defined twice", ptr)
+            .note("first defined here", at(it->second));
+    }
+  }
+
+  // ------------------------------------------------------------ axis fields
+  void checkExtent(AxisId a, ScalarId s, const char* field) {
+    std::string ptr = axis_site_[a] + "/" + field;
+    const bool expanded = field[0] == 'e' && field[1] == 'x';
+    if (s == kNone || s >= f_.scalars.size()) {
+      if (s == kNone && expanded) return;
+      error(DiagCode::BadExtent,
+            "axis " + axisDesc(a) + " has no " + (expanded ? "expanded extent" : "extent"), ptr);
+      return;
+    }
+    if (scalar_bad_[s] || scalar_reported_[s]) return;
+    const Scalar& sc = f_.scalars[s];
+    auto noteDecl = [&](Diagnostic& d) {
+      if (sc.decl != kNone) d.note(scalarDesc(s) + " is declared here", at("/scalars/" + num(sc.decl)));
+    };
+    if (!scalar_int_[s]) {
+      scalar_reported_[s] = 1;
+      noteDecl(error(DiagCode::BadExtent,
+                     "the " + std::string(expanded ? "expanded extent" : "extent") + " of axis " +
+                         axisDesc(a) + " is not an integer (" + scalarDesc(s) + " has dtype " +
+                         std::string(dtypeName(sc.dtype)) + ")",
+                     ptr));
+      return;
+    }
+    if (scalar_const_[s] && *scalar_const_[s] < 0) {
+      scalar_reported_[s] = 1;
+      noteDecl(error(DiagCode::NegativeExtent,
+                     "axis " + axisDesc(a) + " has the negative " +
+                         (expanded ? "expanded extent " : "extent ") + std::to_string(*scalar_const_[s]),
+                     ptr));
+    }
+  }
+
+  void checkAxes() {
+    std::unordered_map<uint32_t, AxisId> by_number;
+    for (AxisId a = 0; a < f_.axes.size(); ++a) {
+      if (axis_owner_[a] == kNone) continue;  // not part of any tensor
+      auto [it, fresh] = by_number.emplace(f_.axes[a].number, a);
+      if (!fresh) {
+        error(DiagCode::DuplicateAxisNumber,
+              "axis number " + num(f_.axes[a].number) + " is used by " + tname(axis_owner_[a]) + " and " +
+                  tname(axis_owner_[it->second]),
+              axis_site_[a] + "/id")
+            .note("first used here", at(axis_site_[it->second] + "/id"));
+      }
+      checkExtent(a, f_.axes[a].extent, "extent");
+      checkExtent(a, f_.axes[a].expanded, "expanded");
+    }
+  }
+
+  // ------------------------------------------------------------ tensor domains
+  void checkTensorDomains() {
+    std::vector<uint32_t> stamp(f_.axes.size(), kNone);
+    uint32_t cur = 0;
+    for (TensorId t = 0; t < f_.tensors.size(); ++t) {
+      const Tensor& tv = f_.tensors[t];
+      std::string base = tp(t);
+      if (tv.mesh != kNone && tv.mesh >= f_.meshes.size()) {
+        error(DiagCode::DanglingMesh,
+              tname(t) + " names mesh " + num(tv.mesh) + " but the repro has " + num(f_.meshes.size()) +
+                  (f_.meshes.size() == 1 ? " mesh" : " meshes"),
+              base + "/mesh");
+      }
+      if (!tensor_ok_[t]) continue;
+      // Duplicates inside one domain.
+      auto noDup = [&](const std::vector<AxisId>& dom, const char* name) {
+        ++cur;
+        for (size_t j = 0; j < dom.size(); ++j) {
+          if (stamp[dom[j]] == cur) {
+            error(DiagCode::DanglingAxis,
+                  tname(t) + " lists axis " + axisDesc(dom[j]) + " twice in its " + name,
+                  base + "/" + name + "/" + num(j));
+            tensor_ok_[t] = 0;
+          }
+          stamp[dom[j]] = cur;
+        }
+      };
+      noDup(tv.root, "root");
+      noDup(tv.logical, "logical");
+      noDup(tv.allocation, "allocation");
+      noDup(tv.loop, "loop");
+      if (!tensor_ok_[t]) continue;
+      // DID axes need a mesh with a matching axis (one report per tensor).
+      bool did_reported = false;
+      auto didCheck = [&](const std::vector<AxisId>& dom, const char* name) {
+        for (size_t j = 0; j < dom.size() && !did_reported; ++j) {
+          const Axis& ax = f_.axes[dom[j]];
+          if (!isDeviceDim(ax.parallel)) continue;
+          std::string ptr = base + "/" + name + "/" + num(j);
+          if (tv.mesh == kNone) {
+            error(DiagCode::DidWithoutMesh,
+                  tname(t) + " has the " + std::string(parallelTypeName(ax.parallel)) + " axis " +
+                      axisDesc(dom[j]) + " but no device mesh",
+                  ptr);
+            did_reported = true;
+          } else if (tv.mesh < f_.meshes.size() && !f_.meshes[tv.mesh].devices.empty() &&
+                     !f_.meshes[tv.mesh].shape.empty() && f_.meshes[tv.mesh].sizeFor(ax.parallel) < 0) {
+            error(DiagCode::DidWithoutMesh,
+                  tname(t) + " has the " + std::string(parallelTypeName(ax.parallel)) + " axis " +
+                      axisDesc(dom[j]) + " but its mesh " + num(tv.mesh) + " has only " +
+                      num(f_.meshes[tv.mesh].shape.size()) + " dimension(s)",
+                  ptr)
+                .note("the mesh is here", at("/meshes/" + num(tv.mesh)));
+            did_reported = true;
+          }
+        }
+      };
+      didCheck(tv.root, "root");
+      didCheck(tv.logical, "logical");
+      didCheck(tv.allocation, "allocation");
+      didCheck(tv.loop, "loop");
+      // Contiguity: aligned with allocation (or logical), null exactly on Broadcast.
+      const auto& alloc = tv.allocationDomain();
+      const char* alloc_name = tv.allocation.empty() ? "logical" : "allocation";
+      if (!tv.contiguity.empty()) {
+        if (tv.contiguity.size() != alloc.size()) {
+          error(DiagCode::BadContiguity,
+                tname(t) + " has " + num(tv.contiguity.size()) + " contiguity entries but its " + alloc_name +
+                    " domain has " + num(alloc.size()) + " axes",
+                base + "/contiguity");
+        } else {
+          for (size_t j = 0; j < alloc.size(); ++j) {
+            bool bcast = f_.axes[alloc[j]].iter == IterType::Broadcast;
+            if (bcast && tv.contiguity[j].has_value())
+              error(
+                  DiagCode::BadContiguity,
+                  "contiguity of broadcast axis " + axisDesc(alloc[j]) + " of " + tname(t) + " must be null",
+                  base + "/contiguity/" + num(j));
+            else if (!bcast && !tv.contiguity[j].has_value())
+              error(DiagCode::BadContiguity,
+                    "contiguity of axis " + axisDesc(alloc[j]) + " of " + tname(t) +
+                        " is null, but only broadcast axes have null contiguity",
+                    base + "/contiguity/" + num(j));
+          }
+        }
+      }
+      checkTransforms(t, stamp, cur);
+    }
+  }
+
+  void checkTransforms(TensorId t, std::vector<uint32_t>& stamp, uint32_t& cur) {
+    const Tensor& tv = f_.tensors[t];
+    if (tv.transforms.empty()) return;
+    std::string base = tp(t);
+    // stamp == known: root/logical or an earlier output; consumed tracks inputs.
+    const uint32_t known = ++cur;
+    const uint32_t consumed = ++cur;
+    for (AxisId a : tv.root) stamp[a] = known;
+    for (AxisId a : tv.logical)
+      if (tv.root.empty() || stamp[a] != known) stamp[a] = known;
+    // Axes produced by a transform are not "known" before it: logical axes
+    // that a root->logical transform produces are marked when produced.
+    std::unordered_map<AxisId, size_t> output_of;
+    for (size_t k = 0; k < tv.transforms.size(); ++k) {
+      const AxisTransform& x = tv.transforms[k];
+      for (AxisId o : {x.out, x.kind == AxisTransform::Kind::Split ? x.out2 : kNone})
+        if (o != kNone && !output_of.emplace(o, k).second)
+          error(DiagCode::BadTransform, "axis " + axisDesc(o) + " of " + tname(t) + " is produced twice",
+                base + "/transforms/" + num(k));
+    }
+    if (!tv.root.empty())
+      for (AxisId a : tv.logical)
+        if (output_of.count(a)) stamp[a] = 0;  // produced from root by a transform
+    for (size_t k = 0; k < tv.transforms.size(); ++k) {
+      const AxisTransform& x = tv.transforms[k];
+      std::string p = base + "/transforms/" + num(k);
+      const bool split = x.kind == AxisTransform::Kind::Split;
+      std::vector<std::pair<AxisId, std::string>> ins = {{x.in, p + (split ? "/in" : "/outer")}};
+      if (!split) ins.push_back({x.in2, p + "/inner"});
+      bool ok = true;
+      for (auto& [a, ptr] : ins) {
+        if (stamp[a] == consumed) {
+          error(DiagCode::BadTransform, "axis " + axisDesc(a) + " of " + tname(t) + " is transformed twice",
+                ptr);
+          ok = false;
+        } else if (stamp[a] != known) {
+          error(DiagCode::BadTransform,
+                "axis " + axisDesc(a) + " of " + tname(t) +
+                    " is used by a transform before it exists (not in root/logical, not an earlier output)",
+                ptr);
+          ok = false;
+        }
+      }
+      if (!split && x.in == x.in2) {
+        error(DiagCode::BadTransform, "merge of axis " + axisDesc(x.in) + " with itself", p + "/inner");
+        ok = false;
+      }
+      if (split) {
+        ScalarId fct = x.factor;
+        if (fct == kNone || fct >= f_.scalars.size()) {
+          error(DiagCode::BadTransform, "split of " + axisDesc(x.in) + " has no factor", p + "/factor");
+        } else if (!scalar_bad_[fct] &&
+                   (!scalar_int_[fct] || (scalar_const_[fct] && *scalar_const_[fct] <= 0))) {
+          error(DiagCode::BadTransform, "split factor " + scalarDesc(fct) + " must be a positive integer",
+                p + "/factor");
+        }
+      }
+      if (!ok) continue;
+      for (auto& [a, ptr] : ins) stamp[a] = consumed;
+      stamp[x.out] = known;
+      if (split) stamp[x.out2] = known;
+    }
+  }
+
+  // ------------------------------------------------------------ expr references
+  void checkExprRefs() {
+    expr_ok_.assign(f_.exprs.size(), 1);
+    for (ExprId e = 0; e < f_.exprs.size(); ++e) {
+      const Expr& x = f_.exprs[e];
+      std::string p = ep(e);
+      const OpInfo& info = opInfo(x.op);
+      for (size_t k = 0; k < x.inputs.size(); ++k) {
+        const ValueRef& v = x.inputs[k];
+        if (v.isTensor() && !tensorValid(v.id)) {
+          error(DiagCode::DanglingTensor, exprDesc(e) + " names a tensor that does not exist",
+                p + "/inputs/" + num(k));
+          expr_ok_[e] = 0;
+        } else if (v.isScalar() && (v.id == kNone || v.id >= f_.scalars.size())) {
+          error(DiagCode::DanglingScalar, exprDesc(e) + " names a scalar that does not exist",
+                p + "/inputs/" + num(k));
+          expr_ok_[e] = 0;
+        }
+      }
+      for (size_t k = 0; k < x.outputs.size(); ++k)
+        if (!tensorValid(x.outputs[k])) {
+          error(DiagCode::DanglingTensor, exprDesc(e) + " names an output tensor that does not exist",
+                p + "/outputs/" + num(k));
+          expr_ok_[e] = 0;
+        }
+      const int nin = static_cast<int>(x.inputs.size());
+      if (nin < info.min_inputs || (info.max_inputs >= 0 && nin > info.max_inputs)) {
+        std::string want = info.min_inputs == info.max_inputs ? std::to_string(info.min_inputs)
+                           : info.max_inputs < 0
+                               ? "at least " + std::to_string(info.min_inputs)
+                               : std::to_string(info.min_inputs) + " to " + std::to_string(info.max_inputs);
+        error(DiagCode::ArityMismatch,
+              std::string(info.name) + " takes " + want + " input(s) but " + exprDesc(e) + " has " + num(nin),
+              info.max_inputs >= 0 && nin > info.max_inputs ? p + "/inputs/" + num(info.max_inputs)
+                                                            : p + "/inputs");
+        expr_ok_[e] = 0;
+      }
+      if (static_cast<int>(x.outputs.size()) != info.num_outputs) {
+        error(DiagCode::ArityMismatch,
+              std::string(info.name) + " has " + std::to_string(info.num_outputs) + " output(s) but " +
+                  exprDesc(e) + " lists " + num(x.outputs.size()),
+              x.outputs.size() > static_cast<size_t>(info.num_outputs)
+                  ? p + "/outputs/" + std::to_string(info.num_outputs)
+                  : p + "/outputs");
+        expr_ok_[e] = 0;
+      }
+      if (!expr_ok_[e]) continue;
+      // Which operands must be tensors.
+      auto needTensor = [&](size_t k) {
+        if (k < x.inputs.size() && !x.inputs[k].isTensor()) {
+          error(DiagCode::ArityMismatch,
+                "input " + num(k) + " of " + exprDesc(e) + " must be a tensor, not the scalar " +
+                    scalarDesc(x.inputs[k].id),
+                p + "/inputs/" + num(k));
+          expr_ok_[e] = 0;
+        }
+      };
+      switch (info.category) {
+        case OpCategory::Set:
+        case OpCategory::Cast:
+        case OpCategory::Unary:
+        case OpCategory::Shape:
+        case OpCategory::Reduction:
+          if (x.op == OpKind::Cat)
+            for (size_t k = 0; k < x.inputs.size(); ++k) needTensor(k);
+          else
+            needTensor(0);
+          break;
+        case OpCategory::Matmul:
+          for (size_t k = 0; k < x.inputs.size(); ++k) needTensor(k);
+          break;
+        case OpCategory::Binary:
+        case OpCategory::Compare:
+        case OpCategory::Ternary: {
+          bool any = false;
+          for (const ValueRef& v : x.inputs) any = any || v.isTensor();
+          if (!any) {
+            error(DiagCode::ArityMismatch, exprDesc(e) + " has no tensor operand", p + "/inputs");
+            expr_ok_[e] = 0;
+          }
+          break;
+        }
+        case OpCategory::Factory: break;
+      }
+    }
+  }
+
+  // ------------------------------------------------------------ definitions and uses
+  void checkDefinitions() {
+    const size_t nt = f_.tensors.size();
+    producer_.assign(nt, kNone);
+    producer_slot_.assign(nt, kNone);
+    input_pos_.assign(nt, kNone);
+    undefined_reported_.assign(nt, 0);
+    for (ExprId e = 0; e < f_.exprs.size(); ++e) {
+      const Expr& x = f_.exprs[e];
+      for (size_t k = 0; k < x.outputs.size(); ++k) {
+        TensorId t = x.outputs[k];
+        if (!tensorValid(t)) continue;
+        if (producer_[t] == kNone) {
+          producer_[t] = e;
+          producer_slot_[t] = static_cast<uint32_t>(k);
+        } else {
+          error(DiagCode::MultipleDefinitions,
+                tname(t) + " is produced by " + exprDesc(producer_[t]) + " and again by " + exprDesc(e),
+                ep(e) + "/outputs/" + num(k))
+              .note("first definition", at(ep(producer_[t]) + "/outputs/" + num(producer_slot_[t])));
+        }
+      }
+    }
+    std::vector<char> scalar_input(f_.scalars.size(), 0);
+    for (size_t k = 0; k < f_.inputs.size(); ++k) {
+      const ValueRef& v = f_.inputs[k];
+      std::string ptr = "/inputs/" + num(k);
+      if (v.isTensor()) {
+        if (!tensorValid(v.id)) {
+          error(DiagCode::DanglingTensor, "fusion input " + num(k) + " names a tensor that does not exist",
+                ptr);
+          continue;
+        }
+        if (input_pos_[v.id] != kNone) {
+          error(DiagCode::DuplicateInput, tname(v.id) + " is listed twice as a fusion input", ptr)
+              .note("first listed here", at("/inputs/" + num(input_pos_[v.id])));
+          continue;
+        }
+        input_pos_[v.id] = static_cast<uint32_t>(k);
+        if (producer_[v.id] != kNone)
+          error(DiagCode::InputProduced,
+                tname(v.id) + " is a fusion input but " + exprDesc(producer_[v.id]) + " produces it",
+                ep(producer_[v.id]) + "/outputs/" + num(producer_slot_[v.id]))
+              .note(tname(v.id) + " is declared a fusion input here", at(ptr));
+      } else {
+        if (v.id == kNone || v.id >= f_.scalars.size()) {
+          error(DiagCode::DanglingScalar, "fusion input " + num(k) + " names a scalar that does not exist",
+                ptr);
+          continue;
+        }
+        if (scalar_input[v.id]) {
+          error(DiagCode::DuplicateInput, scalarDesc(v.id) + " is listed twice as a fusion input", ptr);
+          continue;
+        }
+        scalar_input[v.id] = 1;
+      }
+    }
+    for (ExprId e = 0; e < f_.exprs.size(); ++e) {
+      const Expr& x = f_.exprs[e];
+      for (size_t k = 0; k < x.inputs.size(); ++k) {
+        const ValueRef& v = x.inputs[k];
+        if (!v.isTensor() || !tensorValid(v.id)) continue;
+        if (producer_[v.id] != kNone || input_pos_[v.id] != kNone || undefined_reported_[v.id]) continue;
+        undefined_reported_[v.id] = 1;
+        error(
+            DiagCode::UndefinedTensor,
+            exprDesc(e) + " uses " + tname(v.id) + ", which no expr produces and which is not a fusion input",
+            ep(e) + "/inputs/" + num(k))
+            .note(tname(v.id) + " is declared here", at(tp(v.id)));
+      }
+    }
+    for (size_t k = 0; k < f_.outputs.size(); ++k) {
+      TensorId t = f_.outputs[k];
+      std::string ptr = "/outputs/" + num(k);
+      if (!tensorValid(t)) {
+        error(DiagCode::DanglingTensor, "fusion output " + num(k) + " names a tensor that does not exist",
+              ptr);
+        continue;
+      }
+      if (producer_[t] != kNone || input_pos_[t] != kNone || undefined_reported_[t]) continue;
+      undefined_reported_[t] = 1;
+      error(DiagCode::OutputNotProduced,
+            "fusion output " + tname(t) + " is produced by no expr and is not a fusion input", ptr)
+          .note(tname(t) + " is declared here", at(tp(t)));
+    }
+  }
+
+  // ------------------------------------------------------------ cycles
+  // Kahn's algorithm over exprs; what remains lies on or after a cycle.
+  // Each remaining expr is then walked backwards along remaining producers
+  // once: a walk that meets itself has found a new cycle (reported once),
+  // a walk that meets an earlier walk is downstream of a known one.
+  void checkCycles() {
+    const size_t ne = f_.exprs.size();
+    std::vector<uint32_t> indeg(ne, 0);
+    std::vector<std::vector<ExprId>> succ(ne);
+    auto prodOf = [&](const ValueRef& v) -> ExprId {
+      if (!v.isTensor() || !tensorValid(v.id)) return kNone;
+      return producer_[v.id];
+    };
+    for (ExprId e = 0; e < ne; ++e)
+      for (const ValueRef& v : f_.exprs[e].inputs) {
+        ExprId p = prodOf(v);
+        if (p == kNone) continue;
+        ++indeg[e];
+        succ[p].push_back(e);
+      }
+    std::vector<char> done(ne, 0);
+    order_.clear();
+    for (ExprId e = 0; e < ne; ++e)
+      if (indeg[e] == 0) order_.push_back(e);
+    for (size_t head = 0; head < order_.size(); ++head) {
+      ExprId e = order_[head];
+      done[e] = 1;
+      for (ExprId s : succ[e])
+        if (--indeg[s] == 0) order_.push_back(s);
+    }
+    for (ExprId e = 0; e < ne; ++e)
+      if (!done[e]) order_.push_back(e);
+    std::vector<uint32_t> walk(ne, kNone);
+    uint32_t walk_id = 0;
+    for (ExprId start = 0; start < ne; ++start) {
+      if (done[start] || walk[start] != kNone) continue;
+      ++walk_id;
+      std::vector<std::pair<ExprId, size_t>> path;  // expr, input slot taken backwards
+      ExprId cur = start;
+      while (cur != kNone && walk[cur] == kNone) {
+        walk[cur] = walk_id;
+        ExprId next = kNone;
+        size_t slot = 0;
+        const Expr& x = f_.exprs[cur];
+        for (size_t k = 0; k < x.inputs.size(); ++k) {
+          ExprId p = prodOf(x.inputs[k]);
+          if (p != kNone && !done[p]) {
+            next = p;
+            slot = k;
+            break;
+          }
+        }
+        path.push_back({cur, slot});
+        cur = next;
+      }
+      if (cur == kNone || walk[cur] != walk_id) continue;  // reached an older walk
+      // The cycle is the suffix of `path` starting at `cur`.
+      size_t from = 0;
+      while (path[from].first != cur) ++from;
+      auto [e0, s0] = path[from];
+      const ValueRef& v0 = f_.exprs[e0].inputs[s0];
+      Diagnostic& d = error(DiagCode::Cycle,
+                            "the exprs form a cycle: " + exprDesc(e0) + " uses " + tname(v0.id) +
+                                ", which depends on " + exprDesc(e0) + "'s own output",
+                            ep(e0) + "/inputs/" + num(s0));
+      constexpr size_t kMaxHops = 16;
+      for (size_t i = from; i < path.size(); ++i) {
+        if (i - from == kMaxHops) {
+          d.note("... and " + num(path.size() - i) + " more exprs on the cycle");
+          break;
+        }
+        auto [e, s] = path[i];
+        TensorId t = f_.exprs[e].inputs[s].id;
+        d.note(exprDesc(e) + " uses " + tname(t) + ", produced by " + exprDesc(producer_[t]),
+               at(ep(producer_[t]) + "/outputs/" + num(producer_slot_[t])));
+      }
+    }
+  }
+
+  // ------------------------------------------------------------ per-op rules
+  void rankError(ExprId e, const std::string& msg, const std::string& ptr) {
+    opError(DiagCode::RankMismatch, msg, ptr);
+  }
+
+  // Per-op diagnostics go through here: a consumer of a tensor whose
+  // producer already got a shape (rank / iter type / extent) or dtype
+  // diagnostic does not repeat the same root cause in that category.
+  Diagnostic& opError(DiagCode c, std::string msg, const std::string& ptr) {
+    const bool dtype = c == DiagCode::DTypeMismatch;
+    if (dtype ? skip_dtype_ : skip_shape_) {
+      scratch_ = Diagnostic{};
+      return scratch_;
+    }
+    (dtype ? op_dtype_errors_ : op_shape_errors_)++;
+    return error(c, std::move(msg), ptr);
+  }
+
+  void checkOpGuarded(ExprId e) {
+    const Expr& x = f_.exprs[e];
+    skip_shape_ = skip_dtype_ = false;
+    for (const ValueRef& v : x.inputs)
+      if (v.isTensor()) {
+        skip_shape_ = skip_shape_ || shape_suspect_[v.id];
+        skip_dtype_ = skip_dtype_ || dtype_suspect_[v.id];
+      }
+    op_shape_errors_ = op_dtype_errors_ = 0;
+    checkOp(e);
+    for (TensorId t : x.outputs) {
+      if (op_shape_errors_) shape_suspect_[t] = 1;
+      if (op_dtype_errors_) dtype_suspect_[t] = 1;
+    }
+    skip_shape_ = skip_dtype_ = false;
+  }
+
+  void checkOp(ExprId e) {
+    const Expr& x = f_.exprs[e];
+    switch (opInfo(x.op).category) {
+      case OpCategory::Set:
+      case OpCategory::Cast:
+      case OpCategory::Unary:
+      case OpCategory::Binary:
+      case OpCategory::Compare:
+      case OpCategory::Ternary: checkElementwise(e); break;
+      case OpCategory::Shape: checkShapeOp(e); break;
+      case OpCategory::Reduction: checkReduction(e); break;
+      case OpCategory::Factory: checkFactory(e); break;
+      case OpCategory::Matmul: checkMatmul(e); break;
+    }
+  }
+
+  void noReductionAxes(ExprId e, TensorId out) {
+    const auto& lg = f_.tensors[out].logical;
+    for (size_t j = 0; j < lg.size(); ++j)
+      if (f_.axes[lg[j]].iter == IterType::Reduction) {
+        opError(DiagCode::IterTypeMismatch,
+                std::string(opName(f_.exprs[e].op)) + " cannot produce the Reduction axis " +
+                    axisDesc(lg[j]) + " of " + tname(out),
+                logicalPtr(out, j))
+            .note("produced by " + exprDesc(e), at(ep(e)));
+        return;
+      }
+  }
+
+  void dtypeError(ExprId e, TensorId out, DType want, const std::string& why) {
+    opError(DiagCode::DTypeMismatch,
+            tname(out) + " has dtype " + std::string(dtypeName(f_.tensors[out].dtype)) + " but " +
+                exprDesc(e) + " produces " + std::string(dtypeName(want)) + " (" + why + ")",
+            tp(out) + "/dtype");
+  }
+
+  void checkElementwise(ExprId e) {
+    const Expr& x = f_.exprs[e];
+    TensorId out = x.outputs[0];
+    noReductionAxes(e, out);
+    const auto out_axes = noRed(out);
+    // Ranks: every tensor operand has the output's non-Reduction rank.
+    std::vector<size_t> bad;
+    std::optional<size_t> common;
+    bool all_same = true;
+    for (size_t k = 0; k < x.inputs.size(); ++k) {
+      if (!x.inputs[k].isTensor()) continue;
+      size_t r = f_.nonReductionRank(x.inputs[k].id);
+      if (common && *common != r) all_same = false;
+      if (!common) common = r;
+      if (r != out_axes.size()) bad.push_back(k);
+    }
+    bool ranks_ok = bad.empty();
+    if (!bad.empty()) {
+      if (all_same && bad.size() > 1) {
+        rankError(e,
+                  tname(out) + " has rank " + num(out_axes.size()) + " but the operands of " + exprDesc(e) +
+                      " have rank " + num(*common),
+                  ep(e) + "/outputs/0");
+      } else {
+        for (size_t k : bad) {
+          TensorId in = x.inputs[k].id;
+          rankError(e,
+                    "operand " + tname(in) + " of " + exprDesc(e) + " has rank " +
+                        num(f_.nonReductionRank(in)) + " but the output " + tname(out) + " has rank " +
+                        num(out_axes.size()),
+                    ep(e) + "/inputs/" + num(k));
+        }
+      }
+    }
+    // Iter types: a Broadcast output axis needs Broadcast operands there.
+    if (ranks_ok) {
+      std::vector<std::vector<AxisId>> in_axes(x.inputs.size());
+      for (size_t k = 0; k < x.inputs.size(); ++k)
+        if (x.inputs[k].isTensor()) in_axes[k] = noRed(x.inputs[k].id);
+      for (size_t j = 0; j < out_axes.size(); ++j) {
+        if (f_.axes[out_axes[j]].iter != IterType::Broadcast) continue;
+        for (size_t k = 0; k < x.inputs.size(); ++k) {
+          if (!x.inputs[k].isTensor()) continue;
+          AxisId ia = in_axes[k][j];
+          if (f_.axes[ia].iter == IterType::Iteration) {
+            opError(DiagCode::IterTypeMismatch,
+                    "axis " + axisDesc(out_axes[j]) + " of " + tname(out) + " is Broadcast but operand " +
+                        tname(x.inputs[k].id) + " has the Iteration axis " + axisDesc(ia) + " there",
+                    noRedPtr(out, j));
+            break;
+          }
+        }
+      }
+    }
+    // DTypes.
+    std::vector<DType> tt, st;
+    for (const ValueRef& v : x.inputs)
+      (v.isTensor() ? tt : st).push_back(v.isTensor() ? f_.tensors[v.id].dtype : f_.scalars[v.id].dtype);
+    const DType got = f_.tensors[out].dtype;
+    const OpCategory cat = opInfo(x.op).category;
+    if (cat == OpCategory::Set) {
+      if (got != tt[0]) dtypeError(e, out, tt[0], "a copy keeps the dtype");
+    } else if (cat == OpCategory::Cast) {
+      if (!x.attrs.dtype)
+        opError(DiagCode::BadAttribute, exprDesc(e) + " has no target \"dtype\"", ep(e));
+      else if (got != *x.attrs.dtype)
+        opError(DiagCode::DTypeMismatch,
+                tname(out) + " has dtype " + std::string(dtypeName(got)) + " but " + exprDesc(e) +
+                    " casts to " + std::string(dtypeName(*x.attrs.dtype)),
+                tp(out) + "/dtype")
+            .note("the cast's target dtype", at(ep(e) + "/dtype"));
+    } else if (cat == OpCategory::Unary) {
+      DType in = tt[0];
+      if (x.op == OpKind::LogicalNot) {
+        if (got != DType::Bool) dtypeError(e, out, DType::Bool, "logical ops produce Bool");
+      } else if (isFloatUnary(x.op)) {
+        if (isFloatingPoint(in) ? got != in : !isFloatingPoint(got))
+          dtypeError(e, out, isFloatingPoint(in) ? in : DType::Float,
+                     "floating-point math keeps a floating input's dtype and promotes others to Float");
+      } else if (got != in) {
+        dtypeError(e, out, in, "the op keeps its operand's dtype");
+      }
+    } else if (cat == OpCategory::Compare) {
+      if (got != DType::Bool) dtypeError(e, out, DType::Bool, "comparisons and logical ops produce Bool");
+    } else if (cat == OpCategory::Binary) {
+      auto want = promote(tt, st);
+      if (want && got != *want) dtypeError(e, out, *want, "the promoted dtype of its operands");
+    } else if (cat == OpCategory::Ternary) {
+      const ValueRef& c = x.inputs[0];
+      DType cd = c.isTensor() ? f_.tensors[c.id].dtype : f_.scalars[c.id].dtype;
+      if (cd != DType::Bool)
+        opError(DiagCode::DTypeMismatch,
+                "the condition of " + exprDesc(e) + " has dtype " + std::string(dtypeName(cd)) + ", not Bool",
+                ep(e) + "/inputs/0");
+      std::vector<DType> t2, s2;
+      for (size_t k = 1; k < x.inputs.size(); ++k) {
+        const ValueRef& v = x.inputs[k];
+        (v.isTensor() ? t2 : s2).push_back(v.isTensor() ? f_.tensors[v.id].dtype : f_.scalars[v.id].dtype);
+      }
+      auto want = t2.empty() ? std::nullopt : promote(t2, s2);
+      if (want && got != *want) dtypeError(e, out, *want, "the promoted dtype of its value operands");
+    }
+  }
+
+  // Normalizes an axis attribute against `rank` (negative counts from the
+  // end, as torch). Returns -1 when out of range.
+  static int64_t normDim(int64_t d, size_t rank) {
+    int64_t r = static_cast<int64_t>(rank);
+    if (d < -r || d >= r) return -1;
+    return d < 0 ? d + r : d;
+  }
+
+  // Checks `dims` against `rank`; returns the normalized dims or nullopt.
+  std::optional<std::vector<int64_t>> checkDims(ExprId e, size_t rank, const char* what) {
+    const auto& dims = f_.exprs[e].attrs.dims;
+    std::vector<int64_t> out;
+    std::vector<char> seen(rank, 0);
+    bool ok = true;
+    for (size_t k = 0; k < dims.size(); ++k) {
+      int64_t d = normDim(dims[k], rank);
+      std::string ptr = ep(e) + "/dims/" + num(k);
+      if (d < 0) {
+        rankError(e,
+                  std::string(what) + " dim " + std::to_string(dims[k]) + " of " + exprDesc(e) +
+                      " is out of range for its rank-" + num(rank) + " input",
+                  ptr);
+        ok = false;
+        continue;
+      }
+      if (seen[d]) {
+        opError(
+            DiagCode::BadAttribute,
+            std::string(what) + " dim " + std::to_string(dims[k]) + " of " + exprDesc(e) + " is listed twice",
+            ptr);
+        ok = false;
+        continue;
+      }
+      seen[d] = 1;
+      out.push_back(d);
+    }
+    if (!ok) return std::nullopt;
+    return out;
+  }
+
+  void sameDType(ExprId e, TensorId in, TensorId out) {
+    if (f_.tensors[out].dtype != f_.tensors[in].dtype)
+      dtypeError(e, out, f_.tensors[in].dtype, "the op keeps its input's dtype");
+  }
+
+  void outRank(ExprId e, TensorId out, size_t want, const std::string& why) {
+    size_t got = f_.tensors[out].logical.size();
+    if (got != want)
+      rankError(e,
+                tname(out) + " has " + num(got) + " logical axes but " + exprDesc(e) + " produces " +
+                    num(want) + " (" + why + ")",
+                ep(e) + "/outputs/0");
+  }
+
+  void checkReduction(ExprId e) {
+    const Expr& x = f_.exprs[e];
+    TensorId in = x.inputs[0].id;
+    const size_t n = f_.nonReductionRank(in);
+    const DType idt = f_.tensors[in].dtype;
+    std::optional<std::vector<int64_t>> dims;
+    if (x.attrs.dims.empty())
+      opError(DiagCode::BadAttribute, exprDesc(e) + " has no \"dims\" to reduce", ep(e));
+    else
+      dims = checkDims(e, n, "reduction");
+    std::vector<char> reduced(n, 0);
+    if (dims)
+      for (int64_t d : *dims) reduced[d] = 1;
+    for (size_t o = 0; o < x.outputs.size(); ++o) {
+      TensorId out = x.outputs[o];
+      const auto& lg = f_.tensors[out].logical;
+      if (lg.size() != n) {
+        rankError(
+            e,
+            tname(out) + " has " + num(lg.size()) + " logical axes but " + exprDesc(e) + " of a rank-" +
+                num(n) + " input keeps all " + num(n) +
+                (x.attrs.keepdim ? " (reduced ones as Broadcast axes)" : " (reduced ones as Reduction axes)"),
+            ep(e) + "/outputs/" + num(o));
+      } else if (dims) {
+        for (size_t j = 0; j < n; ++j) {
+          IterType it = f_.axes[lg[j]].iter;
+          if (reduced[j]) {
+            IterType want = x.attrs.keepdim ? IterType::Broadcast : IterType::Reduction;
+            if (it != want) {
+              opError(DiagCode::IterTypeMismatch,
+                      "axis " + axisDesc(lg[j]) + " of " + tname(out) + " is reduced by " + exprDesc(e) +
+                          " and must be " + std::string(iterTypeName(want)),
+                      logicalPtr(out, j));
+            }
+          } else if (it == IterType::Reduction) {
+            opError(DiagCode::IterTypeMismatch,
+                    "axis " + axisDesc(lg[j]) + " of " + tname(out) + " is not in the dims of " +
+                        exprDesc(e) + " but is a Reduction axis",
+                    logicalPtr(out, j));
+          }
+        }
+      }
+      // DTypes: reductions keep the dtype unless "dtype" says otherwise;
+      // sum / prod of Bool or integers accumulate in Int (as nvFuser).
+      DType got = f_.tensors[out].dtype;
+      if (x.attrs.dtype) {
+        if (got != *x.attrs.dtype) dtypeError(e, out, *x.attrs.dtype, "its \"dtype\" attribute");
+      } else if ((x.op == OpKind::Sum || x.op == OpKind::Prod) && !isFloatingPoint(idt)) {
+        if (got != DType::Int && got != idt) dtypeError(e, out, DType::Int, "integer sums accumulate in Int");
+      } else if (got != idt) {
+        dtypeError(e, out, idt, "reductions keep their input's dtype");
+      }
+    }
+  }
+
+  void checkShapeOp(ExprId e) {
+    const Expr& x = f_.exprs[e];
+    TensorId in = x.inputs[0].id;
+    TensorId out = x.outputs[0];
+    const size_t n = f_.nonReductionRank(in);
+    const auto& olg = f_.tensors[out].logical;
+    const std::string p = ep(e);
+    if (x.op != OpKind::Cat) sameDType(e, in, out);
+    noReductionAxes(e, out);
+    switch (x.op) {
+      case OpKind::Broadcast: {
+        const auto& fl = x.attrs.flags;
+        size_t nfalse = static_cast<size_t>(std::count(fl.begin(), fl.end(), false));
+        if (fl.size() != olg.size()) {
+          rankError(e,
+                    exprDesc(e) + " has " + num(fl.size()) + " flags but its output " + tname(out) + " has " +
+                        num(olg.size()) + " logical axes",
+                    p + "/flags");
+        } else if (nfalse != n) {
+          rankError(e,
+                    exprDesc(e) + " keeps " + num(nfalse) + " axes (false flags) but its input " + tname(in) +
+                        " has rank " + num(n),
+                    p + "/flags");
+        } else {
+          for (size_t j = 0; j < fl.size(); ++j)
+            if (fl[j] && f_.axes[olg[j]].iter != IterType::Broadcast)
+              opError(DiagCode::IterTypeMismatch,
+                      "axis " + axisDesc(olg[j]) + " of " + tname(out) +
+                          " has a true broadcast flag but is " +
+                          std::string(iterTypeName(f_.axes[olg[j]].iter)),
+                      logicalPtr(out, j))
+                  .note("the flag", at(p + "/flags/" + num(j)));
+        }
+        break;
+      }
+      case OpKind::BroadcastInDim: {
+        const auto& dims = x.attrs.dims;
+        if (x.attrs.shape.size() != olg.size())
+          rankError(e,
+                    exprDesc(e) + " has a shape of " + num(x.attrs.shape.size()) + " sizes but its output " +
+                        tname(out) + " has " + num(olg.size()) + " logical axes",
+                    p + "/shape");
+        if (dims.size() != n) {
+          rankError(e,
+                    exprDesc(e) + " maps " + num(dims.size()) + " input axes but its input " + tname(in) +
+                        " has rank " + num(n),
+                    p + "/dims");
+          break;
+        }
+        std::vector<char> mapped(olg.size(), 0);
+        int64_t prev = -1;
+        bool ok = true;
+        for (size_t k = 0; k < dims.size(); ++k) {
+          if (dims[k] <= prev || dims[k] >= static_cast<int64_t>(olg.size())) {
+            rankError(e,
+                      "broadcast_in_dim dim " + std::to_string(dims[k]) +
+                          " must be increasing and below the output rank " + num(olg.size()),
+                      p + "/dims/" + num(k));
+            ok = false;
+            break;
+          }
+          prev = dims[k];
+          mapped[dims[k]] = 1;
+        }
+        if (ok)
+          for (size_t j = 0; j < olg.size(); ++j)
+            if (!mapped[j] && f_.axes[olg[j]].iter != IterType::Broadcast)
+              opError(DiagCode::IterTypeMismatch,
+                      "axis " + axisDesc(olg[j]) + " of " + tname(out) +
+                          " is not mapped from the input and must be Broadcast",
+                      logicalPtr(out, j));
+        break;
+      }
+      case OpKind::Expand:
+        if (x.attrs.shape.size() != n)
+          rankError(e,
+                    exprDesc(e) + " has " + num(x.attrs.shape.size()) + " sizes but its input " + tname(in) +
+                        " has rank " + num(n),
+                    p + "/shape");
+        else
+          outRank(e, out, n, "expand keeps the rank");
+        break;
+      case OpKind::Squeeze: {
+        auto dims = checkDims(e, n, "squeeze");
+        if (!dims) break;
+        const auto inr = noRed(in);
+        for (size_t k = 0; k < dims->size(); ++k) {
+          AxisId a = inr[(*dims)[k]];
+          ScalarId ext = f_.axes[a].extent;
+          if (f_.axes[a].iter != IterType::Broadcast && ext < f_.scalars.size() && scalar_const_[ext] &&
+              *scalar_const_[ext] != 1)
+            opError(DiagCode::ExtentMismatch,
+                    exprDesc(e) + " squeezes axis " + axisDesc(a) + " of extent " +
+                        std::to_string(*scalar_const_[ext]) + "; only extent-1 axes can be squeezed",
+                    p + "/dims/" + num(k));
+        }
+        outRank(e, out, n - dims->size(), "squeeze removes one axis per dim");
+        break;
+      }
+      case OpKind::Permute: {
+        const auto& dims = x.attrs.dims;
+        bool ok = true;
+        if (dims.size() != n) {
+          rankError(e,
+                    exprDesc(e) + " has " + num(dims.size()) + " dims but its input " + tname(in) +
+                        " has rank " + num(n),
+                    p + "/dims");
+          ok = false;
+        } else {
+          std::vector<char> seen(n, 0);
+          for (size_t k = 0; k < n && ok; ++k) {
+            int64_t d = normDim(dims[k], n);
+            if (d < 0 || seen[d]) {
+              rankError(e,
+                        "the dims of " + exprDesc(e) + " are not a permutation of 0.." +
+                            std::to_string(n - 1) + " (" + std::to_string(dims[k]) +
+                            (d < 0 ? " is out of range)" : " repeats)"),
+                        p + "/dims/" + num(k));
+              ok = false;
+            } else {
+              seen[d] = 1;
+            }
+          }
+        }
+        if (!ok) break;
+        outRank(e, out, n, "permute keeps the rank");
+        const auto& root = f_.tensors[out].root;
+        if (root.size() == n && olg.size() == n) {
+          for (size_t j = 0; j < n; ++j) {
+            AxisId want = root[normDim(dims[j], n)];
+            if (olg[j] != want) {
+              rankError(e,
+                        "logical axis " + num(j) + " of " + tname(out) + " should be root axis " +
+                            std::to_string(normDim(dims[j], n)) + " (" + axisDesc(want) +
+                            ") under the dims of " + exprDesc(e),
+                        logicalPtr(out, j));
+              break;
+            }
+          }
+        } else if (!root.empty() && root.size() != n) {
+          rankError(e,
+                    "the root of " + tname(out) + " has " + num(root.size()) + " axes but its input " +
+                        tname(in) + " has rank " + num(n),
+                    tp(out) + "/root");
+        }
+        break;
+      }
+      case OpKind::Reshape: {
+        if (x.attrs.shape.size() != olg.size())
+          rankError(e,
+                    exprDesc(e) + " has a shape of " + num(x.attrs.shape.size()) + " sizes but its output " +
+                        tname(out) + " has " + num(olg.size()) + " logical axes",
+                    p + "/shape");
+        const auto& root = f_.tensors[out].root;
+        if (!root.empty() && root.size() != n)
+          rankError(e,
+                    "the root of " + tname(out) + " has " + num(root.size()) + " axes but its input " +
+                        tname(in) + " has rank " + num(n),
+                    tp(out) + "/root");
+        break;
+      }
+      case OpKind::Slice:
+        if (x.attrs.ranges.size() != n)
+          rankError(e,
+                    exprDesc(e) + " has " + num(x.attrs.ranges.size()) + " ranges but its input " +
+                        tname(in) + " has rank " + num(n),
+                    p + "/ranges");
+        else
+          outRank(e, out, n, "slice keeps the rank");
+        break;
+      case OpKind::Pad:
+        if (x.attrs.pad.size() % 2 != 0 || x.attrs.pad.size() > 2 * n)
+          rankError(e,
+                    exprDesc(e) + " has " + num(x.attrs.pad.size()) + " pad widths; a rank-" + num(n) +
+                        " input takes an even number up to " + num(2 * n),
+                    p + "/pad");
+        else
+          outRank(e, out, n, "pad keeps the rank");
+        break;
+      case OpKind::Cat: {
+        bool ok = true;
+        std::vector<DType> tt;
+        for (size_t k = 0; k < x.inputs.size(); ++k) {
+          TensorId t = x.inputs[k].id;
+          tt.push_back(f_.tensors[t].dtype);
+          if (f_.nonReductionRank(t) != n) {
+            rankError(e,
+                      "operand " + tname(t) + " of " + exprDesc(e) + " has rank " +
+                          num(f_.nonReductionRank(t)) + " but " + tname(in) + " has rank " + num(n),
+                      p + "/inputs/" + num(k));
+            ok = false;
+          }
+        }
+        if (!ok) break;
+        if (normDim(x.attrs.dim, n) < 0)
+          rankError(e, "cat dim " + std::to_string(x.attrs.dim) + " is out of range for rank " + num(n),
+                    p + "/dim");
+        outRank(e, out, n, "cat keeps the rank");
+        auto want = promote(tt, {});
+        if (want && f_.tensors[out].dtype != *want)
+          dtypeError(e, out, *want, "the promoted dtype of its operands");
+        break;
+      }
+      default: break;
+    }
+  }
+
+  void checkFactory(ExprId e) {
+    const Expr& x = f_.exprs[e];
+    TensorId out = x.outputs[0];
+    noReductionAxes(e, out);
+    size_t want = x.attrs.shape.size();
+    if (f_.tensors[out].logical.size() != want)
+      rankError(e,
+                tname(out) + " has " + num(f_.tensors[out].logical.size()) +
+                    " logical axes but the shape of " + exprDesc(e) + " has " + num(want) + " sizes",
+                ep(e) + "/shape");
+    if (x.attrs.dtype && f_.tensors[out].dtype != *x.attrs.dtype)
+      dtypeError(e, out, *x.attrs.dtype, "its \"dtype\" attribute");
+  }
+
+  void checkMatmul(ExprId e) {
+    const Expr& x = f_.exprs[e];
+    TensorId out = x.outputs[0];
+    TensorId a = x.inputs[0].id, b = x.inputs[1].id;
+    const size_t ra = f_.nonReductionRank(a), rb = f_.nonReductionRank(b);
+    const std::string p = ep(e);
+    std::optional<size_t> want;
+    if (x.op == OpKind::Matmul) {
+      if (ra == 0 || rb == 0) {
+        rankError(e, "matmul operands must have rank 1 or more", p + "/inputs/" + (ra == 0 ? "0" : "1"));
+      } else {
+        want = (ra == 1 && rb == 1) ? 0 : ra == 1 ? rb - 1 : rb == 1 ? ra - 1 : std::max(ra, rb);
+      }
+    } else {
+      if (ra == 0) rankError(e, "the input of linear must have rank 1 or more", p + "/inputs/0");
+      if (rb != 1 && rb != 2)
+        rankError(e, "the weight of linear must have rank 1 or 2, not " + num(rb), p + "/inputs/1");
+      if (x.inputs.size() == 3 && f_.nonReductionRank(x.inputs[2].id) > 1)
+        rankError(e, "the bias of linear must have rank 0 or 1", p + "/inputs/2");
+      if (ra > 0 && (rb == 1 || rb == 2)) want = ra - 1 + (rb == 2 ? 1 : 0);
+    }
+    const auto& lg = f_.tensors[out].logical;
+    if (want && f_.nonReductionRank(out) != *want)
+      rankError(e,
+                tname(out) + " has " + num(f_.nonReductionRank(out)) + " non-Reduction axes but " +
+                    exprDesc(e) + " of ranks " + num(ra) + " and " + num(rb) + " produces " + num(*want),
+                p + "/outputs/0");
+    // At most one Reduction axis (the contracted K), last in the logical domain.
+    for (size_t j = 0; j < lg.size(); ++j)
+      if (f_.axes[lg[j]].iter == IterType::Reduction && j + 1 != lg.size()) {
+        opError(DiagCode::IterTypeMismatch,
+                "the Reduction axis " + axisDesc(lg[j]) + " of " + tname(out) +
+                    " must be the last logical axis (" + std::string(opName(x.op)) + " reduces only K)",
+                logicalPtr(out, j));
+        break;
+      }
+    DType da = f_.tensors[a].dtype;
+    for (size_t k = 1; k < x.inputs.size(); ++k) {
+      DType d = f_.tensors[x.inputs[k].id].dtype;
+      if (d != da)
+        opError(DiagCode::DTypeMismatch,
+                "operand " + tname(x.inputs[k].id) + " of " + exprDesc(e) + " has dtype " +
+                    std::string(dtypeName(d)) + " but " + tname(a) + " has " + std::string(dtypeName(da)),
+                p + "/inputs/" + num(k));
+    }
+    if (f_.tensors[out].dtype != da) dtypeError(e, out, da, "the dtype of its operands");
+  }
+
+  // ------------------------------------------------------------ segmentation
+  void checkSegmentation() {
+    if (!f_.segmentation) return;
+    const Segmentation& sg = *f_.segmentation;
+    const size_t ne = f_.exprs.size();
+    std::vector<uint32_t> seg_of(ne, kNone);
+    std::vector<uint32_t> pos_of(ne, kNone);
+    bool complete = true;
+    for (size_t s = 0; s < sg.segments.size(); ++s) {
+      std::string sp = "/segmentation/segments/" + num(s);
+      if (sg.segments[s].exprs.empty())
+        error(DiagCode::BadSegmentation, "segment " + num(s) + " has no exprs", sp + "/exprs");
+      for (size_t k = 0; k < sg.segments[s].exprs.size(); ++k) {
+        ExprId e = sg.segments[s].exprs[k];
+        std::string ptr = sp + "/exprs/" + num(k);
+        if (e >= ne) {
+          error(DiagCode::DanglingExpr,
+                "segment " + num(s) + " names expr " + num(e) + " but the fusion has " + num(ne) + " exprs",
+                ptr);
+          complete = false;
+          continue;
+        }
+        if (seg_of[e] != kNone) {
+          error(DiagCode::BadSegmentation,
+                exprDesc(e) + " is in segment " + num(seg_of[e]) + " and again in segment " + num(s), ptr)
+              .note("first listed here",
+                    at("/segmentation/segments/" + num(seg_of[e]) + "/exprs/" + num(pos_of[e])));
+          complete = false;
+          continue;
+        }
+        seg_of[e] = static_cast<uint32_t>(s);
+        pos_of[e] = static_cast<uint32_t>(k);
+      }
+    }
+    std::string missing;
+    size_t nmissing = 0;
+    for (ExprId e = 0; e < ne; ++e)
+      if (seg_of[e] == kNone) {
+        if (nmissing++ < 8) missing += (missing.empty() ? "" : ", ") + num(e);
+      }
+    if (nmissing) {
+      error(DiagCode::BadSegmentation,
+            "the segmentation leaves " + num(nmissing) + " expr(s) in no segment: " + missing +
+                (nmissing > 8 ? ", ..." : ""),
+            "/segmentation/segments");
+      complete = false;
+    }
+    // Run order: a segment may only use tensors produced by itself or earlier segments.
+    if (complete) {
+      for (ExprId e = 0; e < ne; ++e) {
+        const Expr& x = f_.exprs[e];
+        for (size_t k = 0; k < x.inputs.size(); ++k) {
+          const ValueRef& v = x.inputs[k];
+          if (!v.isTensor() || !tensorValid(v.id) || producer_[v.id] == kNone) continue;
+          ExprId p = producer_[v.id];
+          if (seg_of[p] > seg_of[e]) {
+            error(DiagCode::BadSegmentation,
+                  "segment " + num(seg_of[e]) + " runs " + exprDesc(e) + ", which uses " + tname(v.id) +
+                      ", but " + tname(v.id) + " is produced later, in segment " + num(seg_of[p]),
+                  "/segmentation/segments/" + num(seg_of[e]) + "/exprs/" + num(pos_of[e]))
+                .note(tname(v.id) + "'s producer is listed here",
+                      at("/segmentation/segments/" + num(seg_of[p]) + "/exprs/" + num(pos_of[p])));
+          }
+        }
+      }
+    }
+    for (size_t k = 0; k < sg.forward.size(); ++k) {
+      std::string ptr = "/segmentation/forward/" + num(k);
+      if (sg.forward[k].segment >= sg.segments.size())
+        error(DiagCode::BadSegmentation,
+              "forward names segment " + num(sg.forward[k].segment) + " but there are " +
+                  num(sg.segments.size()) + " segments",
+              ptr + "/segment");
+      if (sg.forward[k].symbol == kNone || sg.forward[k].symbol >= f_.scalars.size())
+        error(DiagCode::DanglingScalar, "forward names a scalar that does not exist", ptr + "/symbol");
+    }
+  }
+
+  // ------------------------------------------------------------ concrete inputs
+  void checkConcreteInputs() {
+    std::vector<uint32_t> tensor_seen(f_.tensors.size(), kNone);
+    std::vector<uint32_t> scalar_seen(f_.scalars.size(), kNone);
+    for (size_t k = 0; k < f_.concrete_inputs.size(); ++k) {
+      const ConcreteInput& ci = f_.concrete_inputs[k];
+      std::string p = "/concrete_inputs/" + num(k);
+      if (ci.value.isScalar()) {
+        if (ci.value.id == kNone || ci.value.id >= f_.scalars.size()) {
+          error(DiagCode::DanglingScalar, "concrete input " + num(k) + " names a scalar that does not exist",
+                p + "/input");
+          continue;
+        }
+        if (f_.scalars[ci.value.id].kind != ScalarKind::Input) {
+          error(DiagCode::BadConcreteInput,
+                "concrete input " + num(k) + " describes " + scalarDesc(ci.value.id) +
+                    ", which is not a fusion input",
+                p + "/input");
+          continue;
+        }
+        if (scalar_seen[ci.value.id] != kNone) {
+          error(DiagCode::BadConcreteInput, scalarDesc(ci.value.id) + " is described twice", p + "/input")
+              .note("first described here", at("/concrete_inputs/" + num(scalar_seen[ci.value.id])));
+          continue;
+        }
+        scalar_seen[ci.value.id] = static_cast<uint32_t>(k);
+        if (!ci.scalar)
+          error(DiagCode::BadConcreteInput,
+                "concrete input " + num(k) + " for scalar " + scalarDesc(ci.value.id) + " has no \"value\"",
+                p);
+        continue;
+      }
+      TensorId t = ci.value.id;
+      if (!tensorValid(t)) {
+        error(DiagCode::DanglingTensor, "concrete input " + num(k) + " names a tensor that does not exist",
+              p + "/input");
+        continue;
+      }
+      if (input_pos_[t] == kNone) {
+        if (undefined_reported_[t]) continue;  // same root cause as the FC0108 / FC0107 already reported
+        error(DiagCode::BadConcreteInput,
+              "concrete input " + num(k) + " describes " + tname(t) + ", which is not a fusion input",
+              p + "/input");
+        continue;
+      }
+      if (tensor_seen[t] != kNone) {
+        error(DiagCode::BadConcreteInput, tname(t) + " is described twice", p + "/input")
+            .note("first described here", at("/concrete_inputs/" + num(tensor_seen[t])));
+        continue;
+      }
+      tensor_seen[t] = static_cast<uint32_t>(k);
+      if (!tensor_ok_[t]) continue;
+      const size_t r = f_.nonReductionRank(t);
+      if (ci.shape.size() != r) {
+        error(DiagCode::BadConcreteInput,
+              "concrete input " + num(k) + " gives " + tname(t) + " " + num(ci.shape.size()) + " sizes but " +
+                  tname(t) + " has " + num(r) + " non-Reduction logical axes",
+              p + "/shape")
+            .note(tname(t) + " is declared here", at(tp(t) + "/logical"));
+        continue;
+      }
+      for (size_t j = 0; j < ci.shape.size(); ++j)
+        if (ci.shape[j] < 0)
+          error(DiagCode::BadConcreteInput,
+                "concrete input " + num(k) + " gives " + tname(t) + " the negative size " +
+                    std::to_string(ci.shape[j]),
+                p + "/shape/" + num(j));
+      if (!ci.strides.empty() && ci.strides.size() != r)
+        error(DiagCode::BadConcreteInput,
+              "concrete input " + num(k) + " gives " + tname(t) + " " + num(ci.strides.size()) +
+                  " strides but " + num(r) + " sizes",
+              p + "/strides");
+    }
+  }
+};
+
+}  // namespace
+
+bool verifyFusion(const Fusion& f, DiagnosticSink& sink, const std::string& file) {
+  Verifier v(f, sink, file);
+  return v.run();
+}
+
+}  // namespace fc
