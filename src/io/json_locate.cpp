@@ -1,0 +1,175 @@
+// JSON pointer -> byte offset, on the error path only (see json_locate.h).
+// locateJsonPointer is one forward scan: O(bytes before the target), no
+// recursion (nested values are skipped with a depth counter). With duplicate
+// keys the first occurrence wins. fillLocations is O(diagnostics x scan);
+// a pointer that does not resolve falls back to its longest resolving prefix.
+#include "io/json_locate.h"
+
+#include "io/json_scan.h"
+
+namespace fc {
+namespace {
+
+using jsonscan::kNpos;
+using jsonscan::skipWs;
+
+// Offset just past the value starting at t[i], or kNpos.
+size_t skipValue(std::string_view t, size_t i) {
+  if (i >= t.size()) return kNpos;
+  char c = t[i];
+  if (c == '"') {
+    size_t end = 0;
+    return jsonscan::scanString(t, i, end, nullptr) == jsonscan::StrStatus::Ok ? end : kNpos;
+  }
+  if (c == '{' || c == '[') {
+    size_t depth = 0;
+    while (i < t.size()) {
+      char d = t[i];
+      if (d == '"') {
+        size_t end = 0;
+        if (jsonscan::scanString(t, i, end, nullptr) != jsonscan::StrStatus::Ok) return kNpos;
+        i = end;
+        continue;
+      }
+      if (d == '{' || d == '[') {
+        ++depth;
+      } else if (d == '}' || d == ']') {
+        if (depth == 0) return kNpos;
+        if (--depth == 0) return i + 1;
+      }
+      ++i;
+    }
+    return kNpos;
+  }
+  // number or literal: up to the next delimiter
+  size_t j = i;
+  while (j < t.size() && t[j] != ',' && t[j] != '}' && t[j] != ']' && !jsonscan::isWs(t[j])) ++j;
+  return j == i ? kNpos : j;
+}
+
+// Splits an RFC 6901 pointer into unescaped tokens; false if malformed.
+bool splitPointer(std::string_view p, std::vector<std::string>& out) {
+  out.clear();
+  if (p.empty()) return true;
+  if (p[0] != '/') return false;
+  std::string cur;
+  for (size_t i = 1; i <= p.size(); ++i) {
+    if (i == p.size() || p[i] == '/') {
+      out.push_back(std::move(cur));
+      cur.clear();
+      continue;
+    }
+    if (p[i] == '~') {
+      if (i + 1 >= p.size()) return false;
+      if (p[i + 1] == '0')
+        cur += '~';
+      else if (p[i + 1] == '1')
+        cur += '/';
+      else
+        return false;
+      ++i;
+      continue;
+    }
+    cur += p[i];
+  }
+  return true;
+}
+
+bool parseIndex(std::string_view s, size_t& out) {
+  if (s.empty() || (s.size() > 1 && s[0] == '0') || s.size() > 18) return false;
+  out = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    out = out * 10 + static_cast<size_t>(c - '0');
+  }
+  return true;
+}
+
+std::optional<size_t> locateTokens(std::string_view t, const std::vector<std::string>& tokens,
+                                   size_t ntokens) {
+  size_t pos = skipWs(t, 0);
+  if (pos >= t.size()) return std::nullopt;
+  std::string key;
+  for (size_t k = 0; k < ntokens; ++k) {
+    const std::string& tok = tokens[k];
+    if (pos >= t.size()) return std::nullopt;
+    if (t[pos] == '{') {
+      pos = skipWs(t, pos + 1);
+      bool found = false;
+      while (pos < t.size() && t[pos] == '"') {
+        key.clear();
+        size_t end = 0;
+        if (jsonscan::scanString(t, pos, end, &key) != jsonscan::StrStatus::Ok) return std::nullopt;
+        pos = skipWs(t, end);
+        if (pos >= t.size() || t[pos] != ':') return std::nullopt;
+        pos = skipWs(t, pos + 1);
+        if (key == tok) {
+          found = true;
+          break;
+        }
+        pos = skipValue(t, pos);
+        if (pos == kNpos) return std::nullopt;
+        pos = skipWs(t, pos);
+        if (pos >= t.size() || t[pos] != ',') return std::nullopt;
+        pos = skipWs(t, pos + 1);
+      }
+      if (!found) return std::nullopt;
+    } else if (t[pos] == '[') {
+      size_t want = 0;
+      if (!parseIndex(tok, want)) return std::nullopt;
+      pos = skipWs(t, pos + 1);
+      if (pos >= t.size() || t[pos] == ']') return std::nullopt;
+      for (size_t i = 0; i < want; ++i) {
+        pos = skipValue(t, pos);
+        if (pos == kNpos) return std::nullopt;
+        pos = skipWs(t, pos);
+        if (pos >= t.size() || t[pos] != ',') return std::nullopt;
+        pos = skipWs(t, pos + 1);
+      }
+      if (pos >= t.size() || t[pos] == ']') return std::nullopt;
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (pos >= t.size()) return std::nullopt;
+  return pos;
+}
+
+}  // namespace
+
+std::optional<size_t> locateJsonPointer(std::string_view json, std::string_view pointer) {
+  std::vector<std::string> tokens;
+  if (!splitPointer(pointer, tokens)) return std::nullopt;
+  return locateTokens(json, tokens, tokens.size());
+}
+
+namespace {
+
+void fillOne(Location& loc, const SourceText& source) {
+  if (loc.line > 0) return;
+  if (!(loc.file == source.path() || (loc.file.empty() && !loc.pointer.empty()))) return;
+  std::vector<std::string> tokens;
+  if (!splitPointer(loc.pointer, tokens)) return;
+  std::string_view t = source.text();
+  // Longest resolving prefix: the full pointer first, then shorter ones.
+  for (size_t n = tokens.size() + 1; n-- > 0;) {
+    if (auto off = locateTokens(t, tokens, n)) {
+      LineCol lc = source.lineCol(*off);
+      loc.line = lc.line;
+      loc.col = lc.col;
+      if (loc.file.empty()) loc.file = source.path();
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+void fillLocations(std::vector<Diagnostic>& diags, const SourceText& source) {
+  for (Diagnostic& d : diags) {
+    fillOne(d.loc, source);
+    for (Note& n : d.notes) fillOne(n.loc, source);
+  }
+}
+
+}  // namespace fc

@@ -1,0 +1,535 @@
+// The canonical writer (see writer.h; docs/format.md "Canonical form").
+// Keys are written in the order of docs/format.md, IR defaults are omitted,
+// one axis object / expr / transform per line. Scalars are written as the
+// scalar-expression text the reader parses back to the same nodes
+// (io/scalar_expr.h); integers beyond 2^53 and non-finite floats become
+// strings. Each axis is defined (as an object) where it first appears in
+// the order root, logical, allocation, loop, transforms and referred to by
+// its id afterwards. O(size of the fusion) time; output is deterministic.
+#include "io/writer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "io/scalar_expr.h"
+#include "support/internal_error.h"
+
+namespace fc {
+namespace {
+
+constexpr int64_t kMaxExactJsonInt = int64_t{1} << 53;
+
+void appendJsonString(std::string& out, std::string_view s) {
+  static const char* kHex = "0123456789abcdef";
+  out += '"';
+  for (char ch : s) {
+    auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          out += "\\u00";
+          out += kHex[c >> 4];
+          out += kHex[c & 15];
+        } else {
+          out += ch;  // UTF-8 passes through
+        }
+    }
+  }
+  out += '"';
+}
+
+class Writer {
+ public:
+  explicit Writer(const Fusion& f) : f_(f) {}
+
+  std::string run() {
+    out_.reserve(4096 + f_.axes.size() * 64 + f_.exprs.size() * 96);
+    out_ += "{\n";
+    field(1, "format");
+    str("fusecheck.fusion/1");
+    if (!f_.name.empty()) {
+      next(1, "name");
+      str(f_.name);
+    }
+    if (f_.era) {
+      next(1, "era");
+      str(eraName(*f_.era));
+    }
+    if (!f_.provenance.empty()) {
+      next(1, "provenance");
+      out_ += "{\n";
+      for (size_t i = 0; i < f_.provenance.size(); ++i) {
+        if (i) out_ += ",\n";
+        indent(2);
+        str(f_.provenance[i].first);
+        out_ += ": ";
+        str(f_.provenance[i].second);
+      }
+      out_ += '\n';
+      indent(1);
+      out_ += '}';
+    }
+    if (!f_.meshes.empty()) {
+      next(1, "meshes");
+      lines(f_.meshes.size(), [&](size_t i) {
+        const Mesh& m = f_.meshes[i];
+        out_ += "{\"shape\": ";
+        ints(m.shape);
+        out_ += ", \"devices\": ";
+        ints(m.devices);
+        out_ += '}';
+      });
+    }
+    writeScalars();
+    next(1, "tensors");
+    writeTensors();
+    next(1, "exprs");
+    lines(f_.exprs.size(), [&](size_t i) { writeExpr(f_.exprs[i]); });
+    next(1, "inputs");
+    out_ += '[';
+    for (size_t i = 0; i < f_.inputs.size(); ++i) {
+      if (i) out_ += ", ";
+      valueRef(f_.inputs[i]);
+    }
+    out_ += ']';
+    next(1, "outputs");
+    out_ += '[';
+    for (size_t i = 0; i < f_.outputs.size(); ++i) {
+      if (i) out_ += ", ";
+      tensorName(f_.outputs[i]);
+    }
+    out_ += ']';
+    if (!f_.concrete_inputs.empty()) {
+      next(1, "concrete_inputs");
+      lines(f_.concrete_inputs.size(), [&](size_t i) {
+        const ConcreteInput& c = f_.concrete_inputs[i];
+        out_ += "{\"input\": ";
+        valueRef(c.value);
+        if (!c.shape.empty()) {
+          out_ += ", \"shape\": ";
+          ints(c.shape);
+        }
+        if (!c.strides.empty()) {
+          out_ += ", \"strides\": ";
+          ints(c.strides);
+        }
+        if (c.scalar) {
+          out_ += ", \"value\": ";
+          constant(*c.scalar);
+        }
+        out_ += '}';
+      });
+    }
+    if (f_.seed) {
+      next(1, "seed");
+      out_ += std::to_string(*f_.seed);
+    }
+    if (f_.tolerance.rtol || f_.tolerance.atol) {
+      next(1, "tolerance");
+      out_ += '{';
+      bool first = true;
+      for (auto [k, v] : {std::pair{"rtol", f_.tolerance.rtol}, std::pair{"atol", f_.tolerance.atol}}) {
+        if (!v) continue;
+        if (!first) out_ += ", ";
+        first = false;
+        str(k);
+        out_ += ": ";
+        ConstValue c;
+        c.kind = ConstValue::Kind::Float;
+        c.f = *v;
+        constant(c);
+      }
+      out_ += '}';
+    }
+    if (f_.segmentation) writeSegmentation(*f_.segmentation);
+    out_ += "\n}\n";
+    return std::move(out_);
+  }
+
+ private:
+  void indent(int n) { out_.append(static_cast<size_t>(n) * 2, ' '); }
+  void str(std::string_view s) { appendJsonString(out_, s); }
+  void field(int level, std::string_view k) {
+    indent(level);
+    str(k);
+    out_ += ": ";
+  }
+  void next(int level, std::string_view k) {
+    out_ += ",\n";
+    field(level, k);
+  }
+  template <class T>
+  void ints(const std::vector<T>& v) {
+    out_ += '[';
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (i) out_ += ", ";
+      out_ += std::to_string(v[i]);
+    }
+    out_ += ']';
+  }
+  // An array with one element per line at the given indentation (level 2).
+  template <class F>
+  void lines(size_t n, F&& each, int level = 2) {
+    if (n == 0) {
+      out_ += "[]";
+      return;
+    }
+    out_ += "[\n";
+    for (size_t i = 0; i < n; ++i) {
+      if (i) out_ += ",\n";
+      indent(level);
+      each(i);
+    }
+    out_ += '\n';
+    indent(level - 1);
+    out_ += ']';
+  }
+
+  void constant(const ConstValue& c) {
+    switch (c.kind) {
+      case ConstValue::Kind::Bool: out_ += c.i ? "true" : "false"; return;
+      case ConstValue::Kind::Int:
+        if (c.i > kMaxExactJsonInt || c.i < -kMaxExactJsonInt)
+          str(std::to_string(c.i));
+        else
+          out_ += std::to_string(c.i);
+        return;
+      case ConstValue::Kind::Float:
+        if (std::isfinite(c.f))
+          out_ += printConstValue(c);
+        else
+          str(printConstValue(c));
+        return;
+    }
+  }
+
+  // A scalar in a value position: a name, a constant, or an expression.
+  void scalar(ScalarId s) {
+    FC_CHECK(s < f_.scalars.size(), "scalar id out of range in the writer");
+    const Scalar& x = f_.scalars[s];
+    if (x.name != kNoName) return str(f_.names.str(x.name));
+    if (x.kind == ScalarKind::Constant) return constant(x.value);
+    str(printScalarExpr(f_, s));
+  }
+
+  void tensorName(TensorId t) {
+    FC_CHECK(t < f_.tensors.size(), "tensor id out of range in the writer");
+    str(f_.tensorName(t));
+  }
+
+  void valueRef(const ValueRef& r) {
+    if (r.isTensor())
+      tensorName(r.id);
+    else
+      scalar(r.id);
+  }
+
+  void writeScalars() {
+    // Declared scalars in declaration order, then named scalars created
+    // after loading (by fixes or importers) in id order.
+    std::vector<ScalarId> named;
+    for (ScalarId s = 0; s < f_.scalars.size(); ++s)
+      if (f_.scalars[s].name != kNoName) named.push_back(s);
+    if (named.empty()) return;
+    std::stable_sort(named.begin(), named.end(), [&](ScalarId a, ScalarId b) {
+      return f_.scalars[a].decl < f_.scalars[b].decl;  // kNone (max) sorts last
+    });
+    next(1, "scalars");
+    lines(named.size(), [&](size_t i) {
+      const Scalar& x = f_.scalars[named[i]];
+      out_ += "{\"name\": ";
+      str(f_.names.str(x.name));
+      if (x.dtype != DType::Index) {
+        out_ += ", \"dtype\": ";
+        str(dtypeName(x.dtype));
+      }
+      if (x.kind == ScalarKind::Constant) {
+        out_ += ", \"value\": ";
+        constant(x.value);
+      } else if (x.kind == ScalarKind::Derived) {
+        out_ += ", \"value\": ";
+        str(printScalarDefinition(f_, named[i]));
+      }
+      out_ += '}';
+    });
+  }
+
+  void writeTensors() {
+    defined_.assign(f_.axes.size(), 0);
+    lines(f_.tensors.size(), [&](size_t i) { writeTensor(static_cast<TensorId>(i)); });
+  }
+
+  void writeTensor(TensorId id) {
+    const Tensor& t = f_.tensors[id];
+    out_ += "{\"name\": ";
+    str(f_.names.str(t.name));
+    out_ += ", \"dtype\": ";
+    str(dtypeName(t.dtype));
+    if (t.memory != MemoryType::Local) {
+      out_ += ", \"memory\": ";
+      str(memoryTypeName(t.memory));
+    }
+    if (t.mesh != kNone) {
+      out_ += ", \"mesh\": ";
+      out_ += std::to_string(t.mesh);
+    }
+    touched_.clear();
+    domain("root", t.root);
+    domain("logical", t.logical, /*always=*/true);
+    domain("allocation", t.allocation);
+    if (!t.contiguity.empty()) {
+      out_ += ",\n";
+      indent(3);
+      out_ += "\"contiguity\": [";
+      for (size_t i = 0; i < t.contiguity.size(); ++i) {
+        if (i) out_ += ", ";
+        out_ += !t.contiguity[i] ? "null" : *t.contiguity[i] ? "true" : "false";
+      }
+      out_ += ']';
+    }
+    domain("loop", t.loop);
+    if (!t.transforms.empty()) {
+      out_ += ",\n";
+      indent(3);
+      out_ += "\"transforms\": ";
+      lines(
+          t.transforms.size(),
+          [&](size_t i) {
+            const AxisTransform& tr = t.transforms[i];
+            if (tr.kind == AxisTransform::Kind::Split) {
+              out_ += "{\"op\": \"split\", \"in\": ";
+              axisEntry(tr.in);
+              out_ += ", \"factor\": ";
+              scalar(tr.factor);
+              if (!tr.inner_split) out_ += ", \"inner_split\": false";
+              out_ += ", \"outer\": ";
+              axisEntry(tr.out);
+              out_ += ", \"inner\": ";
+              axisEntry(tr.out2);
+            } else {
+              out_ += "{\"op\": \"merge\", \"outer\": ";
+              axisEntry(tr.in);
+              out_ += ", \"inner\": ";
+              axisEntry(tr.in2);
+              out_ += ", \"out\": ";
+              axisEntry(tr.out);
+            }
+            out_ += '}';
+          },
+          4);
+    }
+    for (AxisId a : touched_) defined_[a] = 0;  // axes shared across tensors are redefined per tensor
+    out_ += '}';
+  }
+
+  void domain(std::string_view key, const std::vector<AxisId>& d, bool always = false) {
+    if (d.empty() && !always) return;
+    out_ += ",\n";
+    indent(3);
+    str(key);
+    out_ += ": ";
+    bool all_refs = true;
+    for (AxisId a : d)
+      if (a >= defined_.size() || !defined_[a]) all_refs = false;
+    if (all_refs) {
+      out_ += '[';
+      for (size_t i = 0; i < d.size(); ++i) {
+        if (i) out_ += ", ";
+        out_ += std::to_string(f_.axes[d[i]].number);
+      }
+      out_ += ']';
+      return;
+    }
+    lines(
+        d.size(), [&](size_t i) { axisEntry(d[i]); }, 4);
+  }
+
+  // An axis object the first time an axis appears in this tensor, its id
+  // afterwards.
+  void axisEntry(AxisId a) {
+    FC_CHECK(a < f_.axes.size(), "axis id out of range in the writer");
+    const Axis& x = f_.axes[a];
+    if (defined_[a]) {
+      out_ += std::to_string(x.number);
+      return;
+    }
+    defined_[a] = 1;
+    touched_.push_back(a);
+    out_ += "{\"id\": ";
+    out_ += std::to_string(x.number);
+    if (x.iter != IterType::Iteration) {
+      out_ += ", \"iter\": ";
+      str(iterTypeName(x.iter));
+    }
+    if (x.parallel != ParallelType::Serial) {
+      out_ += ", \"parallel\": ";
+      str(parallelTypeName(x.parallel));
+    }
+    out_ += ", \"extent\": ";
+    scalar(x.extent);
+    if (x.expanded != kNone) {
+      out_ += ", \"expanded\": ";
+      scalar(x.expanded);
+    }
+    if (x.rfactor) out_ += ", \"rfactor\": true";
+    out_ += '}';
+  }
+
+  void scalarList(const std::vector<ScalarId>& v) {
+    out_ += '[';
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (i) out_ += ", ";
+      scalar(v[i]);
+    }
+    out_ += ']';
+  }
+
+  void writeExpr(const Expr& e) {
+    out_ += "{\"op\": ";
+    str(opName(e.op));
+    if (!e.inputs.empty()) {
+      out_ += ", \"inputs\": [";
+      for (size_t i = 0; i < e.inputs.size(); ++i) {
+        if (i) out_ += ", ";
+        valueRef(e.inputs[i]);
+      }
+      out_ += ']';
+    }
+    out_ += ", \"outputs\": [";
+    for (size_t i = 0; i < e.outputs.size(); ++i) {
+      if (i) out_ += ", ";
+      tensorName(e.outputs[i]);
+    }
+    out_ += ']';
+    const Attrs& a = e.attrs;
+    if (a.dtype) {
+      out_ += ", \"dtype\": ";
+      str(dtypeName(*a.dtype));
+    }
+    if (a.approximate_tanh) out_ += ", \"approximate\": \"tanh\"";
+    if (!a.flags.empty()) {
+      out_ += ", \"flags\": [";
+      for (size_t i = 0; i < a.flags.size(); ++i) {
+        if (i) out_ += ", ";
+        out_ += a.flags[i] ? "true" : "false";
+      }
+      out_ += ']';
+    }
+    if (!a.shape.empty()) {
+      out_ += ", \"shape\": ";
+      scalarList(a.shape);
+    }
+    if (!a.dims.empty()) {
+      out_ += ", \"dims\": ";
+      ints(a.dims);
+    }
+    if (!a.ranges.empty()) {
+      out_ += ", \"ranges\": [";
+      for (size_t i = 0; i < a.ranges.size(); ++i) {
+        if (i) out_ += ", ";
+        out_ += "{\"start\": ";
+        scalar(a.ranges[i].start);
+        out_ += ", \"stop\": ";
+        scalar(a.ranges[i].stop);
+        if (a.ranges[i].step != kNone) {
+          out_ += ", \"step\": ";
+          scalar(a.ranges[i].step);
+        }
+        out_ += '}';
+      }
+      out_ += ']';
+    }
+    if (!a.pad.empty()) {
+      out_ += ", \"pad\": ";
+      scalarList(a.pad);
+    }
+    if (a.value != kNone) {
+      out_ += ", \"value\": ";
+      scalar(a.value);
+    }
+    if (a.dim != 0) {
+      out_ += ", \"dim\": ";
+      out_ += std::to_string(a.dim);
+    }
+    if (a.keepdim) out_ += ", \"keepdim\": true";
+    if (a.correction != 1) {
+      out_ += ", \"correction\": ";
+      out_ += std::to_string(a.correction);
+    }
+    if (a.start != kNone) {
+      out_ += ", \"start\": ";
+      scalar(a.start);
+    }
+    if (a.step != kNone) {
+      out_ += ", \"step\": ";
+      scalar(a.step);
+    }
+    out_ += '}';
+  }
+
+  void writeSegmentation(const Segmentation& s) {
+    next(1, "segmentation");
+    out_ += "{\n";
+    field(2, "segments");
+    lines(
+        s.segments.size(),
+        [&](size_t i) {
+          out_ += "{\"exprs\": ";
+          ints(s.segments[i].exprs);
+          if (!s.segments[i].scheduler.empty()) {
+            out_ += ", \"scheduler\": ";
+            str(s.segments[i].scheduler);
+          }
+          out_ += '}';
+        },
+        3);
+    if (s.input_rewrite) {
+      next(2, "input_rewrite");
+      str(inputRewriteName(*s.input_rewrite));
+    }
+    if (!s.forward.empty()) {
+      next(2, "forward");
+      lines(
+          s.forward.size(),
+          [&](size_t i) {
+            out_ += "{\"segment\": ";
+            out_ += std::to_string(s.forward[i].segment);
+            out_ += ", \"symbol\": ";
+            scalar(s.forward[i].symbol);
+            out_ += '}';
+          },
+          3);
+    }
+    if (!s.applied_fixes.empty()) {
+      next(2, "applied_fixes");
+      out_ += '[';
+      for (size_t i = 0; i < s.applied_fixes.size(); ++i) {
+        if (i) out_ += ", ";
+        str(s.applied_fixes[i]);
+      }
+      out_ += ']';
+    }
+    out_ += '\n';
+    indent(1);
+    out_ += '}';
+  }
+
+  const Fusion& f_;
+  std::string out_;
+  std::vector<uint8_t> defined_;
+  std::vector<AxisId> touched_;
+};
+
+}  // namespace
+
+std::string writeFusion(const Fusion& f) { return Writer(f).run(); }
+
+}  // namespace fc
