@@ -154,7 +154,9 @@ TEST_P(ReaderErrors, CodePointerAndPosition) {
   ASSERT_FALSE(r.sink.all().empty()) << c.name;
   const Diagnostic& d = r.sink.all()[0];
   EXPECT_EQ(diagCodeInfo(d.code).id, c.code) << c.name << ": " << d.message;
-  if (c.pointer) EXPECT_EQ(d.loc.pointer, c.pointer) << c.name << ": " << d.message;
+  if (c.pointer) {
+    EXPECT_EQ(d.loc.pointer, c.pointer) << c.name << ": " << d.message;
+  }
   EXPECT_EQ(d.loc.file, "test.json");
   LineCol want = expectedPosition(c);
   EXPECT_EQ(d.loc.line, want.line) << c.name << ": " << d.message;

@@ -50,7 +50,9 @@ class GraphCompare {
       EXPECT_EQ(x.shape, y.shape);
       EXPECT_EQ(x.strides, y.strides);
       EXPECT_EQ(x.scalar.has_value(), y.scalar.has_value());
-      if (x.scalar && y.scalar) EXPECT_EQ(printConstValue(*x.scalar), printConstValue(*y.scalar));
+      if (x.scalar && y.scalar) {
+        EXPECT_EQ(printConstValue(*x.scalar), printConstValue(*y.scalar));
+      }
     }
     EXPECT_EQ(a_.seed, b_.seed);
     EXPECT_EQ(a_.tolerance.rtol, b_.tolerance.rtol);

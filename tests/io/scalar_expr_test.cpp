@@ -28,7 +28,9 @@ class ScalarExpr : public ::testing::Test {
     // The printed text parses back to a node that prints identically.
     ScalarParseResult r2 = parseScalarExpr(printed, f, names);
     EXPECT_TRUE(r2.ok()) << printed << ": " << r2.error;
-    if (r2.ok()) EXPECT_EQ(printScalarExpr(f, r2.id), printed);
+    if (r2.ok()) {
+      EXPECT_EQ(printScalarExpr(f, r2.id), printed);
+    }
     return printed;
   }
   ScalarParseResult parse(const std::string& text) {
@@ -117,7 +119,9 @@ TEST_F(ScalarExpr, Errors) {
     ScalarParseResult r = parse(c.text);
     EXPECT_FALSE(r.ok()) << c.text;
     EXPECT_FALSE(r.error.empty()) << c.text;
-    if (!c.oor) EXPECT_EQ(r.error_pos, c.pos) << c.text << ": " << r.error;
+    if (!c.oor) {
+      EXPECT_EQ(r.error_pos, c.pos) << c.text << ": " << r.error;
+    }
     EXPECT_EQ(r.out_of_range, c.oor) << c.text << ": " << r.error;
   }
 }
