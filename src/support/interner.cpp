@@ -5,11 +5,9 @@ namespace fc {
 NameId Interner::intern(std::string_view s) {
   auto it = index_.find(s);
   if (it != index_.end()) return it->second;
-  storage_.push_back(std::make_unique<std::string>(s));
-  std::string_view key(*storage_.back());
-  auto id = static_cast<NameId>(strings_.size());
-  strings_.emplace_back(key);
-  index_.emplace(key, id);
+  auto id = static_cast<NameId>(storage_.size());
+  storage_.emplace_back(s);
+  index_.emplace(std::string_view(storage_.back()), id);
   return id;
 }
 

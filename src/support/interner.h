@@ -1,13 +1,14 @@
 // String interning: names are stored once and referred to by a dense id.
-// Complexity: intern is O(len) expected; lookup by id is O(1).
+// Strings live in a deque (stable addresses), indexed by string_view keys.
+// Copying re-interns (ids are preserved: same insertion order); moving is
+// cheap. Complexity: intern is O(len) expected; str(id) is O(1).
 #pragma once
 
 #include <cstdint>
-#include <memory>
+#include <deque>
 #include <string>
 #include <string_view>
 #include <unordered_map>
-#include <vector>
 
 namespace fc {
 
@@ -16,18 +17,31 @@ inline constexpr NameId kNoName = UINT32_MAX;
 
 class Interner {
  public:
+  Interner() = default;
+  Interner(const Interner& o) { copyFrom(o); }
+  Interner& operator=(const Interner& o) {
+    if (this != &o) {
+      storage_.clear();
+      index_.clear();
+      copyFrom(o);
+    }
+    return *this;
+  }
+  Interner(Interner&&) noexcept = default;
+  Interner& operator=(Interner&&) noexcept = default;
+
   NameId intern(std::string_view s);
   // Returns kNoName when `s` was never interned.
   NameId find(std::string_view s) const;
-  std::string_view str(NameId id) const { return strings_[id]; }
-  size_t size() const { return strings_.size(); }
+  std::string_view str(NameId id) const { return storage_[id]; }
+  size_t size() const { return storage_.size(); }
 
  private:
-  // Deque-like stability is not needed: the map keys view into `storage_`,
-  // whose elements are unique_ptr-stable strings.
-  std::vector<std::string> strings_;
+  void copyFrom(const Interner& o) {
+    for (const std::string& s : o.storage_) intern(s);
+  }
+  std::deque<std::string> storage_;
   std::unordered_map<std::string_view, NameId> index_;
-  std::vector<std::unique_ptr<std::string>> storage_;
 };
 
 }  // namespace fc

@@ -1,0 +1,38 @@
+// Producer -> consumer axis correspondence of one expr (nvFuser's pairwise
+// root/logical domain map). The producer side is the input's non-Reduction
+// logical domain; the consumer side is the output's root domain when it has
+// one, else its logical domain. `exact` marks pairs that nvFuser's exact
+// map would join (same extent: not broadcast->iteration, not resized).
+// O(rank) per call.
+#pragma once
+
+#include <vector>
+
+#include "ir/fusion.h"
+
+namespace fc {
+
+struct AxisPair {
+  AxisId producer = kNone;
+  AxisId consumer = kNone;
+  bool exact = true;
+};
+
+// Pairs between tensor operand `input_index` of `e` and output `output_index`.
+// Returns an empty vector when the operand is a scalar or the op maps no
+// axes (factories, reshape without a root). Never reads out of range on a
+// malformed expr (the verifier reports those).
+std::vector<AxisPair> mapProducerConsumer(const Fusion& f, ExprId e, size_t input_index,
+                                          size_t output_index = 0);
+
+// Non-Reduction logical axes of a tensor.
+std::vector<AxisId> noReductions(const Fusion& f, const std::vector<AxisId>& dom);
+
+// The logical position of the axis sharded on `pt` (a DID logical axis, or
+// the logical input of a split whose output is parallelized on `pt`), or -1.
+int shardedLogicalPos(const Fusion& f, TensorId t, ParallelType pt);
+// The DID type sharding logical axis `pos` of `t`, or Serial.
+ParallelType shardingOf(const Fusion& f, TensorId t, size_t pos);
+bool isSharded(const Fusion& f, TensorId t);
+
+}  // namespace fc

@@ -1,0 +1,62 @@
+// The era-faithful pipeline (DESIGN §2): segment -> segment inputs -> bind
+// -> concretization analysis -> apply, in the order the chosen era runs
+// them. One call runs it all and returns data (segments, bindings,
+// diagnostics with provenance); printing is the driver's job.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/provenance.h"
+#include "analysis/segmented_fusion.h"
+#include "diag/diagnostic.h"
+#include "ir/fusion.h"
+
+namespace fc {
+
+struct PipelineOptions {
+  Era era = Era::E2024_06;
+  // --bind S=V: concrete values for symbols, overriding the repro's sizes.
+  std::map<std::string, int64_t> binds;
+  // Bind from the repro's concrete_inputs (when present) or symbolically.
+  bool concrete = true;
+  std::string file;    // for diagnostic locations
+  bool trace = false;  // record each pass's state in PipelineResult::trace
+};
+
+// Pass names, the same everywhere (trace headings, --print-after,
+// dot --stage, report steps).
+inline constexpr const char* kPassNames[] = {"bind", "concretize", "apply", "segment", "segment-inputs"};
+
+struct PassTrace {
+  std::string pass;   // one of kPassNames
+  std::string scope;  // "whole fusion" or "segment N"
+  std::string text;   // printed state after the pass
+};
+
+struct PipelineResult {
+  SegmentedFusion segmented;
+  std::vector<Diagnostic> diagnostics;
+  std::vector<PassTrace> trace;
+  std::vector<UnboundExtent> unbound;  // the provenance behind each FC0301
+  Era era = Era::E2024_06;
+  InputRewrite input_rewrite = InputRewrite::KeepReductions;
+  bool whole_first = false;           // the era concretizes the whole fusion before segmenting
+  std::shared_ptr<ScalarEval> whole;  // the complete fusion's binding
+  bool failed() const;
+};
+
+// Runs the pipeline on a verified fusion.
+PipelineResult runPipeline(const Fusion& f, const PipelineOptions& opts);
+
+// Per-rank local sizes of the non-Reduction logical axes of `t`, from the
+// complete fusion's binding (nullopt where unknown).
+std::vector<std::optional<int64_t>> localShape(const Fusion& f, ScalarEval& whole, TensorId t, Era era);
+
+// The message nvFuser of `era` raises for an unbound extent `sym`.
+std::string nvfuserUnboundMessage(Era era, const std::string& sym);
+
+}  // namespace fc

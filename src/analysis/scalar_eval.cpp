@@ -1,0 +1,144 @@
+#include "analysis/scalar_eval.h"
+
+#include <algorithm>
+
+#include "support/checked.h"
+
+namespace fc {
+
+bool ScalarEval::bind(ScalarId s, std::optional<int64_t> v, Origin origin) {
+  if (isKnown(s)) {
+    auto old = value_[s];
+    if (old && v && *old != *v) return false;
+    if (!old && v && known_[s] == 2) value_[s] = v;  // symbolic bind upgraded to concrete
+    return true;
+  }
+  known_[s] = 2;
+  value_[s] = v;
+  origin_[s] = origin;
+  // Scalars evaluated earlier as unknown may now be known.
+  for (ScalarId u : unknown_)
+    if (known_[u] == 1) known_[u] = 0;
+  unknown_.clear();
+  return true;
+}
+
+bool ScalarEval::isKnown(ScalarId s) {
+  if (known_[s] == 0) evaluate(s);
+  return known_[s] >= 2;
+}
+
+std::optional<int64_t> ScalarEval::value(ScalarId s) {
+  if (!isKnown(s)) return std::nullopt;
+  return value_[s];
+}
+
+void ScalarEval::evaluate(ScalarId root) {
+  // Post-order over the derived-expression DAG with an explicit stack.
+  std::vector<std::pair<ScalarId, bool>> stack{{root, false}};
+  while (!stack.empty()) {
+    auto [s, expanded] = stack.back();
+    stack.pop_back();
+    if (known_[s] != 0) continue;
+    const Scalar& sc = f_.scalars[s];
+    if (sc.kind == ScalarKind::Constant) {
+      known_[s] = 3;
+      if (sc.value.kind != ConstValue::Kind::Float) value_[s] = sc.value.i;
+      origin_[s].kind = Origin::Kind::Constant;
+      continue;
+    }
+    if (sc.kind != ScalarKind::Derived) {  // unbound symbol or input
+      known_[s] = 1;
+      unknown_.push_back(s);
+      continue;
+    }
+    if (sc.op == ScalarOp::Size) {
+      // size(T, d): the extent of the axis, if known.
+      const Tensor& t = f_.tensors[sc.size_of];
+      std::vector<AxisId> nored;
+      for (AxisId a : t.logical)
+        if (f_.axes[a].iter != IterType::Reduction) nored.push_back(a);
+      if (sc.size_dim < 0 || static_cast<size_t>(sc.size_dim) >= nored.size()) {
+        known_[s] = 1;
+        unknown_.push_back(s);
+        continue;
+      }
+      const Axis& ax = f_.axes[nored[sc.size_dim]];
+      ScalarId e = ax.expanded != kNone ? ax.expanded : ax.extent;
+      if (!expanded) {
+        stack.push_back({s, true});
+        stack.push_back({e, false});
+        continue;
+      }
+      known_[s] = known_[e] >= 2 ? 3 : 1;
+      if (known_[s] == 1) unknown_.push_back(s);
+      value_[s] = value_[e];
+      origin_[s].kind = Origin::Kind::Derived;
+      continue;
+    }
+    if (!expanded) {
+      stack.push_back({s, true});
+      if (sc.lhs != kNone) stack.push_back({sc.lhs, false});
+      if (sc.rhs != kNone) stack.push_back({sc.rhs, false});
+      continue;
+    }
+    bool lk = sc.lhs == kNone || known_[sc.lhs] >= 2;
+    bool rk = sc.rhs == kNone || known_[sc.rhs] >= 2;
+    if (!lk || !rk) {
+      known_[s] = 1;
+      unknown_.push_back(s);
+      continue;
+    }
+    known_[s] = 3;
+    origin_[s].kind = Origin::Kind::Derived;
+    std::optional<int64_t> a = sc.lhs != kNone ? value_[sc.lhs] : std::nullopt;
+    std::optional<int64_t> b = sc.rhs != kNone ? value_[sc.rhs] : std::nullopt;
+    if (!a || (sc.rhs != kNone && !b)) continue;  // known symbolically only
+    std::optional<int64_t> r;
+    switch (sc.op) {
+      case ScalarOp::Add: r = checkedAdd(*a, *b); break;
+      case ScalarOp::Sub: r = checkedSub(*a, *b); break;
+      case ScalarOp::Mul: r = checkedMul(*a, *b); break;
+      case ScalarOp::Div: r = checkedDiv(*a, *b); break;
+      case ScalarOp::Mod: r = checkedMod(*a, *b); break;
+      case ScalarOp::CeilDiv: r = checkedCeilDiv(*a, *b); break;
+      case ScalarOp::Max: r = std::max(*a, *b); break;
+      case ScalarOp::Min: r = std::min(*a, *b); break;
+      case ScalarOp::Neg: r = checkedSub(0, *a); break;
+      default: break;
+    }
+    value_[s] = r;  // nullopt on overflow / division by zero: known but not concrete
+  }
+}
+
+std::vector<ScalarId> ScalarEval::freeSymbols(const Fusion& f, ScalarId root) {
+  std::vector<ScalarId> out;
+  std::vector<ScalarId> stack{root};
+  std::vector<ScalarId> seen;
+  while (!stack.empty()) {
+    ScalarId s = stack.back();
+    stack.pop_back();
+    if (s == kNone || std::find(seen.begin(), seen.end(), s) != seen.end()) continue;
+    seen.push_back(s);
+    const Scalar& sc = f.scalars[s];
+    if (sc.kind == ScalarKind::Symbol || sc.kind == ScalarKind::Input) {
+      out.push_back(s);
+    } else if (sc.kind == ScalarKind::Derived) {
+      if (sc.op == ScalarOp::Size) {
+        const Tensor& t = f.tensors[sc.size_of];
+        int32_t d = 0;
+        for (AxisId a : t.logical) {
+          if (f.axes[a].iter == IterType::Reduction) continue;
+          if (d++ == sc.size_dim) stack.push_back(f.axes[a].extent);
+        }
+      } else {
+        stack.push_back(sc.lhs);
+        stack.push_back(sc.rhs);
+      }
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace fc

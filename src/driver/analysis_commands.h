@@ -1,0 +1,66 @@
+// The analysis commands: check (one era or --matrix), segment, concretize,
+// explain (a symbol's provenance, or a pasted nvFuser error), fix, demo.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+
+#include "driver/common.h"
+
+namespace fc::driver {
+
+struct CheckArgs {
+  std::string file;
+  PipelineFlags flags;
+  bool matrix = false;
+  OutputFormat format = OutputFormat::Text;
+  uint64_t max_bytes = 0;
+};
+int check(const CheckArgs& a, std::ostream& out, std::ostream& err);
+
+struct SegmentArgs {
+  std::string file;
+  PipelineFlags flags;
+  bool ranks = false;
+  std::string emit_dir;
+  OutputFormat format = OutputFormat::Text;
+};
+int segment(const SegmentArgs& a, std::ostream& out, std::ostream& err);
+
+struct ConcretizeArgs {
+  std::string file;
+  PipelineFlags flags;
+  int segment = -1;  // -1: all
+  OutputFormat format = OutputFormat::Text;
+};
+int concretize(const ConcretizeArgs& a, std::ostream& out, std::ostream& err);
+
+struct ExplainArgs {
+  std::string file;
+  std::string symbol;
+  std::string error_text;  // --error
+  PipelineFlags flags;
+  OutputFormat format = OutputFormat::Text;
+};
+int explain(const ExplainArgs& a, std::ostream& out, std::ostream& err);
+
+struct FixArgs {
+  std::string file;
+  std::string output;
+  std::string fix = "auto";
+  bool in_place = false;
+  PipelineFlags flags;
+  OutputFormat format = OutputFormat::Text;
+};
+int fix(const FixArgs& a, std::ostream& out, std::ostream& err);
+
+struct DemoArgs {
+  std::string workdir;    // where the fixed repro is written (default: a temp dir)
+  std::string seed_file;  // default: the built-in seed
+};
+int demo(const DemoArgs& a, std::ostream& out, std::ostream& err);
+
+// Codes whose nvFuser messages match `text` (explain --error).
+std::vector<std::string> codesForNvfuserError(const std::string& text);
+
+}  // namespace fc::driver

@@ -1,0 +1,77 @@
+#include "driver/basic.h"
+
+#include <ostream>
+
+#include "diag/render.h"
+#include "io/writer.h"
+#include "support/atomic_file.h"
+
+namespace fc::driver {
+namespace {
+
+// Diagnostics go to stdout in machine formats (they are the result), and
+// to stderr in text when stdout carries another result.
+void report(const DiagnosticSink& sink, const SourceText* src, OutputFormat fmt, std::ostream& out,
+            std::ostream& err) {
+  if (fmt == OutputFormat::Text)
+    emitDiagnostics(sink.all(), src, fmt, err);
+  else
+    emitDiagnostics(sink.all(), src, fmt, out);
+}
+
+}  // namespace
+
+int validate(const ValidateArgs& a, std::ostream& out, std::ostream& err) {
+  DiagnosticSink sink;
+  auto loaded = loadRepro(a.file, sink, a.max_bytes);
+  const SourceText* src = loaded ? &loaded->source : nullptr;
+  if (a.format == OutputFormat::Text) {
+    emitDiagnostics(sink.all(), src, a.format, err);
+    if (loaded)
+      out << a.file << ": ok (" << loaded->fusion.tensors.size() << " tensors, "
+          << loaded->fusion.exprs.size() << " exprs)\n";
+  } else {
+    emitDiagnostics(sink.all(), src, a.format, out);
+  }
+  return loaded ? kExitClean : kExitBadInput;
+}
+
+int print(const PrintArgs& a, std::ostream& out, std::ostream& err) {
+  DiagnosticSink sink;
+  auto loaded = loadRepro(a.file, sink, a.max_bytes);
+  if (!loaded) {
+    report(sink, nullptr, a.format, out, err);
+    return kExitBadInput;
+  }
+  out << printFusionMath(loaded->fusion, a.style);
+  return kExitClean;
+}
+
+int convert(const ConvertArgs& a, std::ostream& out, std::ostream& err) {
+  DiagnosticSink sink;
+  auto loaded = loadRepro(a.file, sink, a.max_bytes);
+  if (!loaded) {
+    report(sink, nullptr, a.format, out, err);
+    return kExitBadInput;
+  }
+  std::string text = writeFusion(loaded->fusion);
+  std::string target = a.in_place ? a.file : a.output;
+  if (target.empty() || target == "-") {
+    out << text;
+    return kExitClean;
+  }
+  if (target == a.file && !a.in_place) {
+    sink.error(DiagCode::Usage, "refusing to overwrite the input " + a.file + " without --in-place");
+    report(sink, nullptr, a.format, out, err);
+    return kExitBadInput;
+  }
+  std::string why = writeFileAtomic(target, text);
+  if (!why.empty()) {
+    sink.error(DiagCode::WriteFailed, why);
+    report(sink, nullptr, a.format, out, err);
+    return kExitEnvironment;
+  }
+  return kExitClean;
+}
+
+}  // namespace fc::driver

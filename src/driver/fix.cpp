@@ -1,0 +1,98 @@
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "diag/render.h"
+#include "driver/analysis_commands.h"
+#include "io/json_locate.h"
+#include "io/writer.h"
+#include "rewrite/fixes.h"
+#include "support/atomic_file.h"
+
+namespace fc::driver {
+
+int fix(const FixArgs& a, std::ostream& out, std::ostream& err) {
+  DiagnosticSink sink;
+  auto loaded = loadRepro(a.file, sink);
+  if (!loaded) {
+    emitDiagnostics(sink.all(), nullptr, a.format, a.format == OutputFormat::Text ? err : out);
+    return kExitBadInput;
+  }
+  auto kind = parseFixKind(a.fix);
+  if (!kind) {
+    sink.error(DiagCode::Usage,
+               "unknown fix '" + a.fix + "' (expected auto, strip-reduction-axes or forward-extent)");
+    emitDiagnostics(sink.all(), nullptr, a.format, err);
+    return kExitBadInput;
+  }
+  std::string target = a.in_place ? a.file : a.output;
+  if (target.empty()) {
+    sink.error(DiagCode::Usage, "fix needs -o OUT (or --in-place)");
+    emitDiagnostics(sink.all(), nullptr, a.format, err);
+    return kExitBadInput;
+  }
+  if (target == a.file && !a.in_place) {
+    sink.error(DiagCode::Usage, "refusing to overwrite the input " + a.file + " without --in-place");
+    emitDiagnostics(sink.all(), nullptr, a.format, err);
+    return kExitBadInput;
+  }
+  auto opts = pipelineOptions(a.flags, loaded->fusion, a.file, sink);
+  if (!opts) {
+    emitDiagnostics(sink.all(), nullptr, a.format, err);
+    return kExitBadInput;
+  }
+  PipelineResult before = runPipeline(loaded->fusion, *opts);
+  FixResult fr = applyFixes(loaded->fusion, before, *kind, a.file);
+  const Fusion& result = fr.changed ? fr.fixed : loaded->fusion;
+  std::string why = writeFileAtomic(target, writeFusion(result));
+  if (!why.empty()) {
+    sink.error(DiagCode::WriteFailed, why);
+    emitDiagnostics(sink.all(), nullptr, a.format, err);
+    return kExitEnvironment;
+  }
+  // Re-check what was written, as a user would.
+  DiagnosticSink resink;
+  auto reloaded = loadRepro(target, resink);
+  if (!reloaded) {
+    err << "fusecheck: internal error: the repaired repro does not load back:\n";
+    emitDiagnostics(resink.all(), nullptr, OutputFormat::Text, err);
+    return kExitInternal;
+  }
+  PipelineOptions ro = *opts;
+  ro.file = target;
+  PipelineResult after = runPipeline(reloaded->fusion, ro);
+  fillLocations(after.diagnostics, reloaded->source);
+  size_t before_errors = 0;
+  for (const auto& d : before.diagnostics) before_errors += d.severity == Severity::Error;
+
+  if (a.format == OutputFormat::Json) {
+    nlohmann::ordered_json j;
+    j["changed"] = fr.changed;
+    j["output"] = target;
+    j["actions"] = nlohmann::ordered_json::array();
+    for (const FixAction& x : fr.actions)
+      j["actions"].push_back({{"fix", x.fix}, {"change", x.change}, {"obligation", x.obligation}});
+    j["refusals"] = nlohmann::ordered_json::parse(renderJson(fr.refusals))["diagnostics"];
+    j["recheck_clean"] = !after.failed();
+    j["diagnostics"] = nlohmann::ordered_json::parse(renderJson(after.diagnostics))["diagnostics"];
+    out << j.dump(2) << "\n";
+  } else {
+    out << "fix: nvFuser " << eraName(before.era) << ": " << before_errors << " error"
+        << (before_errors == 1 ? "" : "s") << " before\n";
+    if (!fr.changed) out << "  nothing to fix; " << target << " is the input, unchanged\n";
+    for (const FixAction& x : fr.actions)
+      out << "  fix[" << x.fix << "] " << x.change << "\n    obligation: " << x.obligation << "\n";
+    renderText(fr.refusals, nullptr, out);
+    out << "wrote " << target << "\n";
+    out << "re-check " << target << " (nvFuser " << eraName(after.era) << "): ";
+    if (after.failed()) {
+      out << "still failing\n";
+      renderText(after.diagnostics, &reloaded->source, out);
+    } else {
+      out << "clean\n";
+    }
+  }
+  if (!fr.refusals.empty() || after.failed()) return kExitFindings;
+  return kExitClean;
+}
+
+}  // namespace fc::driver

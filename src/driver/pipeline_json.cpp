@@ -1,0 +1,116 @@
+#include "driver/pipeline_json.h"
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/provenance.h"
+#include "diag/render.h"
+#include "ir/printer.h"
+#include "passes/segment.h"
+
+namespace fc::driver {
+
+namespace {
+
+std::string originKind(Origin::Kind k) {
+  switch (k) {
+    case Origin::Kind::None: return "none";
+    case Origin::Kind::Constant: return "constant";
+    case Origin::Kind::InputAxis: return "input-axis";
+    case Origin::Kind::DidMesh: return "did-mesh";
+    case Origin::Kind::Expanded: return "expanded";
+    case Origin::Kind::ScalarInput: return "scalar-input";
+    case Origin::Kind::UserBind: return "user-bind";
+    case Origin::Kind::ExactMap: return "exact-map";
+    case Origin::Kind::Derived: return "derived";
+    case Origin::Kind::RewriteFresh: return "rewrite-fresh";
+    case Origin::Kind::Forwarded: return "forwarded";
+  }
+  return "none";
+}
+
+}  // namespace
+
+std::string pipelineJson(const Fusion& f, const PipelineResult& r, const std::string& file) {
+  using nlohmann::ordered_json;
+  ordered_json j;
+  j["file"] = file;
+  j["era"] = std::string(eraName(r.era));
+  j["whole_first"] = r.whole_first;
+  j["input_rewrite"] = std::string(inputRewriteName(r.input_rewrite));
+  j["approximate_segmentation"] = r.segmented.approximate;
+  ordered_json segs = ordered_json::array();
+  for (const Segment& s : r.segmented.segments) {
+    ordered_json js;
+    js["id"] = s.id;
+    js["kind"] = s.kind == SegmentKind::Compute ? "compute" : "communication";
+    if (s.kind == SegmentKind::Communication) js["collective"] = std::string(commKindName(s.comm));
+    js["scheduler"] = s.scheduler;
+    js["description"] = describeSegment(f, s);
+    js["exprs"] = s.exprs;
+    ordered_json ins = ordered_json::array();
+    for (const ValueRef& v : s.inputs)
+      ins.push_back(v.isTensor() ? std::string(f.tensorName(v.id)) : std::string(f.scalarName(v.id)));
+    js["inputs"] = ins;
+    ordered_json outs = ordered_json::array();
+    for (TensorId t : s.outputs) outs.push_back(std::string(f.tensorName(t)));
+    js["outputs"] = outs;
+    js["reason"] = s.reason;
+    segs.push_back(js);
+  }
+  j["segments"] = segs;
+  ordered_json edges = ordered_json::array();
+  for (const SegmentEdge& e : r.segmented.edges)
+    edges.push_back({{"from", e.from}, {"to", e.to}, {"tensor", std::string(f.tensorName(e.tensor))}});
+  j["edges"] = edges;
+  ordered_json unbound = ordered_json::array();
+  for (const UnboundExtent& u : r.unbound) {
+    ordered_json ju;
+    ju["segment"] = u.segment;
+    ju["symbol"] = std::string(f.scalarName(u.symbol));
+    ordered_json uses = ordered_json::array();
+    for (const UnboundUse& use : u.uses) {
+      ordered_json x;
+      if (use.expr != kNone) {
+        x["expr"] = use.expr;
+      } else {
+        x["tensor"] = std::string(f.tensorName(use.tensor));
+        x["axis"] = axisToString(f, use.axis);
+        x["position"] = use.pos;
+        x["segment_input"] = use.on_input;
+        x["reduction_axis"] = use.reduction_axis;
+      }
+      uses.push_back(x);
+    }
+    ju["uses"] = uses;
+    ordered_json hops = ordered_json::array();
+    for (const Hop& h : u.hops) {
+      ordered_json x;
+      x["tensor"] = std::string(f.tensorName(h.tensor));
+      x["axis"] = axisToString(f, h.axis);
+      if (h.expr != kNone) {
+        x["expr"] = h.expr;
+        x["op"] = std::string(opName(f.exprs[h.expr].op));
+      }
+      if (h.segment != kNone) x["segment"] = h.segment;
+      hops.push_back(x);
+    }
+    ju["hops"] = hops;
+    ordered_json wo;
+    wo["kind"] = originKind(u.whole_origin.kind);
+    if (u.whole_origin.tensor != kNone) {
+      wo["tensor"] = std::string(f.tensorName(u.whole_origin.tensor));
+      wo["position"] = u.whole_origin.axis_pos;
+    }
+    if (u.whole_value) wo["value"] = *u.whole_value;
+    wo["text"] = describeOrigin(f, u.symbol, u.whole_origin, u.whole_value, r.era);
+    ju["whole_fusion_binding"] = wo;
+    ju["needed"] = u.needed;
+    ju["fixes"] = {{"strip-reduction-axes", u.strip_applies}, {"forward-extent", u.forward_applies}};
+    unbound.push_back(ju);
+  }
+  j["unbound"] = unbound;
+  j["diagnostics"] = nlohmann::ordered_json::parse(renderJson(r.diagnostics))["diagnostics"];
+  return j.dump(2) + "\n";
+}
+
+}  // namespace fc::driver

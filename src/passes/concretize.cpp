@@ -1,0 +1,194 @@
+#include "passes/concretize.h"
+
+#include <algorithm>
+
+#include "ir/printer.h"
+
+namespace fc {
+namespace {
+
+Location tensorAxisLoc(const std::string& file, TensorId t, size_t pos) {
+  return Location{file, JsonPointer().key("tensors").index(t).key("logical").index(pos).str(), 0, 0};
+}
+Location exprLoc(const std::string& file, ExprId e, const char* key = nullptr, size_t idx = SIZE_MAX) {
+  JsonPointer p = JsonPointer().key("exprs").index(e);
+  if (key) p = p.key(key);
+  if (key && idx != SIZE_MAX) p = p.index(idx);
+  return Location{file, p.str(), 0, 0};
+}
+
+size_t logicalIndex(const Fusion& f, TensorId t, AxisId a) {
+  const auto& L = f.tensors[t].logical;
+  for (size_t i = 0; i < L.size(); ++i)
+    if (L[i] == a) return i;
+  return 0;
+}
+
+bool isConstNonZero(const Fusion& f, ScalarId s) {
+  const Scalar& sc = f.scalars[s];
+  return sc.kind == ScalarKind::Constant && !(sc.value.kind == ConstValue::Kind::Int && sc.value.i == 0);
+}
+
+}  // namespace
+
+ConcretizationInfo analyzeConcretization(const Fusion& f, const ViewSpec& view, ScalarEval& ev, Era era,
+                                         DiagnosticSink& sink, const std::string& file) {
+  ConcretizationInfo info;
+  auto need = [&](ScalarId s, UnboundUse use) {
+    if (s == kNone || ev.isKnown(s)) return;
+    for (ScalarId sym : ScalarEval::freeSymbols(f, s)) {
+      if (ev.isKnown(sym)) continue;
+      use.symbol = sym;
+      use.scalar = s;
+      info.unbound.push_back(use);
+    }
+  };
+  auto visitAxes = [&](TensorId t, const std::vector<AxisId>& dom, bool on_input) {
+    for (AxisId a : dom) {
+      const Axis& ax = f.axes[a];
+      ScalarId e = ax.expanded != kNone ? ax.expanded : ax.extent;
+      if (e == kNone || isConstNonZero(f, e)) continue;
+      ++info.checked_extents;
+      UnboundUse u;
+      u.tensor = t;
+      u.axis = a;
+      u.pos = logicalIndex(f, t, a);
+      u.on_input = on_input;
+      u.reduction_axis = ax.iter == IterType::Reduction;
+      need(e, u);
+      if (auto v = ev.value(e); v && *v == 0)
+        info.empty_extents.push_back(std::string(f.tensorName(t)) + " axis " + std::to_string(u.pos) + " (" +
+                                     axisToString(f, a) + ") = 0");
+      if (ax.iter == IterType::Symbolic) {
+        auto v = ev.value(e);
+        if (v)
+          info.decisions.push_back(std::string(f.tensorName(t)) + " axis " + std::to_string(u.pos) +
+                                   ": Symbolic -> " + (*v == 1 ? "Broadcast" : "Iteration") + " (extent " +
+                                   std::to_string(*v) + ")");
+      }
+      // A DID axis must agree with its mesh.
+      if (isDeviceDim(ax.parallel) && f.tensors[t].mesh != kNone) {
+        const Mesh& m = f.meshes[f.tensors[t].mesh];
+        int64_t want = era == Era::Head ? m.sizeFor(ax.parallel) : m.size();
+        auto v = ev.value(ax.extent);
+        if (v && want > 0 && *v != want && !on_input) {
+          auto& d = sink.error(DiagCode::DidMeshMismatch,
+                               std::string(f.tensorName(t)) + " axis " + std::to_string(u.pos) + " (" +
+                                   axisToString(f, a) + ") is parallelized on " +
+                                   std::string(parallelTypeName(ax.parallel)) + " with extent " +
+                                   std::to_string(*v) + ", but its mesh " + m.toString(era == Era::Head) +
+                                   " has " + std::to_string(want) + " devices there",
+                               tensorAxisLoc(file, t, u.pos));
+          d.note("a logical DID axis spans the mesh: its extent must be the mesh size");
+        }
+      }
+    }
+  };
+
+  std::vector<uint8_t> visited(f.tensors.size(), 0);
+  for (const BoundInput& in : view.inputs) {
+    visited[in.tensor] = 1;
+    visitAxes(in.tensor, in.domain, true);
+  }
+  for (ExprId eid : view.exprs) {
+    const Expr& e = f.exprs[eid];
+    // Scalars used as values: operands and attributes.
+    for (size_t i = 0; i < e.inputs.size(); ++i)
+      if (e.inputs[i].isScalar()) {
+        UnboundUse u;
+        u.expr = eid;
+        need(e.inputs[i].id, u);
+      }
+    const Attrs& at = e.attrs;
+    for (ScalarId s : {at.value, at.start, at.step}) {
+      UnboundUse u;
+      u.expr = eid;
+      if (s != kNone && f.scalars[s].dtype != DType::Double && f.scalars[s].dtype != DType::Float) need(s, u);
+    }
+    for (TensorId t : e.outputs)
+      if (!visited[t]) {
+        visited[t] = 1;
+        visitAxes(t, f.tensors[t].logical, false);
+      }
+    // Dynamic reshape (reference §2.3 analyzeReshapes).
+    if (e.op == OpKind::Reshape) {
+      int64_t out_numel = 1;
+      bool out_known = true;
+      int minus_one = -1;
+      for (size_t i = 0; i < at.shape.size(); ++i) {
+        ScalarId s = at.shape[i];
+        const Scalar& sc = f.scalars[s];
+        auto v = ev.value(s);
+        if (!v) {
+          out_known = false;
+          auto& d = sink.error(DiagCode::ReshapeUnevaluable,
+                               "reshape size " + std::to_string(i) + " (" + scalarToString(f, s) +
+                                   ") cannot be evaluated from the bound inputs",
+                               exprLoc(file, eid, "shape", i));
+          d.note("nvFuser raises \"Cannot evaluate the extent of an output domain to reshape\"");
+          continue;
+        }
+        if (*v == -1) {
+          if (sc.kind != ScalarKind::Constant) {
+            auto& d = sink.error(DiagCode::ReshapeUnevaluable,
+                                 "reshape size " + std::to_string(i) + " (" + scalarToString(f, s) +
+                                     ") evaluates to -1 but is not a constant",
+                                 exprLoc(file, eid, "shape", i));
+            d.note("nvFuser raises \"Values of -1 passed to reshape must be constant at definition.\"");
+          }
+          minus_one = static_cast<int>(i);
+          continue;
+        }
+        if (__builtin_mul_overflow(out_numel, *v, &out_numel)) out_known = false;
+      }
+      if (out_known && !e.inputs.empty() && e.inputs[0].isTensor()) {
+        int64_t in_numel = 1;
+        bool in_known = true;
+        for (AxisId a : f.tensors[e.inputs[0].id].logical) {
+          if (f.axes[a].iter == IterType::Reduction) continue;
+          auto v = ev.value(f.axes[a].expanded != kNone ? f.axes[a].expanded : f.axes[a].extent);
+          if (!v || __builtin_mul_overflow(in_numel, *v, &in_numel)) in_known = false;
+        }
+        if (in_known) {
+          bool bad =
+              minus_one < 0 ? in_numel != out_numel : (out_numel == 0 ? true : in_numel % out_numel != 0);
+          if (bad) {
+            auto& d = sink.error(
+                minus_one >= 0 && in_numel == 0 ? DiagCode::EmptyExtent : DiagCode::ReshapeUnevaluable,
+                "reshape of " + std::to_string(in_numel) + " elements into shape with " +
+                    (minus_one >= 0 ? "a -1 and " : "") + std::to_string(out_numel) +
+                    " elements is impossible",
+                exprLoc(file, eid, "shape"));
+            d.note(minus_one >= 0 && in_numel == 0 ? "a -1 cannot be inferred for an empty tensor"
+                                                   : "the element counts must agree");
+          }
+        }
+      }
+    }
+    // Expand (reference §2.3 analyzeExpands).
+    if (e.op == OpKind::Expand && !e.inputs.empty() && e.inputs[0].isTensor()) {
+      std::vector<AxisId> in = f.tensors[e.inputs[0].id].logical;
+      in.erase(std::remove_if(in.begin(), in.end(),
+                              [&](AxisId a) { return f.axes[a].iter == IterType::Reduction; }),
+               in.end());
+      for (size_t i = 0; i < at.shape.size() && i < in.size(); ++i) {
+        auto want = ev.value(at.shape[i]);
+        const Axis& ia = f.axes[in[i]];
+        auto have = ev.value(ia.expanded != kNone ? ia.expanded : ia.extent);
+        if (!want || !have || *want == -1 || *want == *have) continue;
+        if (ia.iter == IterType::Broadcast && ia.expanded == kNone) continue;  // 1 -> n is the point
+        if (*have == 1 && ia.iter != IterType::Iteration) continue;
+        auto& d =
+            sink.error(DiagCode::ExpandMismatch,
+                       "expand changes axis " + std::to_string(i) + " of " +
+                           std::string(f.tensorName(e.inputs[0].id)) + " from " + std::to_string(*have) +
+                           " to " + std::to_string(*want) + ", which is not a broadcast",
+                       exprLoc(file, eid, "shape", i));
+        d.note("nvFuser raises \"Mismatch in sizes when concretizing expand\"");
+      }
+    }
+  }
+  return info;
+}
+
+}  // namespace fc

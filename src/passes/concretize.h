@@ -1,0 +1,50 @@
+// Concretization analysis for one view (DESIGN §2 step 5, reference
+// §2.2-2.3): the whole fusion, or one segment fusion. Collects, for every
+// tensor the view holds (inputs with their rewritten domains, outputs of its
+// exprs), each logical axis's maybe-expanded extent that is non-constant or
+// the constant 0 -- Reduction axes included -- and every scalar an expr
+// uses as a value; evaluates each after binding. What cannot be evaluated
+// is returned as data (UnboundUse), never asserted. Dynamic reshapes,
+// expands, zero extents and DID extents are checked here too.
+// O(axes + exprs of the view).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analysis/binding.h"
+#include "analysis/scalar_eval.h"
+#include "diag/diagnostic.h"
+#include "ir/fusion.h"
+
+namespace fc {
+
+struct ViewSpec {
+  int segment = -1;  // -1: the whole fusion
+  std::vector<ExprId> exprs;
+  std::vector<BoundInput> inputs;  // tensor inputs with the domains the view sees
+};
+
+// One place where an unevaluable scalar is needed.
+struct UnboundUse {
+  ScalarId symbol = kNone;  // the free symbol that is not known
+  ScalarId scalar = kNone;  // the extent / operand that needs it
+  TensorId tensor = kNone;  // kNone when used as a value by an expr
+  AxisId axis = kNone;
+  size_t pos = 0;         // logical position of `axis` in `tensor`
+  bool on_input = false;  // the tensor is an input of the view
+  bool reduction_axis = false;
+  ExprId expr = kNone;  // set when used as a value (operand / attribute)
+};
+
+struct ConcretizationInfo {
+  std::vector<UnboundUse> unbound;         // in discovery order
+  std::vector<std::string> empty_extents;  // "T3 axis 1 (iS5{i2}) = 0"
+  std::vector<std::string> decisions;      // "T4 axis 0: Symbolic -> Iteration (extent 6)"
+  size_t checked_extents = 0;
+};
+
+ConcretizationInfo analyzeConcretization(const Fusion& f, const ViewSpec& view, ScalarEval& ev, Era era,
+                                         DiagnosticSink& sink, const std::string& file);
+
+}  // namespace fc

@@ -1,0 +1,329 @@
+#include "passes/segment.h"
+
+#include <algorithm>
+#include <numeric>
+#include <queue>
+
+#include "analysis/resharding.h"
+
+namespace fc {
+
+bool isMultiDevice(const Fusion& f) {
+  for (const Tensor& t : f.tensors)
+    if (t.mesh != kNone) return true;
+  return false;
+}
+
+std::vector<ExprId> topoOrder(const Fusion& f) {
+  // nvFuser's statement order: post-order DFS from the outputs, operands in
+  // order; exprs no output depends on follow, from the repro's order.
+  const size_t n = f.exprs.size();
+  std::vector<uint8_t> state(n, 0);  // 0 new, 1 on stack, 2 done
+  std::vector<ExprId> order;
+  order.reserve(n);
+  std::vector<std::pair<ExprId, size_t>> stack;
+  auto visit = [&](ExprId root) {
+    if (root >= n || state[root] != 0) return;
+    stack.push_back({root, 0});
+    state[root] = 1;
+    while (!stack.empty()) {
+      auto& [e, next] = stack.back();
+      const auto& ins = f.exprs[e].inputs;
+      bool pushed = false;
+      while (next < ins.size()) {
+        const ValueRef& v = ins[next++];
+        if (!v.isTensor() || v.id >= f.tensors.size()) continue;
+        ExprId p = f.tensors[v.id].definition;
+        if (p == kNone || p >= n || state[p] != 0) continue;  // state 1: a cycle, ignored here
+        state[p] = 1;
+        stack.push_back({p, 0});
+        pushed = true;
+        break;
+      }
+      if (pushed) continue;
+      state[e] = 2;
+      order.push_back(e);
+      stack.pop_back();
+    }
+  };
+  for (TensorId o : f.outputs)
+    if (o < f.tensors.size()) visit(f.tensors[o].definition);
+  for (ExprId e = 0; e < n; ++e) visit(e);
+  return order;
+}
+
+std::string describeSegment(const Fusion& f, const Segment& s) {
+  if (s.kind == SegmentKind::Communication) return std::string(commKindName(s.comm));
+  std::string out = "compute: ";
+  std::vector<std::string_view> seen;
+  for (ExprId e : s.exprs) {
+    std::string_view n = opName(f.exprs[e].op);
+    if (std::find(seen.begin(), seen.end(), n) != seen.end()) continue;
+    if (!seen.empty()) out += ", ";
+    out += n;
+    seen.push_back(n);
+  }
+  return out;
+}
+
+namespace {
+
+struct UnionFind {
+  std::vector<uint32_t> p;
+  explicit UnionFind(size_t n) : p(n) { std::iota(p.begin(), p.end(), 0); }
+  uint32_t find(uint32_t x) {
+    while (p[x] != x) x = p[x] = p[p[x]];
+    return x;
+  }
+  void unite(uint32_t a, uint32_t b) {
+    a = find(a), b = find(b);
+    if (a != b) p[std::max(a, b)] = std::min(a, b);
+  }
+};
+
+std::string schedulerFor(const Fusion& f, const std::vector<ExprId>& exprs) {
+  bool matmul = false, reduction = false;
+  for (ExprId e : exprs) {
+    OpCategory c = opInfo(f.exprs[e].op).category;
+    matmul |= c == OpCategory::Matmul;
+    reduction |= c == OpCategory::Reduction;
+  }
+  if (matmul) return "expr_eval";
+  if (reduction) return "reduction";
+  return "pointwise";
+}
+
+// Fills inputs / outputs / edges / producer_of and orders segments
+// topologically (by their smallest topo position).
+void finish(const Fusion& f, SegmentedFusion& sf, const std::vector<uint32_t>& seg_of_expr,
+            const std::vector<uint32_t>& topo_pos) {
+  const size_t nseg = sf.segments.size();
+  // Order segments: Kahn over segment dependencies, ties by first topo position.
+  std::vector<uint32_t> first(nseg, UINT32_MAX);
+  for (uint32_t s = 0; s < nseg; ++s)
+    for (ExprId e : sf.segments[s].exprs) first[s] = std::min(first[s], topo_pos[e]);
+  std::vector<std::vector<uint32_t>> succ(nseg);
+  std::vector<uint32_t> indeg(nseg, 0);
+  for (uint32_t s = 0; s < nseg; ++s)
+    for (ExprId e : sf.segments[s].exprs)
+      for (const ValueRef& v : f.exprs[e].inputs) {
+        if (!v.isTensor()) continue;
+        ExprId p = f.tensors[v.id].definition;
+        if (p == kNone) continue;
+        uint32_t ps = seg_of_expr[p];
+        if (ps != s && std::find(succ[ps].begin(), succ[ps].end(), s) == succ[ps].end()) {
+          succ[ps].push_back(s);
+          ++indeg[s];
+        }
+      }
+  using Item = std::pair<uint32_t, uint32_t>;  // (first, seg)
+  std::priority_queue<Item, std::vector<Item>, std::greater<>> ready;
+  for (uint32_t s = 0; s < nseg; ++s)
+    if (indeg[s] == 0) ready.push({first[s], s});
+  std::vector<uint32_t> order;
+  while (!ready.empty()) {
+    uint32_t s = ready.top().second;
+    ready.pop();
+    order.push_back(s);
+    for (uint32_t t : succ[s])
+      if (--indeg[t] == 0) ready.push({first[t], t});
+  }
+  std::vector<uint32_t> renum(nseg, 0);
+  std::vector<Segment> sorted;
+  sorted.reserve(nseg);
+  for (uint32_t k = 0; k < order.size(); ++k) {
+    renum[order[k]] = k;
+    sorted.push_back(std::move(sf.segments[order[k]]));
+    sorted.back().id = k;
+  }
+  sf.segments = std::move(sorted);
+  sf.producer_of.assign(f.tensors.size(), kNone);
+  for (const Segment& s : sf.segments)
+    for (ExprId e : s.exprs)
+      for (TensorId t : f.exprs[e].outputs) sf.producer_of[t] = s.id;
+  // Exprs within a segment in topological order.
+  for (Segment& s : sf.segments)
+    std::sort(s.exprs.begin(), s.exprs.end(), [&](ExprId a, ExprId b) { return topo_pos[a] < topo_pos[b]; });
+  // Inputs, outputs, edges.
+  std::vector<uint32_t> seen_in(f.tensors.size(), UINT32_MAX);
+  std::vector<uint32_t> seen_scalar(f.scalars.size(), UINT32_MAX);
+  for (Segment& s : sf.segments) {
+    for (ExprId e : s.exprs)
+      for (const ValueRef& v : f.exprs[e].inputs) {
+        if (v.isTensor()) {
+          if (sf.producer_of[v.id] == s.id || seen_in[v.id] == s.id) continue;
+          seen_in[v.id] = s.id;
+          s.inputs.push_back(v);
+          if (sf.producer_of[v.id] != kNone) sf.edges.push_back({sf.producer_of[v.id], s.id, v.id});
+        } else if (f.scalars[v.id].kind == ScalarKind::Input && seen_scalar[v.id] != s.id) {
+          seen_scalar[v.id] = s.id;
+          s.inputs.push_back(v);
+        }
+      }
+  }
+  std::vector<uint8_t> used_outside(f.tensors.size(), 0);
+  for (const SegmentEdge& ed : sf.edges) used_outside[ed.tensor] = 1;
+  for (TensorId o : f.outputs) used_outside[o] = 1;
+  for (Segment& s : sf.segments)
+    for (ExprId e : s.exprs)
+      for (TensorId t : f.exprs[e].outputs)
+        if (used_outside[t]) s.outputs.push_back(t);
+  std::sort(sf.edges.begin(), sf.edges.end(), [](const SegmentEdge& a, const SegmentEdge& b) {
+    return std::tie(a.to, a.from, a.tensor) < std::tie(b.to, b.from, b.tensor);
+  });
+}
+
+std::string exprLabel(const Fusion& f, ExprId e) {
+  std::string s = "expr " + std::to_string(e) + " (" + std::string(opName(f.exprs[e].op));
+  if (!f.exprs[e].outputs.empty()) s += " -> " + std::string(f.tensorName(f.exprs[e].outputs[0]));
+  return s + ")";
+}
+
+}  // namespace
+
+SegmentPassResult segmentFusion(const Fusion& f, Era era, bool trace, DiagnosticSink& sink,
+                                const std::string& file) {
+  SegmentPassResult r;
+  SegmentedFusion& sf = r.segmented;
+  sf.fusion = &f;
+  const size_t n = f.exprs.size();
+  std::vector<ExprId> order = topoOrder(f);
+  std::vector<uint32_t> topo_pos(n, 0);
+  for (uint32_t i = 0; i < order.size(); ++i) topo_pos[order[i]] = i;
+  const bool multi = isMultiDevice(f);
+
+  std::vector<uint8_t> resharding(n, 0);
+  if (multi)
+    for (ExprId e = 0; e < n; ++e) resharding[e] = isResharding(f, e);
+
+  auto lower = [&](Segment& s, ExprId e) {
+    s.kind = SegmentKind::Communication;
+    s.scheduler = "communication";
+    Lowering lw = lowerToCommunication(f, e, era);
+    if (!lw.error.empty()) {
+      auto& d = sink.error(DiagCode::UnlowerableResharding,
+                           exprLabel(f, e) + " is resharding but cannot be lowered to a communication",
+                           Location{file, JsonPointer().key("exprs").index(e).str(), 0, 0});
+      d.note(lw.error);
+      d.note("nvFuser " + std::string(eraName(era)) +
+             " segments each resharding expr alone and lowers it to a "
+             "collective; this one would fail at lowering");
+      s.reason = "resharding expr (not lowerable)";
+    } else {
+      s.comm = lw.kind;
+      s.reason = "resharding expr, lowered to " + std::string(commKindName(lw.kind));
+    }
+  };
+
+  std::vector<uint32_t> seg_of(n, kNone);
+  if (f.segmentation) {
+    sf.explicit_segmentation = true;
+    for (const SegmentSpec& spec : f.segmentation->segments) {
+      Segment s;
+      s.exprs = spec.exprs;
+      s.scheduler = spec.scheduler;
+      s.reason = "replayed from the repro's segmentation";
+      bool single_resharding = s.exprs.size() == 1 && multi && resharding[s.exprs[0]];
+      if (single_resharding || spec.scheduler == "communication") {
+        if (s.exprs.size() == 1) lower(s, s.exprs[0]);
+      }
+      for (ExprId e : s.exprs) seg_of[e] = static_cast<uint32_t>(sf.segments.size());
+      sf.segments.push_back(std::move(s));
+    }
+    if (trace)
+      r.trace.push_back("replaying the repro's segmentation: " + std::to_string(sf.segments.size()) +
+                        " segments");
+    if (f.segmentation->input_rewrite) sf.input_rewrite = *f.segmentation->input_rewrite;
+    sf.forward = f.segmentation->forward;
+    finish(f, sf, seg_of, topo_pos);
+    return r;
+  }
+
+  // Barriers: exprs that run alone. Cut tensors: segment_set outputs.
+  std::vector<uint8_t> barrier(n, 0);
+  for (ExprId e = 0; e < n; ++e) barrier[e] = multi ? resharding[e] : isExprEvalOnly(f.exprs[e].op);
+  sf.approximate = !multi;
+  auto isCut = [&](TensorId t) {
+    ExprId p = f.tensors[t].definition;
+    return !multi && p != kNone && f.exprs[p].op == OpKind::SegmentSet;
+  };
+  auto weight = [&](ExprId p, TensorId t) { return (barrier[p] || isCut(t)) ? 1u : 0u; };
+
+  // ASAP levels, then ALAP (latest level that keeps every edge's weight).
+  std::vector<uint32_t> asap(n, 0), alap(n, UINT32_MAX);
+  uint32_t max_level = 0;
+  for (ExprId e : order) {
+    for (const ValueRef& v : f.exprs[e].inputs) {
+      if (!v.isTensor()) continue;
+      ExprId p = f.tensors[v.id].definition;
+      if (p != kNone) asap[e] = std::max(asap[e], asap[p] + weight(p, v.id));
+    }
+    max_level = std::max(max_level, asap[e]);
+  }
+  std::vector<std::vector<std::pair<ExprId, TensorId>>> consumers(n);
+  for (ExprId e : order)
+    for (const ValueRef& v : f.exprs[e].inputs)
+      if (v.isTensor() && f.tensors[v.id].definition != kNone)
+        consumers[f.tensors[v.id].definition].push_back({e, v.id});
+  for (size_t k = order.size(); k-- > 0;) {
+    ExprId e = order[k];
+    uint32_t l = max_level;
+    for (auto [c, t] : consumers[e]) l = std::min(l, alap[c] - weight(e, t));
+    alap[e] = barrier[e] ? asap[e] : std::max(l, asap[e]);
+  }
+
+  if (trace) {
+    std::string init = "initial groups: one per expr:";
+    for (ExprId e : order) init += " g" + std::to_string(e) + "{" + std::string(opName(f.exprs[e].op)) + "}";
+    r.trace.push_back(init);
+  }
+  UnionFind uf(n);
+  for (ExprId e : order)
+    for (auto [c, t] : consumers[e]) {
+      std::string why;
+      if (barrier[e] || barrier[c]) {
+        ExprId b = barrier[e] ? e : c;
+        why = multi ? exprLabel(f, b) + " is resharding and runs alone"
+                    : exprLabel(f, b) + " runs on ExprEval alone";
+      } else if (isCut(t)) {
+        why = std::string(f.tensorName(t)) + " is a segment_set output";
+      } else if (alap[e] != alap[c]) {
+        why = "a resharding expr lies between them on another path (merging would form a cycle)";
+      }
+      if (!why.empty()) {
+        if (trace)
+          r.trace.push_back("refuse merge g" + std::to_string(e) + "+g" + std::to_string(c) + " over " +
+                            std::string(f.tensorName(t)) + ": " + why);
+        continue;
+      }
+      if (trace && uf.find(e) != uf.find(c))
+        r.trace.push_back("merge g" + std::to_string(e) + "+g" + std::to_string(c) + " over " +
+                          std::string(f.tensorName(t)) + ": both compute at level " +
+                          std::to_string(alap[e]));
+      uf.unite(e, c);
+    }
+
+  std::vector<uint32_t> seg_of_root(n, kNone);
+  for (ExprId e : order) {
+    uint32_t root = uf.find(e);
+    if (seg_of_root[root] == kNone) {
+      seg_of_root[root] = static_cast<uint32_t>(sf.segments.size());
+      sf.segments.emplace_back();
+    }
+    seg_of[e] = seg_of_root[root];
+    sf.segments[seg_of[e]].exprs.push_back(e);
+  }
+  for (Segment& s : sf.segments) {
+    if (barrier[s.exprs[0]] && multi) {
+      lower(s, s.exprs[0]);
+    } else {
+      s.kind = SegmentKind::Compute;
+      s.scheduler = schedulerFor(f, s.exprs);
+      s.reason = barrier[s.exprs[0]] ? "ExprEval-only op, segmented alone" : "maximal compute region";
+    }
+  }
+  finish(f, sf, seg_of, topo_pos);
+  return r;
+}
+
+}  // namespace fc

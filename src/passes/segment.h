@@ -1,0 +1,40 @@
+// The segment pass (DESIGN §2 step 2). Replays the repro's explicit
+// segmentation when present; otherwise applies the era's rule:
+//  - multi-device (any tensor has a mesh): each resharding expr alone,
+//    lowered to its collective (or FC0307), maximal compute regions between;
+//  - single device: only nvFuser's hard rules (ExprEval-only ops alone,
+//    segment_set boundaries, connectivity) -- labelled approximate.
+// Compute regions are found by levels: an expr's level counts the
+// barriers (resharding / ExprEval-only exprs, segment_set edges) on paths
+// into it, scheduled as late as possible; compute exprs of one level that
+// are connected form one segment. A path between two exprs of one level
+// never crosses a barrier, so the segment graph is a DAG. O(exprs + uses).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analysis/segmented_fusion.h"
+#include "diag/diagnostic.h"
+#include "ir/fusion.h"
+
+namespace fc {
+
+struct SegmentPassResult {
+  SegmentedFusion segmented;
+  std::vector<std::string> trace;  // initial groups, merges made / refused (when asked)
+};
+
+SegmentPassResult segmentFusion(const Fusion& f, Era era, bool trace, DiagnosticSink& sink,
+                                const std::string& file);
+
+// Exprs of `f` in a topological order (producers first); stable w.r.t. the
+// expr order of the repro.
+std::vector<ExprId> topoOrder(const Fusion& f);
+
+bool isMultiDevice(const Fusion& f);
+
+// "compute: cast, broadcast, add" / "Allreduce".
+std::string describeSegment(const Fusion& f, const Segment& s);
+
+}  // namespace fc
