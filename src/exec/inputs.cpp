@@ -1,0 +1,238 @@
+// Input generation and binding (see inputs.h).
+#include "exec/inputs.h"
+
+#include <algorithm>
+
+#include "exec/exec_error.h"
+#include "exec/rng.h"
+#include "support/checked.h"
+
+namespace fc::exec {
+namespace {
+
+std::string inputPtr(size_t p) { return "/inputs/" + std::to_string(p); }
+
+const ConcreteInput* concreteFor(const Fusion& f, ValueRef v, size_t* index) {
+  for (size_t i = 0; i < f.concrete_inputs.size(); ++i)
+    if (f.concrete_inputs[i].value == v) {
+      *index = i;
+      return &f.concrete_inputs[i];
+    }
+  return nullptr;
+}
+
+// Binds the extents of `t`'s materialized axes to `global` (or checks them).
+void bindTensor(const Fusion& f, TensorId t, const Shape& global, ScalarValues& sv, const std::string& ptr,
+                DiagCode code) {
+  std::vector<AxisId> axes = materializedAxes(f, t);
+  if (axes.size() != global.size())
+    fail(std::string(f.tensorName(t)) + " has " + std::to_string(axes.size()) +
+             " non-Reduction axes but its data has rank " + std::to_string(global.size()),
+         ptr, code);
+  for (size_t k = 0; k < axes.size(); ++k) {
+    const Axis& ax = f.axes[axes[k]];
+    ScalarId s = ax.expanded != kNone ? ax.expanded : ax.extent;
+    if (ax.iter == IterType::Broadcast && ax.expanded == kNone) {
+      if (global[k] != 1)
+        fail(std::string(f.tensorName(t)) + " axis " + std::to_string(k) +
+                 " is a Broadcast axis but the data has size " + std::to_string(global[k]),
+             ptr, code);
+      continue;
+    }
+    const Scalar& sc = f.scalars[s];
+    if ((sc.kind == ScalarKind::Symbol || sc.kind == ScalarKind::Input) && !sv.isBound(s)) {
+      sv.bind(s, ScalarValue::ofInt(global[k]));
+      continue;
+    }
+    std::string why;
+    auto v = sv.evalInt(s, &why);
+    if (!v) continue;  // derived from symbols bound later; checked by the ops that use it
+    if (*v != global[k])
+      fail(std::string(f.tensorName(t)) + " axis " + std::to_string(k) + ": extent " + scalarLabel(f, s) +
+               " = " + std::to_string(*v) + " but the data has global size " + std::to_string(global[k]),
+           ptr, code);
+  }
+}
+
+// The local shape of an input without a concrete description.
+Shape defaultLocalShape(const Fusion& f, TensorId t, const std::vector<ShardDim>& shards, ScalarValues& sv,
+                        int64_t default_extent) {
+  std::vector<AxisId> axes = materializedAxes(f, t);
+  Shape local(axes.size());
+  for (size_t k = 0; k < axes.size(); ++k) {
+    const Axis& ax = f.axes[axes[k]];
+    int64_t parts = 1;
+    for (const ShardDim& sd : shards)
+      if (sd.dim == static_cast<int64_t>(k)) parts = sd.parts;
+    if (ax.iter == IterType::Broadcast && ax.expanded == kNone) {
+      local[k] = 1;
+      continue;
+    }
+    auto v = sv.axisSize(axes[k]);
+    if (v) {
+      if (*v < 0 || *v % parts != 0)
+        fail(std::string(f.tensorName(t)) + " axis " + std::to_string(k) + " has extent " +
+                 std::to_string(*v) + ", not a multiple of its mesh size " + std::to_string(parts),
+             "/tensors/" + std::to_string(t), DiagCode::BadConcreteInput);
+      local[k] = *v / parts;
+    } else {
+      local[k] = parts > 1 ? 1 : default_extent;
+    }
+  }
+  return local;
+}
+
+// Linear index of the shard held by the `pos`-th device of the tensor's mesh.
+uint32_t shardIndex(const Mesh* mesh, const std::vector<ShardDim>& shards, int64_t pos) {
+  uint64_t c = 0;
+  for (const ShardDim& sd : shards) c = c * sd.parts + (mesh ? meshCoordinate(*mesh, pos, sd.pt) : 0);
+  return static_cast<uint32_t>(c);
+}
+
+HostTensor generateShard(DType dt, const Shape& shape, const std::vector<int64_t>& strides, uint64_t seed,
+                         uint32_t p, uint32_t c, MemoryBudget* budget, const std::string& ptr) {
+  HostTensor out(dt, shape, budget);
+  if (out.numel() == 0) return out;
+  int64_t span = 1;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (strides[d] < 0) fail("negative strides are not supported", ptr, DiagCode::BadConcreteInput);
+    auto m = checkedMul(shape[d] - 1, strides[d]);
+    auto a = m ? checkedAdd(span, *m) : std::nullopt;
+    if (!a) fail("the storage span overflows", ptr, DiagCode::BadConcreteInput);
+    span = *a;
+  }
+  HostTensor storage(dt, {span}, budget);
+  SplitMix64 rng = SplitMix64::forInput(seed, p, c);
+  for (int64_t i = 0; i < span; ++i) storage[i] = rng.value(dt);
+  std::vector<int64_t> idx(shape.size(), 0);
+  for (int64_t i = 0; i < out.numel(); ++i) {
+    int64_t o = 0;
+    for (size_t d = 0; d < shape.size(); ++d) o += idx[d] * strides[d];
+    out[i] = storage[o];
+    for (size_t d = shape.size(); d-- > 0;) {
+      if (++idx[d] < shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
+const Mesh* meshOf(const Fusion& f, TensorId t) {
+  MeshId m = f.tensors[t].mesh;
+  return (m != kNone && m < f.meshes.size()) ? &f.meshes[m] : nullptr;
+}
+
+}  // namespace
+
+RunInputs generateInputs(const Fusion& f, const World& world, ScalarValues& sv, uint64_t seed,
+                         int64_t default_extent, MemoryBudget* budget) {
+  RunInputs in;
+  // Pass 1: scalar inputs (they may size tensors), then tensors in order.
+  in.values.resize(f.inputs.size());
+  for (size_t p = 0; p < f.inputs.size(); ++p) {
+    ValueRef v = f.inputs[p];
+    if (!v.isScalar()) continue;
+    InputValue& iv = in.values[p];
+    iv.is_tensor = false;
+    iv.dtype = f.scalars[v.id].dtype;
+    size_t ci_index = 0;
+    const ConcreteInput* ci = concreteFor(f, v, &ci_index);
+    if (ci && ci->scalar) {
+      iv.scalar = ci->scalar->kind == ConstValue::Kind::Float ? ScalarValue::ofFloat(ci->scalar->f)
+                                                              : ScalarValue::ofInt(ci->scalar->i);
+    } else if (isFloatingPoint(iv.dtype)) {
+      iv.scalar =
+          ScalarValue::ofFloat(SplitMix64::forInput(seed, static_cast<uint32_t>(p), 0).value(iv.dtype));
+    } else if (iv.dtype == DType::Bool) {
+      iv.scalar = ScalarValue::ofInt(1);
+    } else {
+      iv.scalar = ScalarValue::ofInt(default_extent);
+    }
+    if (!sv.bind(v.id, iv.scalar))
+      fail("scalar input " + scalarLabel(f, v.id) + " is bound twice to different values", inputPtr(p),
+           DiagCode::BadConcreteInput);
+  }
+  for (size_t p = 0; p < f.inputs.size(); ++p) {
+    ValueRef v = f.inputs[p];
+    if (!v.isTensor()) continue;
+    TensorId t = v.id;
+    InputValue& iv = in.values[p];
+    iv.dtype = f.tensors[t].dtype;
+    std::vector<ShardDim> shards = shardDims(f, t);
+    const Mesh* mesh = meshOf(f, t);
+    size_t ci_index = 0;
+    const ConcreteInput* ci = concreteFor(f, v, &ci_index);
+    std::string ptr = ci ? "/concrete_inputs/" + std::to_string(ci_index) : inputPtr(p);
+    Shape local = ci ? ci->shape : defaultLocalShape(f, t, shards, sv, default_extent);
+    std::vector<int64_t> strides = (ci && !ci->strides.empty()) ? ci->strides : contiguousStrides(local);
+    if (strides.size() != local.size())
+      fail("strides and shape differ in length", ptr, DiagCode::BadConcreteInput);
+    for (int64_t s : local)
+      if (s < 0) fail("negative size " + std::to_string(s), ptr, DiagCode::BadConcreteInput);
+    Shape global = local;
+    for (const ShardDim& sd : shards) {
+      if (sd.dim >= static_cast<int64_t>(global.size()))
+        fail("shape rank does not fit the tensor", ptr, DiagCode::BadConcreteInput);
+      auto m = checkedMul(global[sd.dim], sd.parts);
+      if (!m) fail("global size overflows", ptr, DiagCode::BadConcreteInput);
+      global[sd.dim] = *m;
+    }
+    bindTensor(f, t, global, sv, ptr, DiagCode::BadConcreteInput);
+    // One generated shard per distinct shard index; replicas share it.
+    std::vector<int64_t> ranks = world.ranksOf(t);
+    iv.local.resize(world.size());
+    std::vector<std::optional<HostTensor>> shard_cache;
+    std::vector<const HostTensor*> by_pos;
+    for (size_t pos = 0; pos < ranks.size(); ++pos) {
+      uint32_t c = shardIndex(mesh, shards, static_cast<int64_t>(pos));
+      if (c >= shard_cache.size()) shard_cache.resize(c + 1);
+      if (!shard_cache[c])
+        shard_cache[c] =
+            generateShard(iv.dtype, local, strides, seed, static_cast<uint32_t>(p), c, budget, ptr);
+      if (ranks[pos] >= 0) iv.local[ranks[pos]] = *shard_cache[c];
+    }
+    for (size_t pos = 0; pos < ranks.size(); ++pos) by_pos.push_back(&*iv.local[ranks[pos]]);
+    iv.global = assemble(by_pos, shards, mesh, budget, nullptr);
+  }
+  return in;
+}
+
+void bindInputs(const Fusion& f, const World& world, const RunInputs& in, ScalarValues& sv) {
+  if (in.values.size() != f.inputs.size())
+    fail("the fusion has " + std::to_string(f.inputs.size()) + " inputs, the reference fusion " +
+             std::to_string(in.values.size()),
+         "/inputs", DiagCode::AgainstMismatch);
+  for (size_t p = 0; p < f.inputs.size(); ++p) {
+    ValueRef v = f.inputs[p];
+    const InputValue& iv = in.values[p];
+    if (v.isTensor() != iv.is_tensor)
+      fail("input " + std::to_string(p) + " is a tensor in one fusion and a scalar in the other", inputPtr(p),
+           DiagCode::AgainstMismatch);
+    if (!v.isTensor()) {
+      if (!sv.bind(v.id, iv.scalar))
+        fail("scalar input " + scalarLabel(f, v.id) + " is bound twice", inputPtr(p),
+             DiagCode::AgainstMismatch);
+      continue;
+    }
+    TensorId t = v.id;
+    if (f.tensors[t].dtype != iv.dtype)
+      fail("input " + std::string(f.tensorName(t)) + " is " + std::string(dtypeName(f.tensors[t].dtype)) +
+               " but the reference fusion's input " + std::to_string(p) + " is " +
+               std::string(dtypeName(iv.dtype)),
+           inputPtr(p), DiagCode::AgainstMismatch);
+    bindTensor(f, t, iv.global.shape(), sv, inputPtr(p), DiagCode::AgainstMismatch);
+    std::vector<ShardDim> shards = shardDims(f, t);
+    Shape local = localShape(iv.global.shape(), shards, std::string(f.tensorName(t)));
+    for (int64_t r : world.ranksOf(t)) {
+      if (r < 0 || r >= static_cast<int64_t>(iv.local.size()) || !iv.local[r] ||
+          iv.local[r]->shape() != local)
+        fail("input " + std::string(f.tensorName(t)) +
+                 " is laid out over the ranks differently from the reference "
+                 "fusion's input " +
+                 std::to_string(p),
+             inputPtr(p), DiagCode::AgainstMismatch);
+    }
+  }
+}
+
+}  // namespace fc::exec

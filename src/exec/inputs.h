@@ -1,0 +1,47 @@
+// Run inputs: per-rank local tensors and their global view, generated
+// deterministically (exec/rng.h) with the repro's concrete_inputs shapes and
+// strides, and the symbol bindings they imply (reference §3: only
+// non-Reduction logical axes bind; expanded broadcasts bind their expanded
+// extent; a DID axis binds local size x mesh size).
+//
+// Shapes without a concrete description: constant extents as written,
+// Broadcast axes 1, DID axes local 1, other unbound symbols
+// `default_extent`. Strides: the rank's storage is `span` values generated
+// in storage order and viewed through the strides (as torch's as_strided),
+// so a stride 0 repeats values. O(total elements + storage span).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "exec/host_tensor.h"
+#include "exec/scalar_values.h"
+#include "exec/sharding.h"
+#include "ir/fusion.h"
+
+namespace fc::exec {
+
+struct InputValue {
+  bool is_tensor = true;
+  std::vector<std::optional<HostTensor>> local;  // per world rank (empty where it does not live)
+  HostTensor global;
+  ScalarValue scalar;
+  DType dtype = DType::Float;
+};
+
+struct RunInputs {
+  std::vector<InputValue> values;  // by fusion input position
+};
+
+// Generates the inputs of `f` and binds `f`'s symbols into `scalars`.
+// Throws ExecError (BadConcreteInput / EvaluationFailed) on a bad description.
+RunInputs generateInputs(const Fusion& f, const World& world, ScalarValues& scalars, uint64_t seed,
+                         int64_t default_extent, MemoryBudget* budget);
+
+// Binds `f`'s symbols from inputs made for another fusion (--against):
+// matched by position; dtypes, kinds and per-rank shapes must agree
+// (ExecError with AgainstMismatch otherwise).
+void bindInputs(const Fusion& f, const World& world, const RunInputs& in, ScalarValues& scalars);
+
+}  // namespace fc::exec

@@ -1,0 +1,80 @@
+// The library entry point behind `fusecheck run` (DESIGN §4, issue 5):
+// generate inputs, compute the reference of the unsegmented fusion (or of
+// `against`), replay the era's pipeline (optionally with fixes), execute the
+// segmented program segment by segment with simulated collectives, and
+// compare every output. Returns data; the driver prints it (text or JSON).
+//
+// Exit codes (DESIGN §3): 0 every output within tolerance; 1 findings (the
+// era fails at a segment — the pipeline's own diagnostics —, a numerics
+// mismatch, an op that cannot be evaluated); 2 bad input (concrete inputs,
+// --against fusions that do not match); 3 environment (FC0904: an
+// allocation beyond max_bytes, refused before allocating; FC0902: no CUDA
+// backend). Internal errors propagate as fc::InternalError (exit 4).
+// Cost: the references' and the segmented program's op costs; memory is
+// bounded by max_bytes.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "diag/diagnostic.h"
+#include "exec/compare.h"
+#include "exec/segmented_executor.h"
+#include "ir/fusion.h"
+
+namespace fc {
+
+enum class RunDevice : uint8_t { Cpu, Cuda };
+enum class ReferenceKind : uint8_t { Exact, Faithful };
+std::string_view runDeviceName(RunDevice d);          // "cpu" | "cuda"
+std::string_view referenceKindName(ReferenceKind k);  // "exact" | "faithful"
+
+struct RunOptions {
+  RunDevice device = RunDevice::Cpu;
+  std::optional<Era> era;           // unset: the repro's era, else 2024-06
+  bool fix = false;                 // apply the fixes the pipeline proposes (strip-reduction-axes, ...)
+  const Fusion* against = nullptr;  // compare with this fusion's reference (inputs matched by position)
+  std::string file;                 // for diagnostic locations
+  std::string against_file;
+  ReferenceKind reference = ReferenceKind::Exact;
+  std::optional<uint64_t> seed;  // unset: the reference repro's seed, else 0
+  std::optional<double> rtol;    // with atol: replaces the tolerance policy
+  std::optional<double> atol;
+  uint64_t max_bytes = 0;                // 0: unlimited
+  int64_t default_extent = 8;            // size of an unbound input extent without concrete_inputs
+  std::map<std::string, int64_t> binds;  // --bind, passed to the pipeline
+};
+
+struct RunResult {
+  int exit_code = 0;
+  bool passed = false;
+  std::vector<Diagnostic> diagnostics;
+  std::string file, against_file;
+  RunDevice device = RunDevice::Cpu;
+  Era era = Era::E2024_06;
+  bool fix = false;
+  std::vector<std::string> fix_actions;  // "strip-reduction-axes: segment 2: T5 ..."
+  ReferenceKind reference = ReferenceKind::Exact;
+  uint64_t seed = 0;
+  std::string communicator;  // "simulated-ring"
+  int64_t ranks = 1;
+  std::vector<exec::SegmentRun> segments;
+  std::vector<exec::Comparison> outputs;
+  uint64_t peak_bytes = 0;
+};
+
+// `f` (and `*opts.against`) must have passed the verifier.
+RunResult runFusion(const Fusion& f, const RunOptions& opts);
+
+// {"run": {...}} — what `run --format json` prints and the HTML report reads.
+// Non-finite numbers are written as the strings "inf", "-inf", "nan".
+std::string renderRunJson(const RunResult& r);
+// The human summary (segments, then one block per output); diagnostics are
+// rendered by the caller with diag/render.h.
+void renderRunText(const RunResult& r, std::ostream& os);
+
+}  // namespace fc

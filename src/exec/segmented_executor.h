@@ -1,0 +1,51 @@
+// The CPU segmented executor (DESIGN §4): runs a SegmentedFusion as nvFuser
+// runs it — segments in run order, every rank of each mesh simulated with
+// its own local (per-rank) tensors; compute segments evaluate their exprs on
+// each rank with every produced tensor (boundary tensors included) rounded
+// to its declared dtype; a communication segment performs its collective
+// through a Communicator (exec/communicator.h) over the team of its input
+// and output meshes: the local part of a reduction (over the rank's slice of
+// the DID axis) first, then the ring reduction in the output dtype.
+//
+// `stop_at`: the segment where the era fails (from the pipeline's
+// diagnostics): segments before it run, it is marked failed, later ones are
+// not run. Cost: the sum of the ops' costs over all ranks.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/segmented_fusion.h"
+#include "exec/communicator.h"
+#include "exec/inputs.h"
+#include "exec/scalar_values.h"
+#include "exec/sharding.h"
+
+namespace fc::exec {
+
+struct SegmentRun {
+  uint32_t id = 0;
+  SegmentKind kind = SegmentKind::Compute;
+  CommKind comm = CommKind::None;
+  std::string status;   // "ran", "failed", "not-run"
+  std::string summary;  // "compute: cast, broadcast, add" / "Allreduce T4 -> T5 over 2 ranks"
+};
+
+struct SegmentedRun {
+  std::vector<std::vector<std::optional<HostTensor>>> local;  // [TensorId][world rank]
+  std::vector<SegmentRun> segments;
+};
+
+using CommunicatorFactory = std::function<std::unique_ptr<Communicator>(int64_t team_size)>;
+
+// Throws ExecError on a failure of a segment (the segment is recorded as
+// failed in `progress` first, when given).
+SegmentedRun runSegmented(const SegmentedFusion& sf, const World& world, const RunInputs& in,
+                          ScalarValues& scalars, MemoryBudget* budget, std::optional<uint32_t> stop_at,
+                          const CommunicatorFactory& make_comm = {},
+                          std::vector<SegmentRun>* progress = nullptr);
+
+}  // namespace fc::exec
