@@ -1261,6 +1261,10 @@ class Verifier {
         if (got != *x.attrs.dtype) dtypeError(e, out, *x.attrs.dtype, "its \"dtype\" attribute");
       } else if ((x.op == OpKind::Sum || x.op == OpKind::Prod) && !isFloatingPoint(idt)) {
         if (got != DType::Int && got != idt) dtypeError(e, out, DType::Int, "integer sums accumulate in Int");
+      } else if ((x.op == OpKind::Mean || x.op == OpKind::Var || x.op == OpKind::VarMean) &&
+                 !isFloatingPoint(idt)) {
+        if (!isFloatingPoint(got))
+          dtypeError(e, out, DType::Float, "the mean or variance of integers is floating-point");
       } else if (got != idt) {
         dtypeError(e, out, idt, "reductions keep their input's dtype");
       }
@@ -1429,11 +1433,12 @@ class Verifier {
         break;
       }
       case OpKind::Slice:
-        if (x.attrs.ranges.size() != n)
+        // Ranges apply to the leading input axes; axes without one are kept whole.
+        if (x.attrs.ranges.size() > n)
           rankError(e,
                     exprDesc(e) + " has " + num(x.attrs.ranges.size()) + " ranges but its input " +
                         tname(in) + " has rank " + num(n),
-                    p + "/ranges");
+                    p + "/ranges/" + num(n));
         else
           outRank(e, out, n, "slice keeps the rank");
         break;

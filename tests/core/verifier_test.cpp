@@ -713,6 +713,193 @@ TEST(Verifier, ConcreteInputOfReductionTensorCountsNonReductionAxes) {
   expectOne(s.f, "FC0114", "/concrete_inputs/0/shape");
 }
 
+// ---- shape ops on a small fusion: T0 [i0, i1] (input) -> op -> T1
+
+struct Small {
+  Fusion f;
+  ScalarId i0, i1;
+  TensorId in;
+  uint32_t next_axis = 0;
+  AxisId axis(ScalarId ext, IT it = IT::Iteration) { return f.addAxis(next_axis++, it, PT::Serial, ext); }
+  TensorId tensor(const char* name, std::vector<AxisId> axes, DType dt = DType::Float) {
+    return f.addTensor(name, dt, MemoryType::Local, std::move(axes));
+  }
+  // Adds `out = op(in, extra...)` and makes `out` the fusion output.
+  void op(OpKind k, TensorId out, Attrs attrs, std::vector<ValueRef> extra = {}) {
+    std::vector<ValueRef> ins = {ValueRef::tensor(in)};
+    ins.insert(ins.end(), extra.begin(), extra.end());
+    f.addExpr(k, ins, {out}, std::move(attrs));
+    f.outputs = {out};
+  }
+};
+
+Small makeSmall(DType dt = DType::Float) {
+  Small s;
+  s.i0 = s.f.addSymbol("i0");
+  s.f.scalars[s.i0].decl = 0;
+  s.i1 = s.f.addSymbol("i1");
+  s.f.scalars[s.i1].decl = 1;
+  s.in = s.tensor("T0", {s.axis(s.i0), s.axis(s.i1)}, dt);
+  s.f.inputs = {ValueRef::tensor(s.in)};
+  return s;
+}
+
+TEST(VerifierShapeOps, SliceRanges) {
+  Small s = makeSmall();
+  Attrs a;
+  ScalarId zero = s.f.addConstInt(0), two = s.f.addConstInt(2), one = s.f.addConstInt(1);
+  a.ranges = {SliceRange{zero, two, one}};  // leading axis only: fine
+  TensorId out = s.tensor("T1", {s.axis(two), s.axis(s.i1)});
+  s.op(OpKind::Slice, out, a);
+  EXPECT_TRUE(verify(s.f).empty()) << show(verify(s.f));
+  s.f.exprs[0].attrs.ranges.assign(3, SliceRange{zero, two, one});
+  expectOne(s.f, "FC0202", "/exprs/0/ranges/2");
+}
+
+TEST(VerifierShapeOps, PadWidths) {
+  Small s = makeSmall();
+  Attrs a;
+  ScalarId one = s.f.addConstInt(1);
+  a.pad = {one, one};
+  TensorId out =
+      s.tensor("T1", {s.axis(s.i0), s.axis(s.f.addDerived(ScalarOp::Add, s.i1, s.f.addConstInt(2)))});
+  s.op(OpKind::Pad, out, a);
+  EXPECT_TRUE(verify(s.f).empty());
+  s.f.exprs[0].attrs.pad = {one, one, one};
+  expectOne(s.f, "FC0202", "/exprs/0/pad");
+  s.f.exprs[0].attrs.pad.assign(6, one);
+  expectOne(s.f, "FC0202", "/exprs/0/pad");
+}
+
+TEST(VerifierShapeOps, CatRanks) {
+  Small s = makeSmall();
+  TensorId other = s.tensor("T2", {s.axis(s.i0)});
+  s.f.inputs.push_back(ValueRef::tensor(other));
+  Attrs a;
+  a.dim = 0;
+  TensorId out = s.tensor("T1", {s.axis(s.i0), s.axis(s.i1)});
+  s.op(OpKind::Cat, out, a, {ValueRef::tensor(other)});
+  expectOne(s.f, "FC0202", "/exprs/0/inputs/1");
+  s.f.exprs[0].inputs[1] = ValueRef::tensor(s.in);
+  EXPECT_TRUE(verify(s.f).empty());
+  s.f.exprs[0].attrs.dim = 2;
+  expectOne(s.f, "FC0202", "/exprs/0/dim");
+}
+
+TEST(VerifierShapeOps, SqueezeNonUnitAxis) {
+  Small s = makeSmall();
+  s.f.axes[0].extent = s.f.addConstInt(3);  // T0 [3, i1]
+  Attrs a;
+  a.dims = {0};
+  TensorId out = s.tensor("T1", {s.axis(s.i1)});
+  s.op(OpKind::Squeeze, out, a);
+  expectOne(s.f, "FC0213", "/exprs/0/dims/0");
+  s.f.axes[0].extent = s.f.addConstInt(1);
+  EXPECT_TRUE(verify(s.f).empty());
+  s.f.tensors[out].logical.push_back(s.axis(s.i1));
+  expectOne(s.f, "FC0202", "/exprs/0/outputs/0");
+}
+
+TEST(VerifierShapeOps, ExpandShapeLength) {
+  Small s = makeSmall();
+  Attrs a;
+  a.shape = {s.i0};
+  TensorId out = s.tensor("T1", {s.axis(s.i0), s.axis(s.i1)});
+  s.op(OpKind::Expand, out, a);
+  expectOne(s.f, "FC0202", "/exprs/0/shape");
+  s.f.exprs[0].attrs.shape = {s.i0, s.i1};
+  EXPECT_TRUE(verify(s.f).empty());
+}
+
+TEST(VerifierShapeOps, BroadcastInDim) {
+  Small s = makeSmall();
+  ScalarId one = s.f.addConstInt(1);
+  Attrs a;
+  a.shape = {s.i0, one, s.i1};
+  a.dims = {0, 2};
+  TensorId out = s.tensor("T1", {s.axis(s.i0), s.axis(one, IT::Broadcast), s.axis(s.i1)});
+  s.op(OpKind::BroadcastInDim, out, a);
+  EXPECT_TRUE(verify(s.f).empty()) << show(verify(s.f));
+  s.f.exprs[0].attrs.dims = {2, 0};
+  expectOne(s.f, "FC0202", "/exprs/0/dims/1");
+  s.f.exprs[0].attrs.dims = {0, 1};  // output axis 2 is then not mapped and not Broadcast
+  expectOne(s.f, "FC0210", "/tensors/1/logical/2");
+}
+
+TEST(VerifierShapeOps, ReshapeShapeAndRoot) {
+  Small s = makeSmall();
+  Attrs a;
+  ScalarId n = s.f.addDerived(ScalarOp::Mul, s.i0, s.i1);
+  a.shape = {n};
+  TensorId out = s.tensor("T1", {s.axis(n)});
+  s.f.tensors[out].root = {s.axis(s.i0), s.axis(s.i1)};
+  s.op(OpKind::Reshape, out, a);
+  EXPECT_TRUE(verify(s.f).empty()) << show(verify(s.f));
+  s.f.exprs[0].attrs.shape = {n, n};
+  expectOne(s.f, "FC0202", "/exprs/0/shape");
+  s.f.exprs[0].attrs.shape = {n};
+  s.f.tensors[out].root.pop_back();
+  expectOne(s.f, "FC0202", "/tensors/1/root");
+}
+
+TEST(VerifierShapeOps, FactoryRankAndDType) {
+  Fusion f;
+  ScalarId i0 = f.addSymbol("i0");
+  f.scalars[i0].decl = 0;
+  f.inputs = {ValueRef::scalar(i0)};
+  f.scalars[i0].kind = ScalarKind::Input;
+  TensorId out =
+      f.addTensor("T0", DType::Float, MemoryType::Local, {f.addAxis(0, IT::Iteration, PT::Serial, i0)});
+  Attrs a;
+  a.shape = {i0, i0};
+  a.dtype = DType::Float;
+  f.addExpr(OpKind::Zeros, {}, {out}, a);
+  f.outputs = {out};
+  expectOne(f, "FC0202", "/exprs/0/shape");
+  f.exprs[0].attrs.shape = {i0};
+  EXPECT_TRUE(verify(f).empty());
+  f.exprs[0].attrs.dtype = DType::Int;
+  expectOne(f, "FC0203", "/tensors/0/dtype");
+}
+
+TEST(VerifierShapeOps, MeanOfIntegersIsFloat) {
+  Small s = makeSmall(DType::Int);
+  Attrs a;
+  a.dims = {1};
+  TensorId out = s.tensor("T1", {s.axis(s.i0), s.axis(s.i1, IT::Reduction)}, DType::Float);
+  s.op(OpKind::Mean, out, a);
+  EXPECT_TRUE(verify(s.f).empty()) << show(verify(s.f));
+  s.f.tensors[out].dtype = DType::Int;
+  expectOne(s.f, "FC0203", "/tensors/1/dtype");
+  s.f.exprs[0].op = OpKind::Sum;  // sum of Int stays Int
+  EXPECT_TRUE(verify(s.f).empty());
+}
+
+TEST(VerifierShapeOps, KeepdimMakesBroadcast) {
+  Small s = makeSmall();
+  Attrs a;
+  a.dims = {1};
+  a.keepdim = true;
+  TensorId out = s.tensor("T1", {s.axis(s.i0), s.axis(s.f.addConstInt(1), IT::Broadcast)});
+  s.op(OpKind::Max, out, a);
+  EXPECT_TRUE(verify(s.f).empty()) << show(verify(s.f));
+  s.f.axes[s.f.tensors[out].logical[1]].iter = IT::Reduction;
+  expectOne(s.f, "FC0210", "/tensors/1/logical/1");
+}
+
+TEST(VerifierShapeOps, UnaryFloatMathPromotesIntegers) {
+  Small s = makeSmall(DType::Int32);
+  TensorId out = s.tensor("T1", {s.axis(s.i0), s.axis(s.i1)}, DType::Float);
+  s.op(OpKind::Exp, out, {});
+  EXPECT_TRUE(verify(s.f).empty());
+  s.f.tensors[out].dtype = DType::Int32;
+  expectOne(s.f, "FC0203", "/tensors/1/dtype");
+  s.f.exprs[0].op = OpKind::Neg;  // neg keeps Int32
+  EXPECT_TRUE(verify(s.f).empty());
+  s.f.exprs[0].op = OpKind::LogicalNot;
+  expectOne(s.f, "FC0203", "/tensors/1/dtype");
+}
+
 // ---- reporting
 
 TEST(Verifier, IndependentProblemsAreAllReported) {
