@@ -310,9 +310,13 @@ class Printer {
       case OpKind::Ones: {
         DType dt = e.attrs.dtype.value_or(out_dtype);
         std::string fill;
-        if (e.op == OpKind::Full)
-          fill = e.attrs.value != kNone ? scalarToString(f_, e.attrs.value) : "<missing>";
-        else
+        if (e.op == OpKind::Full) {
+          // nvFuser casts the fill value to the output dtype: a constant prints in that dtype.
+          if (validScalar(f_, e.attrs.value) && f_.scalars[e.attrs.value].kind == ScalarKind::Constant)
+            fill = constToString(f_.scalars[e.attrs.value].value, dt);
+          else
+            fill = e.attrs.value != kNone ? scalarToString(f_, e.attrs.value) : "<missing>";
+        } else
           fill = constToString(ConstValue{ConstValue::Kind::Int, e.op == OpKind::Ones ? 1 : 0, 0}, dt);
         std::string s = o + "\n   = full({";
         for (size_t i = 0; i < e.attrs.shape.size(); ++i) {
