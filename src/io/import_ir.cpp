@@ -65,10 +65,11 @@ struct TensorText {
 
 class IrImporter {
  public:
-  IrImporter(const SourceText& src, DiagnosticSink& sink) : src_(src), t_(src.text()), sink_(sink) {}
+  IrImporter(const SourceText& src, DiagnosticSink& sink, bool segmented)
+      : src_(src), t_(src.text()), sink_(sink), segmented_(segmented) {}
 
   std::optional<Fusion> run() {
-    enum Mode { None, Inputs, Outputs } mode = None;
+    enum Mode { None, Inputs, Outputs, GroupIO } mode = None;
     while (p_ < t_.size() && errors_ < 50) {
       skipWs();
       if (p_ >= t_.size()) break;
@@ -82,6 +83,40 @@ class IrImporter {
         mode = Outputs;
         skipLine();
         continue;
+      }
+      if (segmented_) {
+        // NVFUSER_DUMP=segmented_fusion: "group details:" then per group `g{(scheduler)`,
+        // `inputs:` / `outputs:` lists (`T0_g[ ... ] __half`) and the group's exprs.
+        if (startsWith("group details:")) {
+          details_ = true;
+          skipLine();
+          continue;
+        }
+        if (startsWith("} //Segmented_Fusion")) {
+          details_ = false;
+          group_ = -1;
+          skipLine();
+          continue;
+        }
+        if (details_ && startsWith("g{")) {
+          p_ += 2;
+          std::string sched = "none";
+          if (peekIs('(')) {
+            size_t s0 = ++p_;
+            while (p_ < t_.size() && t_[p_] != ')' && t_[p_] != '\n') ++p_;
+            sched = t_.substr(s0, p_ - s0);
+          }
+          groups_.push_back(SegmentSpec{{}, sched});
+          group_ = static_cast<int>(groups_.size()) - 1;
+          mode = None;
+          skipLine();
+          continue;
+        }
+        if (details_ && (startsWith("inputs:") || startsWith("outputs:"))) {
+          mode = GroupIO;
+          skipLine();
+          continue;
+        }
       }
       if (!atTensor()) {
         if (mode != None && (std::isalpha(static_cast<unsigned char>(t_[p_])) || t_[p_] == '_') &&
@@ -120,6 +155,18 @@ class IrImporter {
         continue;
       }
       skipSpaces();
+      if (mode == GroupIO) {
+        // `T0_g[ ... ] __half` lists a segment input/output; anything else starts the exprs.
+        size_t save = p_;
+        std::string d = ident();
+        skipSpaces();
+        if (!d.empty() && (p_ >= t_.size() || t_[p_] == '\n' || t_[p_] == '\r')) {
+          if (auto dt = cppDType(d)) setDType(*t, *dt);
+          continue;
+        }
+        p_ = save;
+        mode = None;
+      }
       if (mode != None && !peekIs('=') && !peekIs('(')) {
         // An Inputs:/Outputs: entry: `T0_g[ ... ], __half`.
         if (peekIs(',')) {
@@ -1038,7 +1085,10 @@ class IrImporter {
     for (TensorId o : pd.out) {
       if (f_.tensors[o].definition != kNone) {
         const Expr& prev = f_.exprs[f_.tensors[o].definition];
-        if (prev.op == pd.op && prev.inputs == pd.in) return true;  // the same expr printed again
+        if (prev.op == pd.op && prev.inputs == pd.in) {  // the same expr printed again
+          addToGroup(f_.tensors[o].definition);
+          return true;
+        }
         return error(DiagCode::ImportUnresolved,
                      std::string(f_.tensorName(o)) + " is defined twice by different exprs", pd.off);
       }
@@ -1114,8 +1164,14 @@ class IrImporter {
       default: break;
     }
     pending_in_dtype_.emplace_back(pd.in_dtype);
-    f_.addExpr(pd.op, pd.in, pd.out, pd.attrs);
+    addToGroup(f_.addExpr(pd.op, pd.in, pd.out, pd.attrs));
     return true;
+  }
+
+  void addToGroup(ExprId e) {
+    if (!segmented_ || group_ < 0) return;
+    auto& ex = groups_[static_cast<size_t>(group_)].exprs;
+    if (std::find(ex.begin(), ex.end(), e) == ex.end()) ex.push_back(e);
   }
 
   // ---------------------------------------------------------------- inference
@@ -1220,6 +1276,24 @@ class IrImporter {
         const_cast<Expr&>(ex).attrs.dtype = f_.tensors[ex.outputs[0]].dtype;
     for (Expr& ex : f_.exprs)
       if (ex.op == OpKind::Full) ex.attrs.dtype = f_.tensors[ex.outputs[0]].dtype;
+    if (segmented_) {
+      if (groups_.empty()) {
+        error(DiagCode::ImportSyntax, "no `group details:` section with `g{...}` groups found", 0);
+        return;
+      }
+      std::vector<int> seen(f_.exprs.size(), 0);
+      for (const SegmentSpec& g : groups_)
+        for (ExprId e : g.exprs) ++seen[e];
+      for (ExprId e = 0; e < f_.exprs.size(); ++e)
+        if (seen[e] != 1)
+          error(DiagCode::ImportUnresolved,
+                "the expr defining " + std::string(f_.tensorName(f_.exprs[e].outputs[0])) +
+                    (seen[e] ? " is listed in more than one group" : " is in no group of the dump"),
+                0);
+      Segmentation seg;
+      seg.segments = groups_;
+      f_.segmentation = seg;
+    }
     for (TensorId t = 0; t < nt; ++t)
       if (!known[t])
         warning(DiagCode::ImportUnsupported,
@@ -1248,12 +1322,24 @@ class IrImporter {
   std::vector<std::optional<DType>> pending_in_dtype_;
   std::unordered_map<TensorId, DType> reduction_init_;
   ScalarId init_ = kNone;
+  bool segmented_ = false;
+  bool details_ = false;
+  int group_ = -1;
+  std::vector<SegmentSpec> groups_;
 };
 
 }  // namespace
 
 std::optional<Fusion> importIr(const SourceText& source, DiagnosticSink& sink) {
-  return IrImporter(source, sink).run();
+  auto f = IrImporter(source, sink, false).run();
+  if (f) f->provenance.emplace_back("imported_from", "nvfuser-ir");
+  return f;
 }
+
+namespace detail {
+std::optional<Fusion> importPrinted(const SourceText& source, DiagnosticSink& sink, bool segmented_dump) {
+  return IrImporter(source, sink, segmented_dump).run();
+}
+}  // namespace detail
 
 }  // namespace fc

@@ -28,4 +28,10 @@ namespace fc {
 
 std::optional<Fusion> importIr(const SourceText& source, DiagnosticSink& sink);
 
+namespace detail {
+// The shared reader; `segmented_dump` also reads NVFUSER_DUMP=segmented_fusion group details
+// into an explicit segmentation (see import_segments.h).
+std::optional<Fusion> importPrinted(const SourceText& source, DiagnosticSink& sink, bool segmented_dump);
+}  // namespace detail
+
 }  // namespace fc
