@@ -1,0 +1,124 @@
+// Tests of the C++ GoogleTest exporter (src/io/export_cpp_test.cpp): the seed exports to an
+// nvFuser-style test with the fusion, the sharding and the inputs; every import fixture
+// exports to balanced C++; what C++ cannot name is reported.
+#include "io/export_cpp_test.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "io/import_python.h"
+
+namespace fc {
+namespace {
+
+std::string slurpFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::optional<Fusion> importFixture(const std::string& path) {
+  DiagnosticSink s;
+  return importPython(SourceText(path, slurpFile(path)), s);
+}
+
+TEST(ExportCppTest, SeedBecomesAnNvFuserStyleTest) {
+  auto f = importFixture(std::string(FC_SOURCE_DIR) + "/fixtures/import/seed_matmul_allreduce_bias.py");
+  ASSERT_TRUE(f.has_value());
+  DiagnosticSink s;
+  auto c = exportCppTest(*f, s);
+  ASSERT_TRUE(c.has_value());
+  for (const char* needle : {
+           "TEST_F(MultiDeviceTest, FusecheckReproNvfuserFusionId0) {",
+           "auto fusion = std::make_unique<Fusion>();",
+           "FusionGuard fg(fusion.get());",
+           "      .dtype(DataType::Half)",
+           "TensorView* tv3 = permute(tv0, {0, 2, 1});",
+           "TensorView* tv4 = matmul(tv3, tv1);",
+           "TensorView* tv5 = sum(tv4, {0}, /*keep_dim=*/false);",
+           "TensorView* tv6 = broadcast(tv2, {true, false});",
+           "TensorView* tv7 = castOp(DataType::Float, tv5);",
+           "TensorView* tv9 = add(tv7, tv8);",
+           "fusion->addOutput(tv9);",
+           "DeviceMesh mesh0({0, 1});",
+           "tv0->setDeviceMesh(mesh0);",
+           "tv4->axis(0)->parallelize(ParallelType::DIDx);",
+           "at::Tensor t0 = at::randn({1, 64, 128}, at::TensorOptions().dtype(at::kHalf).device(at::kCUDA, "
+           "0));",
+           "auto outputs = executor_cache.runFusionWithInputs({t0, t1, t2});",
+           "testValidate(executor_cache.fusion(), outputs, {t0, t1, t2}, __LINE__, __FILE__);",
+       })
+    EXPECT_NE(c->find(needle), std::string::npos) << needle << "\n" << *c;
+}
+
+TEST(ExportCppTest, EveryFixtureExportsBalancedCode) {
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(std::string(FC_SOURCE_DIR) + "/fixtures/import")) {
+    if (e.path().extension() != ".py") continue;
+    SCOPED_TRACE(e.path().string());
+    auto f = importFixture(e.path().string());
+    ASSERT_TRUE(f.has_value());
+    DiagnosticSink s;
+    auto c = exportCppTest(*f, s);
+    ASSERT_TRUE(c.has_value()) << (s.all().empty() ? "" : s.all()[0].message);
+    int paren = 0, brace = 0;
+    for (char ch : *c) {
+      paren += ch == '(' ? 1 : ch == ')' ? -1 : 0;
+      brace += ch == '{' ? 1 : ch == '}' ? -1 : 0;
+      ASSERT_GE(paren, 0);
+      ASSERT_GE(brace, 0);
+    }
+    EXPECT_EQ(paren, 0);
+    EXPECT_EQ(brace, 0);
+    EXPECT_EQ(c->find("nullptr"), std::string::npos) << *c;  // every value was named
+    ++n;
+  }
+  EXPECT_GE(n, 15);
+}
+
+TEST(ExportCppTest, SingleDeviceAndSplitForms) {
+  auto f = importFixture(std::string(FC_SOURCE_DIR) + "/fixtures/import/row_parallel_linear_head.py");
+  ASSERT_TRUE(f.has_value());
+  DiagnosticSink s;
+  auto c = exportCppTest(*f, s);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_NE(c->find("tv0->split(2, IrBuilder::create<Val>(2L, DataType::Index), /*inner_split=*/false);"),
+            std::string::npos)
+      << *c;
+  EXPECT_NE(c->find("tv0->axis(2)->parallelize(ParallelType::DIDx);"), std::string::npos) << *c;
+  EXPECT_NE(c->find("tv0->setAllocationDomain(tv0->getLoopDomain(), true);"), std::string::npos) << *c;
+  auto g = importFixture(std::string(FC_SOURCE_DIR) + "/fixtures/import/reductions.py");
+  ASSERT_TRUE(g.has_value());
+  auto d = exportCppTest(*g, s);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_NE(d->find("TEST_F(NVFuserTest, "), std::string::npos);
+  EXPECT_NE(d->find("auto vm7 = variance_mean(tv4, {1}, /*correction=*/1, /*keep_dim=*/false);"),
+            std::string::npos)
+      << *d;
+}
+
+TEST(ExportCppTest, ReportsUnnameableSymbols) {
+  Fusion f;
+  ScalarId n = f.addSymbol("n");
+  TensorId t0 = f.addTensor("T0", DType::Float, MemoryType::Global,
+                            {f.addAxis(0, IterType::Iteration, ParallelType::Serial, f.addSymbol("i0"))});
+  TensorId t1 = f.addTensor("T1", DType::Float, MemoryType::Global,
+                            {f.addAxis(1, IterType::Iteration, ParallelType::Serial, n)});
+  Attrs a;
+  a.shape = {n};
+  f.addExpr(OpKind::Reshape, {ValueRef::tensor(t0)}, {t1}, a);
+  f.inputs = {ValueRef::tensor(t0)};
+  f.outputs = {t1};
+  DiagnosticSink s;
+  EXPECT_FALSE(exportCppTest(f, s).has_value());
+  ASSERT_EQ(s.all().size(), 1u);
+  EXPECT_EQ(s.all()[0].code, DiagCode::ImportUnsupported);
+}
+
+}  // namespace
+}  // namespace fc
