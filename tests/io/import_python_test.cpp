@@ -14,6 +14,9 @@
 #include <vector>
 
 #include "io/export_python.h"
+#include "io/import_detect.h"
+#include "io/reader.h"
+#include "io/writer.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
 
@@ -59,7 +62,7 @@ std::string describe(const DiagnosticSink& s) {
 std::string canonical(const Fusion& f) {
   std::string s = printFusionMath(f, PrintStyle::Y2024) + printFusionMath(f, PrintStyle::Head);
   for (const ConcreteInput& ci : f.concrete_inputs) {
-    s += "input " + std::to_string(ci.value.id) + (ci.value.isTensor() ? "T" : "S") + " [";
+    s += "input " + std::string(ci.value.isTensor() ? f.tensorName(ci.value.id) : f.scalarName(ci.value.id)) + " [";
     for (int64_t v : ci.shape) s += std::to_string(v) + ",";
     s += "] [";
     for (int64_t v : ci.strides) s += std::to_string(v) + ",";
@@ -95,6 +98,17 @@ TEST(ImportPython, FixturesImportVerifyRoundTripAndMatchGoldens) {
     if (std::getenv("FC_UPDATE_GOLDEN")) std::ofstream(golden_path, std::ios::binary) << got;
     EXPECT_EQ(got, slurpFile(golden_path));
 
+    // Golden of the imported repro JSON; it reads back and re-writes byte-identically.
+    std::string json = writeFusion(*a.fusion);
+    std::string json_path = std::string(FC_SOURCE_DIR) + "/tests/golden/import/" + stem + ".json";
+    if (std::getenv("FC_UPDATE_GOLDEN")) std::ofstream(json_path, std::ios::binary) << json;
+    EXPECT_EQ(json, slurpFile(json_path));
+    DiagnosticSink rs;
+    auto back = readFusion(SourceText(json_path, json), rs);
+    ASSERT_TRUE(back.has_value()) << describe(rs);
+    EXPECT_EQ(writeFusion(*back), json);
+    EXPECT_EQ(canonical(*back), canonical(*a.fusion));
+
     // import -> export -> import gives the same graph; a second export is identical.
     DiagnosticSink es;
     auto py = exportPython(*a.fusion, es);
@@ -108,6 +122,25 @@ TEST(ImportPython, FixturesImportVerifyRoundTripAndMatchGoldens) {
     ASSERT_TRUE(py2.has_value());
     EXPECT_EQ(*py, *py2);
   }
+}
+
+TEST(ImportPython, FormatDetection) {
+  for (const std::string& path : importFixtures())
+    EXPECT_EQ(detectImportFormat(slurpFile(path)), ImportFormat::NvfuserPython) << path;
+  std::string dir = std::string(FC_SOURCE_DIR) + "/fixtures/import/";
+  EXPECT_EQ(detectImportFormat(slurpFile(dir + "seed_issue_2481.ir.txt")), ImportFormat::NvfuserIr);
+  EXPECT_EQ(detectImportFormat(slurpFile(dir + "seed_segmented_fusion.txt")), ImportFormat::NvfuserSegments);
+  EXPECT_EQ(parseImportFormat("nvfuser-segments"), ImportFormat::NvfuserSegments);
+  EXPECT_FALSE(parseImportFormat("python").has_value());
+  DiagnosticSink s;
+  auto f = importFusion(SourceText("x", slurpFile(dir + "seed_segmented_fusion.txt")), s);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_TRUE(f->segmentation.has_value());
+  // An explicit --from wins over detection.
+  DiagnosticSink s2;
+  EXPECT_FALSE(importFusion(SourceText("x", slurpFile(dir + "seed_issue_2481.ir.txt")), s2,
+                            ImportFormat::NvfuserPython)
+                   .has_value());
 }
 
 TEST(ImportPython, SeedScriptGivesTheIssueGraph) {
