@@ -100,16 +100,37 @@ struct Ctx {
     return os.str();
   }
 
+  // concrete_inputs by value (first and last description of each), built
+  // once: searching the list per input was O(inputs x concrete inputs).
+  std::vector<const ConcreteInput*> ci_first_tensor, ci_last_tensor;
+  std::map<ScalarId, const ConcreteInput*> ci_last_scalar;
+  void indexConcreteInputs() {
+    ci_first_tensor.assign(f.tensors.size(), nullptr);
+    ci_last_tensor.assign(f.tensors.size(), nullptr);
+    for (const auto& c : f.concrete_inputs) {
+      if (c.value.isTensor() && c.value.id < f.tensors.size()) {
+        if (!ci_first_tensor[c.value.id]) ci_first_tensor[c.value.id] = &c;
+        ci_last_tensor[c.value.id] = &c;
+      } else if (c.value.isScalar()) {
+        ci_last_scalar[c.value.id] = &c;
+      }
+    }
+  }
+
   BindRequest wholeRequest() {
     BindRequest req;
     req.era = opts.era;
     req.file = opts.file;
     req.user_binds = opts.binds;
+    indexConcreteInputs();
     for (const ValueRef& in : f.inputs) {
       const ConcreteInput* ci = nullptr;
-      if (opts.concrete)
-        for (const auto& c : f.concrete_inputs)
-          if (c.value == in) ci = &c;
+      if (opts.concrete) {
+        if (in.isTensor())
+          ci = in.id < ci_last_tensor.size() ? ci_last_tensor[in.id] : nullptr;
+        else if (auto it = ci_last_scalar.find(in.id); it != ci_last_scalar.end())
+          ci = it->second;
+      }
       if (in.isTensor()) {
         BoundInput b;
         b.tensor = in.id;
@@ -131,10 +152,8 @@ struct Ctx {
 
   // Sizes of a segment input as the runtime tensor has them (from the whole fusion).
   std::optional<std::vector<int64_t>> runtimeSizes(TensorId t, const std::vector<AxisId>& dom) {
-    if (f.tensors[t].definition == kNone) {
-      for (const auto& c : f.concrete_inputs)
-        if (opts.concrete && c.value == ValueRef::tensor(t)) return c.shape;
-    }
+    if (f.tensors[t].definition == kNone && opts.concrete && t < ci_first_tensor.size() && ci_first_tensor[t])
+      return ci_first_tensor[t]->shape;
     std::vector<int64_t> sizes;
     for (AxisId a : dom) {
       const Axis& ax = f.axes[a];
@@ -385,7 +404,9 @@ PipelineResult runPipeline(const Fusion& f, const PipelineOptions& opts) {
   // Bind the complete fusion: needed for provenance and runtime sizes in
   // every era; it is a concretization step only in whole-first eras.
   bindView(f, c.wholeRequest(), c.whole, c.sink);
-  c.trace("bind", "whole fusion", c.bindingsText(c.whole));
+  // bindingsText walks every scalar: build it only when tracing (it was
+  // built and dropped per segment, O(segments x scalars)).
+  if (opts.trace) c.trace("bind", "whole fusion", c.bindingsText(c.whole));
 
   std::vector<ExprId> topo = topoOrder(f);
   if (r.whole_first) {
@@ -420,6 +441,9 @@ PipelineResult runPipeline(const Fusion& f, const PipelineOptions& opts) {
     c.trace("segment", "whole fusion", t);
   }
 
+  // One evaluator for every segment view, reset between them: allocating one
+  // per segment was O(segments x scalars).
+  std::optional<ScalarEval> seg_ev;
   for (const Segment& seg : r.segmented.segments) {
     if (seg.kind != SegmentKind::Compute) continue;
     std::vector<BoundInput> inputs;
@@ -451,7 +475,11 @@ PipelineResult runPipeline(const Fusion& f, const PipelineOptions& opts) {
     size_t before = c.sink.all().size();
     if (!r.whole_first) {
       // 2024 multi-device: each compute segment is bound and concretized alone.
-      ScalarEval ev(f);
+      if (seg_ev)
+        seg_ev->reset();
+      else
+        seg_ev.emplace(f);
+      ScalarEval& ev = *seg_ev;
       BindRequest req;
       req.era = opts.era;
       req.file = opts.file;
@@ -462,7 +490,7 @@ PipelineResult runPipeline(const Fusion& f, const PipelineOptions& opts) {
           req.forwarded.push_back({fw.symbol, c.whole.value(fw.symbol)});
       req.exprs = seg.exprs;
       bindView(f, req, ev, c.sink);
-      c.trace("bind", "segment " + std::to_string(seg.id), c.bindingsText(ev));
+      if (opts.trace) c.trace("bind", "segment " + std::to_string(seg.id), c.bindingsText(ev));
       ViewSpec view{static_cast<int>(seg.id), seg.exprs, inputs};
       ConcretizationInfo info = analyzeConcretization(f, view, ev, opts.era, c.sink, opts.file);
       c.reportUnbound(info, static_cast<int>(seg.id), &seg, inputs, rw, from_repro);

@@ -1,6 +1,7 @@
 #include "analysis/scalar_eval.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 #include "support/checked.h"
 
@@ -13,14 +14,27 @@ bool ScalarEval::bind(ScalarId s, std::optional<int64_t> v, Origin origin) {
     if (!old && v && known_[s] == 2) value_[s] = v;  // symbolic bind upgraded to concrete
     return true;
   }
-  known_[s] = 2;
+  known_[s] = 2;  // isKnown() above evaluated s, so it is already in touched_
   value_[s] = v;
   origin_[s] = origin;
-  // Scalars evaluated earlier as unknown may now be known.
+  // Scalars evaluated earlier as unknown may now be known. Each entry was
+  // pushed by one evaluation step, so this is amortized against evaluate().
+  steps::counters.eval_resets += unknown_.size();
   for (ScalarId u : unknown_)
     if (known_[u] == 1) known_[u] = 0;
   unknown_.clear();
   return true;
+}
+
+void ScalarEval::reset() {
+  steps::counters.eval_resets += touched_.size();
+  for (ScalarId s : touched_) {
+    known_[s] = 0;
+    value_[s].reset();
+    origin_[s] = Origin{};
+  }
+  touched_.clear();
+  unknown_.clear();
 }
 
 bool ScalarEval::isKnown(ScalarId s) {
@@ -39,7 +53,9 @@ void ScalarEval::evaluate(ScalarId root) {
   while (!stack.empty()) {
     auto [s, expanded] = stack.back();
     stack.pop_back();
+    ++steps::counters.eval_steps;
     if (known_[s] != 0) continue;
+    if (!expanded) touched_.push_back(s);
     const Scalar& sc = f_.scalars[s];
     if (sc.kind == ScalarKind::Constant) {
       known_[s] = 3;
@@ -114,12 +130,12 @@ void ScalarEval::evaluate(ScalarId root) {
 std::vector<ScalarId> ScalarEval::freeSymbols(const Fusion& f, ScalarId root) {
   std::vector<ScalarId> out;
   std::vector<ScalarId> stack{root};
-  std::vector<ScalarId> seen;
+  std::unordered_set<ScalarId> seen;  // hashed: a linear search was quadratic on deep expressions
   while (!stack.empty()) {
     ScalarId s = stack.back();
     stack.pop_back();
-    if (s == kNone || std::find(seen.begin(), seen.end(), s) != seen.end()) continue;
-    seen.push_back(s);
+    ++steps::counters.free_symbol_steps;
+    if (s == kNone || !seen.insert(s).second) continue;
     const Scalar& sc = f.scalars[s];
     if (sc.kind == ScalarKind::Symbol || sc.kind == ScalarKind::Input) {
       out.push_back(s);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ir/fusion.h"
+#include "support/step_counters.h"
 
 namespace fc {
 
@@ -39,7 +40,14 @@ struct Origin {
 class ScalarEval {
  public:
   explicit ScalarEval(const Fusion& f)
-      : f_(f), known_(f.scalars.size()), value_(f.scalars.size()), origin_(f.scalars.size()) {}
+      : f_(f), known_(f.scalars.size()), value_(f.scalars.size()), origin_(f.scalars.size()) {
+    steps::counters.eval_slots += f.scalars.size();
+  }
+
+  // Forgets every binding and memoized evaluation, in time proportional to
+  // what was touched since construction or the last reset (not to the
+  // number of scalars): lets one evaluator serve many segment views.
+  void reset();
 
   // Marks `s` as known with an optional concrete value. Returns false (and
   // changes nothing) if `s` is already known with a different value.
@@ -64,6 +72,7 @@ class ScalarEval {
   std::vector<std::optional<int64_t>> value_;
   std::vector<Origin> origin_;
   std::vector<ScalarId> unknown_;  // scalars marked 1, reset on bind
+  std::vector<ScalarId> touched_;  // scalars whose state left 0 since the last reset()
 };
 
 }  // namespace fc

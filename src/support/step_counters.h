@@ -1,0 +1,23 @@
+// Step counters for complexity tests (tests/perf, issue "Performance at
+// scale"): hot loops add the number of elementary steps they perform, so a
+// test can assert that a pass is linear in the size of its input by
+// comparing counts at n and k*n -- machine-independent, unlike timings.
+// One thread-local struct of plain integers: an increment per step, no I/O.
+#pragma once
+
+#include <cstdint>
+
+namespace fc::steps {
+
+struct Counters {
+  uint64_t eval_steps = 0;         // ScalarEval::evaluate: stack pops
+  uint64_t eval_resets = 0;        // ScalarEval: entries cleared (bind's retry list, reset())
+  uint64_t eval_slots = 0;         // ScalarEval: per-scalar slots allocated (constructor)
+  uint64_t free_symbol_steps = 0;  // ScalarEval::freeSymbols: nodes visited
+};
+
+inline thread_local Counters counters;
+
+inline void reset() { counters = Counters{}; }
+
+}  // namespace fc::steps

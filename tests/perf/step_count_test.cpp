@@ -1,0 +1,109 @@
+// Complexity tests (issue "Performance at scale"): the analysis must not be
+// quadratic in exprs, segments or symbols on any synthetic shape. Each test
+// runs a pass at size n and 4n and asserts, from the step counters of
+// support/step_counters.h (never from timings), that the work grows by at
+// most 4 x a small slack. A quadratic pass grows by ~16 and fails.
+#include <gtest/gtest.h>
+
+#include "analysis/pipeline.h"
+#include "analysis/scalar_eval.h"
+#include "ir/verifier.h"
+#include "support/step_counters.h"
+#include "synth.h"
+
+namespace fc {
+namespace {
+
+uint64_t total(const steps::Counters& c) {
+  return c.eval_steps + c.eval_resets + c.eval_slots + c.free_symbol_steps;
+}
+
+steps::Counters pipelineSteps(const Fusion& f) {
+  DiagnosticSink sink;
+  EXPECT_TRUE(verifyFusion(f, sink)) << (sink.all().empty() ? "" : sink.all()[0].message);
+  PipelineOptions o;
+  o.era = f.era.value_or(Era::E2024_06);
+  steps::reset();
+  PipelineResult r = runPipeline(f, o);
+  EXPECT_GT(r.segmented.segments.size(), 0u);
+  return steps::counters;
+}
+
+// `tracks`: the counted work must grow with the input (false where it is
+// legitimately constant, e.g. chained adds share their extent symbols).
+void expectLinear(const steps::Counters& small, const steps::Counters& big, double factor, const char* what,
+                  bool tracks = true) {
+  ASSERT_GT(total(small), 0u) << what;
+  double ratio = static_cast<double>(total(big)) / static_cast<double>(total(small));
+  EXPECT_LE(ratio, factor * 1.3) << what << ": steps " << total(small) << " -> " << total(big)
+                                 << " (eval_slots " << small.eval_slots << " -> " << big.eval_slots
+                                 << ", eval_steps " << small.eval_steps << " -> " << big.eval_steps << ")";
+  if (tracks) EXPECT_GE(ratio, factor / 1.3) << what << ": counters do not track the work";
+}
+
+TEST(StepCounts, TransformerPipelineIsLinear) {
+  auto a = pipelineSteps(synth::transformer({2000, 3, false}));
+  auto b = pipelineSteps(synth::transformer({8000, 3, false}));
+  expectLinear(a, b, 4.0, "transformer");
+}
+
+// Many compute segments (2024-07 multi-device: each segment bound and
+// concretized alone): per-segment work must not scale with the whole fusion.
+TEST(StepCounts, ShardedPipelineIsLinearInSegments) {
+  Fusion small = synth::transformer({2000, 3, true});
+  Fusion big = synth::transformer({8000, 3, true});
+  auto a = pipelineSteps(small);
+  auto b = pipelineSteps(big);
+  expectLinear(a, b, 4.0, "tp transformer");
+}
+
+TEST(StepCounts, PublicCasesAreLinear) {
+  expectLinear(pipelineSteps(synth::linearRelu(100)), pipelineSteps(synth::linearRelu(400)), 4.0,
+               "linear-relu");
+  expectLinear(pipelineSteps(synth::chainedAdds(500)), pipelineSteps(synth::chainedAdds(2000)), 4.0, "adds",
+               false);
+}
+
+// A deep, shared expression (x1 = x0 + x0, x2 = x1 + x1, ...): freeSymbols
+// and evaluation visit each node once, not once per path or per ancestor.
+TEST(StepCounts, DeepScalarExpressionsAreLinear) {
+  auto run = [](uint32_t depth) {
+    Fusion f;
+    ScalarId a = f.addSymbol("a");
+    ScalarId x = a;
+    for (uint32_t i = 0; i < depth; ++i) x = f.addDerived(ScalarOp::Add, x, i % 2 ? x : a);
+    steps::reset();
+    auto syms = ScalarEval::freeSymbols(f, x);
+    EXPECT_EQ(syms, std::vector<ScalarId>{a});
+    ScalarEval ev(f);
+    EXPECT_FALSE(ev.isKnown(x));
+    ev.bind(a, 1, Origin{Origin::Kind::UserBind});
+    EXPECT_TRUE(ev.isKnown(x));
+    return steps::counters;
+  };
+  expectLinear(run(5000), run(20000), 4.0, "deep scalar");
+}
+
+// reset() forgets everything, in time proportional to what was touched.
+TEST(ScalarEvalReset, ForgetsBindingsAndMemo) {
+  Fusion f;
+  ScalarId a = f.addSymbol("a");
+  ScalarId b = f.addSymbol("b");
+  ScalarId s = f.addDerived(ScalarOp::Mul, a, b);
+  ScalarEval ev(f);
+  ev.bind(a, 3, Origin{Origin::Kind::UserBind});
+  ev.bind(b, 5, Origin{Origin::Kind::UserBind});
+  ASSERT_EQ(ev.value(s), 15);
+  steps::reset();
+  ev.reset();
+  EXPECT_LE(steps::counters.eval_resets, 3u);
+  EXPECT_FALSE(ev.isKnown(a));
+  EXPECT_FALSE(ev.isKnown(s));
+  EXPECT_EQ(ev.origin(a).kind, Origin::Kind::None);
+  ev.bind(a, 2, Origin{Origin::Kind::UserBind});  // no conflict with the forgotten 3
+  ev.bind(b, 7, Origin{Origin::Kind::UserBind});
+  EXPECT_EQ(ev.value(s), 14);
+}
+
+}  // namespace
+}  // namespace fc
