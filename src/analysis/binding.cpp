@@ -110,12 +110,8 @@ void bindView(const Fusion& f, const BindRequest& req, ScalarEval& ev, Diagnosti
   }
 
   // Exact-map propagation over the view's exprs.
-  std::vector<uint32_t> parent(f.axes.size());
-  std::iota(parent.begin(), parent.end(), 0);
-  auto find = [&](uint32_t x) {
-    while (parent[x] != x) x = parent[x] = parent[parent[x]];
-    return x;
-  };
+  // (No per-call array over all axes of the fusion: bindView runs once per
+  // segment view, and an O(axes) setup made that O(segments x axes).)
   std::vector<std::pair<AxisPair, ExprId>> pairs;
   for (ExprId e : req.exprs) {
     const Expr& ex = f.exprs[e];
@@ -123,8 +119,6 @@ void bindView(const Fusion& f, const BindRequest& req, ScalarEval& ev, Diagnosti
       for (size_t i = 0; i < ex.inputs.size(); ++i)
         for (const AxisPair& p : mapProducerConsumer(f, e, i, o)) {
           if (!p.exact) continue;
-          uint32_t a = find(p.producer), b = find(p.consumer);
-          if (a != b) parent[std::max(a, b)] = std::min(a, b);
           pairs.push_back({p, e});
         }
   }
