@@ -38,8 +38,11 @@
 #include "passes/segment.h"
 #include "rewrite/fixes.h"
 #include "synth.h"
+#if __has_include("viz/dot_writer.h")  // the viz module may not be there yet
 #include "viz/dot_writer.h"
 #include "viz/graph_model.h"
+#define FC_PERF_HAVE_VIZ 1
+#endif
 
 namespace {
 
@@ -170,10 +173,12 @@ void registerCase(const Case* c) {
   reg("fix", [](const Case& c) {
     benchmark::DoNotOptimize(applyFixes(*c.fusion, *c.result, FixKind::StripReductionAxes, c.name));
   });
+#ifdef FC_PERF_HAVE_VIZ
   reg("dot", [](const Case& c) {
     viz::GraphOptions go;
     benchmark::DoNotOptimize(viz::writeDot(viz::buildGraph(*c.fusion, *c.result, go)));
   });
+#endif
   reg("end_to_end", [](const Case& c) {
     Fusion f = load(c);
     DiagnosticSink sink;
