@@ -11,6 +11,10 @@
 #include "exec/reference.h"
 #include "rewrite/fixes.h"
 #include "support/internal_error.h"
+#if FC_HAVE_CUDA
+#include "exec/cuda/cuda_executor.h"
+#include "exec/cuda/cuda_status.h"
+#endif
 
 namespace fc {
 
@@ -79,9 +83,18 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
   res.seed = opts.seed.value_or(ref_f.seed.value_or(0));
 
   if (opts.device == RunDevice::Cuda) {
+#if FC_HAVE_CUDA
+    std::string why;
+    if (!cuda::deviceAvailable(&why)) {
+      addError(res, DiagCode::NoDevice, "no CUDA device is available (" + why + "); run with --device cpu",
+               opts.file, "");
+      return;
+    }
+#else
     addError(res, DiagCode::NoDevice,
              "the CUDA backend is not built into this fusecheck; run with --device cpu", opts.file, "");
     return;
+#endif
   }
 
   World world(f), ref_world(ref_f);
@@ -91,7 +104,7 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
     return;
   }
   res.ranks = world.size();
-  res.communicator = "simulated-ring";
+  res.communicator = opts.device == RunDevice::Cuda ? "simulated-ring-on-gpu" : "simulated-ring";
 
   // Inputs and the reference.
   ScalarValues ref_sv(ref_f);
@@ -140,7 +153,12 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
   SegmentedRun run;
   try {
     bindInputs(*exec_f, world, in, sv);
-    run = runSegmented(pr.segmented, world, in, sv, &budget, stop_at, {}, &res.segments);
+#if FC_HAVE_CUDA
+    if (opts.device == RunDevice::Cuda)
+      run = cuda::runSegmentedCuda(pr.segmented, world, in, sv, &budget, stop_at, &res.segments);
+    else
+#endif
+      run = runSegmented(pr.segmented, world, in, sv, &budget, stop_at, {}, &res.segments);
   } catch (ExecError& e) {
     std::string where;
     for (const SegmentRun& s : res.segments)

@@ -1,0 +1,69 @@
+// The CUDA segmented executor (DESIGN §4, issue 5 GPU side): runs a
+// SegmentedFusion on one GPU as the CPU executor (exec/segmented_executor.h)
+// does on the host — segments in run order, every rank of each mesh
+// simulated, each with its own device tensors in their declared dtypes.
+//
+// Compute segments: chains of pointwise exprs (unary, binary, compare,
+// where, cast, set) together with the views between them (broadcast,
+// permute, squeeze) are fused lazily into one kernel per materialized
+// tensor (kernels.h PwProgram; every produced value rounded to its declared
+// dtype as the CPU executor does); a tensor is materialized only when a
+// non-fusible expr, another segment or the fusion's outputs need it.
+// Reductions (sum, prod, max, min, mean) run as device reductions with fp64
+// accumulation, matmul / linear through cuBLAS with fp32 accumulation
+// (gemm.h). Every other expr (integer arithmetic, var / var_mean, reshape,
+// expand, slice, pad, cat, broadcast_in_dim, factories, 1-D matmul
+// operands) is evaluated by the CPU evaluator (exec/op_eval.h) on the
+// downloaded operands and uploaded again; the segment's summary names
+// those exprs ("host: reshape").
+//
+// Communication segments: Allreduce and Reduce are simulated on the device
+// with the CPU simulation's ring order and per-hop rounding
+// (launchRingReduce); other kinds are an ExecError (FC0503) for now.
+// Cost: the kernels' O(numel) and the GEMMs; device memory is charged to
+// the run's MemoryBudget.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "exec/cuda/device_tensor.h"
+#include "exec/segmented_executor.h"
+
+namespace fc::exec::cuda {
+
+class CudaProgram {
+ public:
+  CudaProgram(const SegmentedFusion& sf, const World& world, ScalarValues& sv, MemoryBudget* budget);
+  ~CudaProgram();
+  CudaProgram(const CudaProgram&) = delete;
+  CudaProgram& operator=(const CudaProgram&) = delete;
+
+  // Uploads the fusion inputs' per-rank tensors.
+  void uploadInputs(const RunInputs& in);
+  // Sets one input tensor of one world rank directly (benchmarks).
+  void setTensor(TensorId t, int64_t rank, DeviceTensor d);
+
+  // Runs the segments (see segmented_executor.h for stop_at / progress);
+  // throws ExecError. Intermediate tensors of earlier runs are dropped
+  // first, so run() may be repeated (timing).
+  void run(std::optional<uint32_t> stop_at, std::vector<SegmentRun>* progress);
+
+  // A materialized tensor of a rank after run(), or null.
+  const DeviceTensor* tensor(TensorId t, int64_t rank) const;
+  // Downloads the fusion outputs into a SegmentedRun (other tensors unset).
+  SegmentedRun collectOutputs(MemoryBudget* budget) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// One-shot form used by runFusion for --device cuda: upload, run, download
+// the outputs.
+SegmentedRun runSegmentedCuda(const SegmentedFusion& sf, const World& world, const RunInputs& in,
+                              ScalarValues& scalars, MemoryBudget* budget, std::optional<uint32_t> stop_at,
+                              std::vector<SegmentRun>* progress);
+
+}  // namespace fc::exec::cuda

@@ -1,0 +1,142 @@
+// DeviceTensor allocation and host <-> device copies (see device_tensor.h).
+#include "exec/cuda/device_tensor.h"
+
+#include <cuda_runtime_api.h>
+
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "exec/cuda/cuda_status.h"
+#include "exec/dtype_convert.h"
+#include "exec/exec_error.h"
+
+namespace fc::exec::cuda {
+namespace {
+
+// A small caching allocator (as frameworks keep one): freed buffers are kept
+// by exact size and handed out again, so repeated runs (benchmarks, the
+// segments of one run) do not pay cudaMalloc / cudaFree, which synchronize.
+// On an allocation failure the cache is released and the allocation retried.
+std::mutex g_pool_mu;
+std::multimap<uint64_t, void*>& pool() {
+  static auto* p = new std::multimap<uint64_t, void*>();  // never destroyed: outlives static teardown
+  return *p;
+}
+
+cudaError_t poolAlloc(void** ptr, uint64_t bytes) {
+  {
+    std::lock_guard<std::mutex> lock(g_pool_mu);
+    auto it = pool().find(bytes);
+    if (it != pool().end()) {
+      *ptr = it->second;
+      pool().erase(it);
+      return cudaSuccess;
+    }
+  }
+  cudaError_t e = cudaMalloc(ptr, bytes);
+  if (e == cudaErrorMemoryAllocation) {
+    cudaGetLastError();
+    releaseCachedDeviceMemory();
+    e = cudaMalloc(ptr, bytes);
+  }
+  return e;
+}
+
+void poolFree(void* ptr, uint64_t bytes) {
+  std::lock_guard<std::mutex> lock(g_pool_mu);
+  pool().emplace(bytes, ptr);
+}
+
+}  // namespace
+
+void releaseCachedDeviceMemory() {
+  std::lock_guard<std::mutex> lock(g_pool_mu);
+  for (auto& [b, p] : pool()) cudaFree(p);
+  pool().clear();
+}
+
+DeviceTensor::DeviceTensor(DType dtype, Shape shape, MemoryBudget* budget)
+    : dtype_(dtype), shape_(std::move(shape)) {
+  auto n = numelOf(shape_);
+  if (!n) throw BudgetExceeded{UINT64_MAX, budget ? budget->used() : 0, budget ? budget->limit() : 0};
+  numel_ = *n;
+  uint64_t b = static_cast<uint64_t>(numel_) * static_cast<uint64_t>(dtypeBytes(dtype));
+  if (numel_ != 0 && b / static_cast<uint64_t>(numel_) != static_cast<uint64_t>(dtypeBytes(dtype)))
+    throw BudgetExceeded{UINT64_MAX, budget ? budget->used() : 0, budget ? budget->limit() : 0};
+  if (budget) budget->reserve(b);
+  budget_ = budget;
+  bytes_ = b;
+  cudaError_t e = poolAlloc(&data_, b == 0 ? 1 : b);
+  if (e != cudaSuccess) {
+    data_ = nullptr;
+    if (budget_) budget_->release(bytes_);
+    budget_ = nullptr;
+    checkCuda(e, ("cudaMalloc(" + std::to_string(b) + " bytes)").c_str());
+  }
+}
+
+DeviceTensor::DeviceTensor(DeviceTensor&& o) noexcept
+    : dtype_(o.dtype_),
+      shape_(std::move(o.shape_)),
+      numel_(o.numel_),
+      bytes_(o.bytes_),
+      data_(std::exchange(o.data_, nullptr)),
+      budget_(std::exchange(o.budget_, nullptr)) {}
+
+DeviceTensor& DeviceTensor::operator=(DeviceTensor&& o) noexcept {
+  if (this != &o) {
+    free();
+    dtype_ = o.dtype_;
+    shape_ = std::move(o.shape_);
+    numel_ = o.numel_;
+    bytes_ = o.bytes_;
+    data_ = std::exchange(o.data_, nullptr);
+    budget_ = std::exchange(o.budget_, nullptr);
+  }
+  return *this;
+}
+
+DeviceTensor::~DeviceTensor() { free(); }
+
+void DeviceTensor::free() {
+  if (data_) poolFree(data_, bytes_ == 0 ? 1 : bytes_);
+  if (budget_) budget_->release(bytes_);
+  data_ = nullptr;
+  budget_ = nullptr;
+}
+
+void DeviceTensor::reshapeInPlace(Shape s) {
+  auto n = numelOf(s);
+  if (!n || *n != numel_) fail("reshape of a device tensor to " + shapeString(s) + " changes its size");
+  shape_ = std::move(s);
+}
+
+DeviceTensor DeviceTensor::upload(const HostTensor& h, MemoryBudget* budget) {
+  DeviceTensor d(h.dtype(), h.shape(), budget);
+  int w = dtypeBytes(h.dtype());
+  std::vector<unsigned char> staging(static_cast<size_t>(d.bytes_));
+  for (int64_t i = 0; i < h.numel(); ++i) {
+    uint64_t bits = toBits(h.dtype(), h[i]);
+    std::memcpy(staging.data() + i * w, &bits, w);  // little-endian low bytes
+  }
+  if (d.bytes_) FC_CUDA(cudaMemcpy(d.data_, staging.data(), d.bytes_, cudaMemcpyHostToDevice));
+  return d;
+}
+
+HostTensor DeviceTensor::download(MemoryBudget* budget) const {
+  HostTensor h(dtype_, shape_, budget);
+  int w = dtypeBytes(dtype_);
+  std::vector<unsigned char> staging(static_cast<size_t>(bytes_));
+  if (bytes_) FC_CUDA(cudaMemcpy(staging.data(), data_, bytes_, cudaMemcpyDeviceToHost));
+  for (int64_t i = 0; i < numel_; ++i) {
+    uint64_t bits = 0;
+    std::memcpy(&bits, staging.data() + i * w, w);
+    h[i] = fromBits(dtype_, bits);
+  }
+  return h;
+}
+
+}  // namespace fc::exec::cuda

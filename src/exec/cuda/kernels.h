@@ -1,0 +1,107 @@
+// Host-callable launchers of the CUDA backend's kernels (kernels.cu). All
+// work on device memory in the tensors' native dtypes (Half as __half,
+// BFloat16 as __nv_bfloat16, fp8 as __nv_fp8_storage_t, Bool as uint8,
+// Int32 / Int / Index as int32 / int64); conversions round to nearest even
+// and saturate fp8 like exec/dtype_convert.h, so a value the GPU stores is
+// bit-identical to what the CPU executor's roundTo() gives for the same
+// fp64 value. Launch errors are checked (cuda_status.h).
+//
+// Pointwise: one kernel evaluates a whole fused program (a DAG of unary /
+// binary / compare / where / cast ops over strided, broadcast leaves), each
+// thread producing consecutive output elements (4 per thread along the
+// innermost dim when it divides), leaves read through 64-bit strides: one
+// read of every leaf element and one write of the output, coalesced along
+// the innermost output dim. Reductions: one block per output element for
+// long reductions (warp shuffles), one thread per output for short ones;
+// fp64 accumulation. Cost: O(numel) each, memory-bound.
+#pragma once
+
+#include <cstdint>
+
+#include "ir/op_kind.h"
+#include "ir/types.h"
+
+namespace fc::exec::cuda {
+
+inline constexpr int kMaxRank = 8;
+inline constexpr int kMaxLeaves = 8;
+inline constexpr int kMaxInstrs = 24;
+
+struct LeafView {
+  const void* data = nullptr;
+  DType dtype = DType::Float;
+  int64_t strides[kMaxRank] = {};  // in elements, in the output's index space (0 = broadcast)
+};
+
+// An operand of an instruction: a leaf load, an earlier instruction's
+// result, or a constant.
+struct PwRef {
+  enum Kind : uint8_t { Leaf, Reg, Const } kind = Const;
+  uint8_t index = 0;
+  double value = 0;
+};
+
+struct PwInstr {
+  OpKind op = OpKind::Set;  // Set / Cast: copy; Unary, Binary, Compare, Where
+  bool approx_tanh = false;
+  DType round_to = DType::Float;  // the produced tensor's dtype (faithful rounding)
+  uint8_t nargs = 0;
+  PwRef args[3];
+};
+
+struct PwProgram {
+  int rank = 0;
+  int64_t shape[kMaxRank] = {};
+  int n_leaves = 0;
+  LeafView leaves[kMaxLeaves];
+  int n_instrs = 0;
+  PwInstr instrs[kMaxInstrs];
+  void* out = nullptr;  // contiguous, dtype out_dtype; value = last instruction
+  DType out_dtype = DType::Float;
+  bool fp64 = false;  // compute in double (else float)
+};
+
+// Runs `p` over numel(shape) elements on `stream` (cudaStream_t as void*).
+void launchPointwise(const PwProgram& p, void* stream = nullptr);
+
+// out[o] = reduction over the `count` input elements of bucket o.
+// The input is viewed as [outer..., reduced...] through `in_strides` of a
+// rank-`rank` index space whose first `rank - n_red` dims are kept (output
+// row-major, contiguous) and last `n_red` dims are reduced.
+struct ReduceArgs {
+  const void* in = nullptr;
+  DType in_dtype = DType::Float;
+  int rank = 0;
+  int n_red = 0;
+  int64_t shape[kMaxRank] = {};
+  int64_t strides[kMaxRank] = {};
+  void* out = nullptr;
+  DType out_dtype = DType::Float;
+  OpKind op = OpKind::Sum;  // Sum, Prod, Max, Min, Mean
+};
+void launchReduce(const ReduceArgs& a, void* stream = nullptr);
+
+// Simulated ring reduction of R device buffers of `count` elements of
+// `dtype` (docs/numerics.md, exec/communicator.h): chunk c = [c*n/R,
+// (c+1)*n/R) is summed starting at rank (c+1) mod R, each hop rounded to
+// `dtype`. all_ranks: dst[r] (R pointers) receives the result for every
+// rank; else dst[0] receives the result for `root` (whose ring starts at
+// (root+1) mod R). src / dst are host arrays of device pointers (R <= 64);
+// dst may alias src (in place).
+void launchRingReduce(const void* const* src, void* const* dst, int R, int64_t count, DType dtype, OpKind op,
+                      bool all_ranks, int root, void* stream = nullptr);
+
+// dst (contiguous, `dst_dtype`) = convert(src viewed with `strides` +
+// `offset` over `shape`). Used for materializing views (permute, slice,
+// expand) and casts.
+void launchStridedCopy(const void* src, DType src_dtype, int64_t offset, const int64_t* strides,
+                       const int64_t* shape, int rank, void* dst, DType dst_dtype, void* stream = nullptr);
+
+// Fills `n` elements: value start + i * step, rounded to `dtype`.
+void launchIota(void* dst, DType dtype, int64_t n, double start, double step, void* stream = nullptr);
+
+// Uniform values in [-1, 1) from a counter-based hash of (seed, i), rounded
+// to `dtype` — inputs for benchmarks (not the CPU executor's generator).
+void launchRandom(void* dst, DType dtype, int64_t n, uint64_t seed, void* stream = nullptr);
+
+}  // namespace fc::exec::cuda

@@ -1,0 +1,88 @@
+#!/bin/bash
+# The whole GPU suite in one scripted call on the GPU machine (issue 5):
+# environment, fc_gpu_tests (label gpu), the seed with --device cuda
+# without and with --fix (text and JSON), planted wrong rewrites checked
+# with --against on the GPU, and the benchmark (fusecheck vs PyTorch eager
+# on the same GPU). Binaries come prebuilt (gpu preset) in BIN_DIR, with
+# the shared libraries the machine may lack in BIN_DIR/lib.
+#
+# Usage: tools/gpu-suite.sh [BIN_DIR=.gpu-bin] [OUT_DIR=$OUT] [M=8192]
+# Writes OUT_DIR/suite.log (tests + runs), OUT_DIR/bench.log,
+# OUT_DIR/seed_fix.json; exit status 0 when every step behaved as expected.
+set -u
+BIN=${1:-.gpu-bin}
+OUT=${2:-${OUT:-/tmp/gpu-suite}}
+M=${3:-8192}
+mkdir -p "$OUT"
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+# libcublas / libcublasLt 13 and libnccl 2: the toolkit's, else PyTorch's wheels'.
+torchlib=""
+for l in libcublasLt.so.13 libnccl.so.2; do
+  if ! ldconfig -p | grep -q "$l" && [ ! -e /usr/local/cuda/lib64/$l ]; then
+    p=$(find /opt /usr/local/lib /usr/lib/python3* -name "$l" 2>/dev/null | head -1)
+    [ -n "$p" ] && torchlib="${torchlib:+$torchlib:}$(dirname "$p")"
+  fi
+done
+export LD_LIBRARY_PATH="$BIN/lib:/usr/local/cuda/lib64:/usr/lib/x86_64-linux-gnu${torchlib:+:$torchlib}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+LOG="$OUT/suite.log"
+status=0
+step() { echo; echo "=== $*"; }
+{
+  step "environment"
+  date -u
+  nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv
+  ldd "$BIN/fusecheck" | grep -E "cublas|nccl|simdjson|cudart|not found"
+
+  step "fc_gpu_tests"
+  "$BIN/fc_gpu_tests" --gtest_color=no || status=1
+
+  SEED=fixtures/seed/matmul_allreduce_bias.json
+  step "fusecheck run $SEED --device cuda   (expected: exit 1, fails where 2024-06 fails)"
+  "$BIN/fusecheck" run "$SEED" --device cuda
+  rc=$?; echo "exit $rc"; [ $rc -eq 1 ] || status=1
+
+  step "fusecheck run $SEED --device cuda --fix   (expected: exit 0)"
+  "$BIN/fusecheck" run "$SEED" --device cuda --fix
+  rc=$?; echo "exit $rc"; [ $rc -eq 0 ] || status=1
+  "$BIN/fusecheck" run "$SEED" --device cuda --fix --format json > "$OUT/seed_fix.json"
+
+  step "fusecheck run $SEED --device cpu --fix   (the same on the host, for comparison)"
+  "$BIN/fusecheck" run "$SEED" --device cpu --fix
+  echo "exit $?"
+
+  step "planted wrong rewrites: run MUTANT --against ORIGINAL --device cuda --fix (expected: each nonzero)"
+  mdir=$(mktemp -d)
+  python3 - "$SEED" "$mdir" <<'PY'
+import json, sys
+seed = json.load(open(sys.argv[1]))
+def mutant(name, fn):
+    d = json.loads(json.dumps(seed)); fn(d)
+    json.dump(d, open(f"{sys.argv[2]}/{name}.json", "w"))
+def ex(d, op): return next(e for e in d["exprs"] if e["op"] == op)
+def ten(d, n): return next(t for t in d["tensors"] if t["name"] == n)
+mutant("swap_op", lambda d: ex(d, "add").update(op="sub"))
+mutant("drop_broadcast_side", lambda d: ex(d, "broadcast").update(flags=[False, True]))
+mutant("wrong_axis", lambda d: ex(d, "sum").update(dims=[1]))
+mutant("narrow_boundary", lambda d: ten(d, "T4").update(dtype="BFloat16"))
+mutant("fp8_allreduce", lambda d: ten(d, "T5").update(dtype="Float8_e4m3fn"))
+mutant("drop_permute", lambda d: ex(d, "permute").update(dims=[0, 1, 2]))
+PY
+  for m in "$mdir"/*.json; do
+    "$BIN/fusecheck" run "$m" --against "$SEED" --device cuda --fix > "$mdir/out.txt" 2>&1
+    rc=$?
+    echo "$(basename "$m" .json): exit $rc ($(grep -m1 -o 'FC0[0-9]*[^:]*' "$mdir/out.txt" | head -1))"
+    [ $rc -ne 0 ] || status=1
+  done
+  "$BIN/fusecheck" run "$SEED" --against "$SEED" --device cuda --fix > "$mdir/out.txt" 2>&1
+  rc=$?; echo "original --fix --against original: exit $rc (expected 0)"; [ $rc -eq 0 ] || status=1
+  echo; echo "suite status $status"
+} > "$LOG" 2>&1
+
+{
+  step "benchmark: $BIN/gpu_bench $SEED $M"
+  "$BIN/gpu_bench" fixtures/seed/matmul_allreduce_bias.json "$M"
+  step "benchmark: python3 tools/bench/torch_eager.py $M"
+  PYTHONUNBUFFERED=1 python3 tools/bench/torch_eager.py "$M"
+} > "$OUT/bench.log" 2>&1
+cat "$LOG" "$OUT/bench.log"
+exit $status
