@@ -87,20 +87,22 @@ void bindView(const Fusion& f, const BindRequest& req, ScalarEval& ev, Diagnosti
       }
       if (!ev.bind(target, value, o)) {
         const Scalar& sc = f.scalars[target];
-        if (sc.kind == ScalarKind::Constant) {
+        if (o.kind == Origin::Kind::DidMesh) {
+          auto& d = sink.error(DiagCode::DidMeshMismatch,
+                               std::string(f.tensorName(in.tensor)) + " axis " + std::to_string(pos) +
+                                   ": the DID extent is " + std::to_string(ev.value(target).value_or(-1)) +
+                                   " but the mesh gives " + std::to_string(value.value_or(-1)),
+                               axisLoc(f, req.file, in.tensor, pos));
+          d.note(
+              "a DID axis's extent must equal the size of the mesh axis it is parallelized on (nvFuser "
+              "binds it from the mesh)");
+        } else if (sc.kind == ScalarKind::Constant) {
           auto& d = sink.error(DiagCode::BadBinding,
                                "input " + std::string(f.tensorName(in.tensor)) + " axis " +
                                    std::to_string(pos) + " has size " + std::to_string(value.value_or(-1)) +
                                    " but its extent is the constant " + std::to_string(sc.value.i),
                                axisLoc(f, req.file, in.tensor, pos));
           d.note("nvFuser raises \"Tried to bind to a constant value\"");
-        } else if (o.kind == Origin::Kind::DidMesh) {
-          auto& d = sink.error(DiagCode::DidMeshMismatch,
-                               std::string(f.tensorName(in.tensor)) + " axis " + std::to_string(pos) +
-                                   ": the DID extent is " + std::to_string(ev.value(target).value_or(-1)) +
-                                   " but the mesh gives " + std::to_string(value.value_or(-1)),
-                               axisLoc(f, req.file, in.tensor, pos));
-          d.note("a DID axis's extent must equal the size of the mesh axis it is parallelized on");
         } else {
           conflict(f, sink, req.file, in.tensor, pos, target, ev.value(target), value.value_or(0),
                    "bound again by " + std::string(f.tensorName(in.tensor)) + " axis " + std::to_string(pos));
@@ -145,8 +147,9 @@ void bindView(const Fusion& f, const BindRequest& req, ScalarEval& ev, Diagnosti
       AxisId from = pk ? p.producer : p.consumer;
       AxisId to = pk ? p.consumer : p.producer;
       ScalarId target = f.axes[to].extent;
-      if (f.scalars[target].kind == ScalarKind::Derived || f.scalars[target].kind == ScalarKind::Constant)
-        continue;
+      // Like nvFuser, a known value is bound to every unknown extent of the
+      // set, derived ones included (their operands may stay unknown).
+      if (f.scalars[target].kind == ScalarKind::Constant) continue;
       Origin o{Origin::Kind::ExactMap};
       o.axis = to;
       o.tensor = f.axes[to].owner;

@@ -7,6 +7,7 @@
 #include "analysis/axis_map.h"
 #include "analysis/binding.h"
 #include "ir/printer.h"
+#include "passes/apply.h"
 #include "passes/concretize.h"
 #include "passes/segment.h"
 #include "passes/segment_inputs.h"
@@ -115,6 +116,18 @@ struct Ctx {
         ci_last_scalar[c.value.id] = &c;
       }
     }
+  }
+
+  // The apply pass: print the concretized view; a concretized fusion that
+  // fails verification is a bug in fusecheck (internal channel).
+  void apply(const std::string& scope, const std::vector<ExprId>& exprs, ScalarEval& ev) {
+    ApplyResult a = applyConcretization(f, exprs, ev);
+    std::string t = std::to_string(a.replaced) + " extents replaced by their values\n" + a.printed;
+    if (!a.verified) {
+      t += "  INTERNAL: the concretized fusion does not verify:\n";
+      for (const auto& d : a.verifier_diagnostics) t += "    " + d.message + "\n";
+    }
+    trace("apply", scope, t);
   }
 
   BindRequest wholeRequest() {
@@ -420,6 +433,7 @@ PipelineResult runPipeline(const Fusion& f, const PipelineOptions& opts) {
     for (auto& s : info.empty_extents) t += "  empty: " + s + "\n";
     for (auto& s : info.decisions) t += "  " + s + "\n";
     c.trace("concretize", "whole fusion", t);
+    if (opts.trace) c.apply("whole fusion", topo, c.whole);
   }
 
   SegmentPassResult sp = segmentFusion(f, opts.era, opts.trace, c.sink, opts.file);
@@ -500,11 +514,19 @@ PipelineResult runPipeline(const Fusion& f, const PipelineOptions& opts) {
       for (auto& s : info.empty_extents) t += "  empty: " + s + "\n";
       for (auto& s : info.decisions) t += "  " + s + "\n";
       c.trace("concretize", "segment " + std::to_string(seg.id), t);
+      if (opts.trace && info.unbound.empty()) c.apply("segment " + std::to_string(seg.id), seg.exprs, ev);
     }
     bool failed_here = c.sink.all().size() != before;
     if (!failed_here && rw == InputRewrite::KeepReductions) c.edgeHazards(seg, inputs);
   }
-  r.diagnostics = std::move(c.sink.all());
+  // The whole-fusion binding and a segment's binding can report the same
+  // input problem: keep the first of identical diagnostics.
+  for (Diagnostic& d : c.sink.all()) {
+    bool dup = std::any_of(r.diagnostics.begin(), r.diagnostics.end(), [&](const Diagnostic& x) {
+      return x.code == d.code && x.loc.pointer == d.loc.pointer && x.message == d.message;
+    });
+    if (!dup) r.diagnostics.push_back(std::move(d));
+  }
   return r;
 }
 

@@ -42,6 +42,9 @@ bool isResharding(const Fusion& f, ExprId eid) {
       if (pm == kNone && cm == kNone) continue;
       if (!sameMesh(f, pm, cm)) return true;
       for (const AxisPair& p : mapProducerConsumer(f, eid, i, o)) {
+        // A broadcast axis holds no data: sharding the consumer's axis needs
+        // no communication (every device already has the replicated value).
+        if (f.axes[p.producer].iter == IterType::Broadcast) continue;
         ParallelType a = axisSharding(f, pt, p.producer);
         ParallelType b = f.axes[p.consumer].iter == IterType::Reduction ? ParallelType::Serial
                                                                         : axisSharding(f, ct, p.consumer);

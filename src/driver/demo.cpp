@@ -4,6 +4,7 @@
 
 #include "driver/analysis_commands.h"
 #include "driver/basic.h"
+#include "driver/run_cmd.h"
 #include "driver/seed_data.h"
 #include "support/atomic_file.h"
 

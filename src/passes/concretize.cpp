@@ -34,6 +34,8 @@ bool isConstNonZero(const Fusion& f, ScalarId s) {
 ConcretizationInfo analyzeConcretization(const Fusion& f, const ViewSpec& view, ScalarEval& ev, Era era,
                                          DiagnosticSink& sink, const std::string& file) {
   ConcretizationInfo info;
+  // Symbols a reshape already reported (FC0303): nvFuser fails there first.
+  std::vector<ScalarId> reported;
   auto need = [&](ScalarId s, UnboundUse use) {
     if (s == kNone || ev.isKnown(s)) return;
     for (ScalarId sym : ScalarEval::freeSymbols(f, s)) {
@@ -121,6 +123,7 @@ ConcretizationInfo analyzeConcretization(const Fusion& f, const ViewSpec& view, 
         auto v = ev.value(s);
         if (!v) {
           out_known = false;
+          for (ScalarId sym : ScalarEval::freeSymbols(f, s)) reported.push_back(sym);
           auto& d = sink.error(DiagCode::ReshapeUnevaluable,
                                "reshape size " + std::to_string(i) + " (" + scalarToString(f, s) +
                                    ") cannot be evaluated from the bound inputs",
@@ -188,6 +191,12 @@ ConcretizationInfo analyzeConcretization(const Fusion& f, const ViewSpec& view, 
       }
     }
   }
+  info.unbound.erase(std::remove_if(info.unbound.begin(), info.unbound.end(),
+                                    [&](const UnboundUse& u) {
+                                      return std::find(reported.begin(), reported.end(), u.symbol) !=
+                                             reported.end();
+                                    }),
+                     info.unbound.end());
   return info;
 }
 

@@ -1,0 +1,27 @@
+// `fusecheck run`: execute the original (or repaired) segmented program and
+// compare it with the reference (DESIGN §4).
+#pragma once
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+#include "driver/common.h"
+
+namespace fc::driver {
+
+struct RunArgs {
+  std::string file;
+  std::string device = "cpu";
+  std::string against;
+  std::string reference = "exact";
+  bool fix = false;
+  std::optional<uint64_t> seed;
+  std::optional<double> rtol, atol;
+  PipelineFlags flags;
+  OutputFormat format = OutputFormat::Text;
+  uint64_t max_bytes = 0;
+};
+int run(const RunArgs& a, std::ostream& out, std::ostream& err);
+
+}  // namespace fc::driver

@@ -1,0 +1,33 @@
+// run.
+#include <iostream>
+#include <memory>
+
+#include "command.h"
+#include "driver/run_cmd.h"
+
+namespace fc::cli {
+namespace {
+
+Register run_cmd("run", [](CLI::App& app, int& rc) {
+  auto a = std::make_shared<driver::RunArgs>();
+  auto* sub = app.add_subcommand("run", "Execute the segmented program and compare it with the reference");
+  sub->add_option("file", a->file, "Repro JSON")->required();
+  sub->add_option("--device", a->device, "cpu or cuda")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
+      ->default_str("cpu");
+  sub->add_flag("--fix", a->fix, "Apply the fixes fusecheck proposes before running");
+  sub->add_option("--against", a->against, "Compare with BEFORE's reference (verify a rewrite)");
+  sub->add_option("--reference", a->reference, "exact (fp64) or faithful (rounded to each dtype)")
+      ->check(CLI::IsMember({"exact", "faithful"}))
+      ->default_str("exact");
+  sub->add_option("--seed", a->seed, "Seed of the input generator");
+  sub->add_option("--rtol", a->rtol, "Relative tolerance (with --atol: torch's rule)");
+  sub->add_option("--atol", a->atol, "Absolute tolerance (with --rtol)");
+  addPipelineOptions(sub, a->flags);
+  addFormatOption(sub, a->format);
+  addMaxBytesOption(sub, a->max_bytes);
+  sub->callback([a, &rc] { rc = driver::run(*a, std::cout, std::cerr); });
+});
+
+}  // namespace
+}  // namespace fc::cli
