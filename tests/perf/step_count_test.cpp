@@ -38,7 +38,9 @@ void expectLinear(const steps::Counters& small, const steps::Counters& big, doub
   EXPECT_LE(ratio, factor * 1.3) << what << ": steps " << total(small) << " -> " << total(big)
                                  << " (eval_slots " << small.eval_slots << " -> " << big.eval_slots
                                  << ", eval_steps " << small.eval_steps << " -> " << big.eval_steps << ")";
-  if (tracks) EXPECT_GE(ratio, factor / 1.3) << what << ": counters do not track the work";
+  if (tracks) {
+    EXPECT_GE(ratio, factor / 1.3) << what << ": counters do not track the work";
+  }
 }
 
 TEST(StepCounts, TransformerPipelineIsLinear) {
