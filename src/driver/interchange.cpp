@@ -1,0 +1,89 @@
+#include "driver/interchange.h"
+
+#include <fstream>
+#include <ostream>
+#include <sstream>
+
+#include "io/export_cpp_test.h"
+#include "io/export_python.h"
+#include "io/import_detect.h"
+#include "io/writer.h"
+#include "ir/verifier.h"
+#include "support/atomic_file.h"
+
+namespace fc::driver {
+namespace {
+
+int writeOut(const std::string& target, const std::string& text, const std::string& input,
+             DiagnosticSink& sink, std::ostream& out) {
+  if (target.empty() || target == "-") {
+    out << text;
+    return kExitClean;
+  }
+  if (target == input) {
+    sink.error(DiagCode::Usage, "refusing to overwrite the input " + input);
+    return kExitBadInput;
+  }
+  std::string why = writeFileAtomic(target, text);
+  if (!why.empty()) {
+    sink.error(DiagCode::WriteFailed, why);
+    return kExitEnvironment;
+  }
+  return kExitClean;
+}
+
+}  // namespace
+
+int importRepro(const ImportArgs& a, std::ostream& out, std::ostream& err) {
+  DiagnosticSink sink;
+  std::ifstream in(a.file, std::ios::binary);
+  std::optional<ImportFormat> fmt;
+  if (!a.from.empty()) {
+    fmt = parseImportFormat(a.from);
+    if (!fmt) sink.error(DiagCode::Usage, "--from takes nvfuser-python, nvfuser-ir or nvfuser-segments");
+  }
+  if (!in) sink.error(DiagCode::FileUnreadable, "cannot read " + a.file, Location{a.file, "", 0, 0});
+  if (sink.hasErrors()) {
+    emitDiagnostics(sink.all(), nullptr, a.format, err);
+    return kExitBadInput;
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  SourceText src(a.file, ss.str());
+  auto f = importFusion(src, sink, fmt);
+  if (f) {
+    f->rebuildUses();
+    if (!verifyFusion(*f, sink, a.file)) f.reset();
+  }
+  emitDiagnostics(sink.all(), &src, a.format, err);
+  if (!f) return kExitBadInput;
+  int rc = writeOut(a.output, writeFusion(*f), a.file, sink, out);
+  if (rc != kExitClean) emitDiagnostics(sink.all(), nullptr, a.format, err);
+  return rc;
+}
+
+int exportRepro(const ExportArgs& a, std::ostream& out, std::ostream& err) {
+  DiagnosticSink sink;
+  auto loaded = loadRepro(a.file, sink);
+  if (!loaded) {
+    emitDiagnostics(sink.all(), nullptr, a.format, err);
+    return kExitBadInput;
+  }
+  std::optional<std::string> text;
+  if (a.to == "nvfuser-python")
+    text = exportPython(loaded->fusion, sink);
+  else if (a.to == "nvfuser-cpp-test")
+    text = exportCppTest(loaded->fusion, sink);
+  else
+    sink.error(DiagCode::Usage, "--to takes nvfuser-python or nvfuser-cpp-test");
+  if (!text) {
+    emitDiagnostics(sink.all(), &loaded->source, a.format, err);
+    return sink.hasErrors() && a.to != "nvfuser-python" && a.to != "nvfuser-cpp-test" ? kExitBadInput
+                                                                                      : kExitFindings;
+  }
+  int rc = writeOut(a.output, *text, a.file, sink, out);
+  emitDiagnostics(sink.all(), &loaded->source, a.format, err);
+  return rc;
+}
+
+}  // namespace fc::driver

@@ -1,0 +1,28 @@
+// import (nvFuser Python repros, printed IR, segmented-fusion dumps -> our
+// JSON) and export (our JSON -> nvFuser's Python layout or a C++ test).
+#pragma once
+
+#include <iosfwd>
+#include <string>
+
+#include "driver/common.h"
+
+namespace fc::driver {
+
+struct ImportArgs {
+  std::string file;
+  std::string output;  // "-" or empty: stdout
+  std::string from;    // empty: detect
+  OutputFormat format = OutputFormat::Text;
+};
+int importRepro(const ImportArgs& a, std::ostream& out, std::ostream& err);
+
+struct ExportArgs {
+  std::string file;
+  std::string output;
+  std::string to = "nvfuser-python";  // or nvfuser-cpp-test
+  OutputFormat format = OutputFormat::Text;
+};
+int exportRepro(const ExportArgs& a, std::ostream& out, std::ostream& err);
+
+}  // namespace fc::driver
