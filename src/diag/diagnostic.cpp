@@ -48,9 +48,12 @@ JsonPointer JsonPointer::key(std::string_view k) const {
   std::string out = p_;
   out += '/';
   for (char c : k) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
+    if (c == '~')
+      out += "~0";
+    else if (c == '/')
+      out += "~1";
+    else
+      out += c;
   }
   return JsonPointer(std::move(out));
 }

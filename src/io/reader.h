@@ -23,7 +23,7 @@ std::optional<Fusion> readFusion(const SourceText& source, DiagnosticSink& sink,
                                  const ReadOptions& opts = {});
 
 // Reads the file into `source_out` first (FC0001 when unreadable).
-std::optional<Fusion> readFusionFile(const std::string& path, DiagnosticSink& sink,
-                                     SourceText& source_out, const ReadOptions& opts = {});
+std::optional<Fusion> readFusionFile(const std::string& path, DiagnosticSink& sink, SourceText& source_out,
+                                     const ReadOptions& opts = {});
 
 }  // namespace fc

@@ -23,10 +23,10 @@ struct Axis {
 struct AxisTransform {
   enum class Kind : uint8_t { Split, Merge };
   Kind kind = Kind::Split;
-  AxisId in = kNone;      // split input, or merge outer input
-  AxisId in2 = kNone;     // merge inner input
-  AxisId out = kNone;     // split outer output, or merge output
-  AxisId out2 = kNone;    // split inner output
+  AxisId in = kNone;        // split input, or merge outer input
+  AxisId in2 = kNone;       // merge inner input
+  AxisId out = kNone;       // split outer output, or merge output
+  AxisId out2 = kNone;      // split inner output
   ScalarId factor = kNone;  // split factor
   bool inner_split = true;  // false: factor sizes the outer output (DID loop split)
 };

@@ -32,7 +32,7 @@ struct Attrs {
   int64_t dim = 0;                 // cat axis
   int64_t correction = 1;          // var / var_mean
   bool keepdim = false;
-  bool approximate_tanh = false;   // gelu(approximate="tanh")
+  bool approximate_tanh = false;  // gelu(approximate="tanh")
 };
 
 struct Expr {

@@ -74,8 +74,7 @@ ScalarId Fusion::addSize(TensorId t, int32_t dim) {
   return static_cast<ScalarId>(scalars.size() - 1);
 }
 
-AxisId Fusion::addAxis(uint32_t number, IterType iter, ParallelType pt, ScalarId extent,
-                       ScalarId expanded) {
+AxisId Fusion::addAxis(uint32_t number, IterType iter, ParallelType pt, ScalarId extent, ScalarId expanded) {
   Axis a;
   a.number = number;
   a.iter = iter;
@@ -86,8 +85,8 @@ AxisId Fusion::addAxis(uint32_t number, IterType iter, ParallelType pt, ScalarId
   return static_cast<AxisId>(axes.size() - 1);
 }
 
-TensorId Fusion::addTensor(std::string_view n, DType dtype, MemoryType mem,
-                           std::vector<AxisId> logical, MeshId mesh) {
+TensorId Fusion::addTensor(std::string_view n, DType dtype, MemoryType mem, std::vector<AxisId> logical,
+                           MeshId mesh) {
   Tensor t;
   t.name = names.intern(n);
   t.dtype = dtype;

@@ -25,9 +25,9 @@ namespace fc {
 
 // What nvFuser's `inputs = [...]` says about one fusion input, per rank.
 struct ConcreteInput {
-  ValueRef value;                 // the fusion input it describes
-  std::vector<int64_t> shape;     // local (per-rank) sizes
-  std::vector<int64_t> strides;   // empty: contiguous
+  ValueRef value;                    // the fusion input it describes
+  std::vector<int64_t> shape;        // local (per-rank) sizes
+  std::vector<int64_t> strides;      // empty: contiguous
   std::optional<ConstValue> scalar;  // for scalar inputs
 };
 
@@ -66,10 +66,9 @@ class Fusion {
   ScalarId addConstBool(bool v);
   ScalarId addDerived(ScalarOp op, ScalarId lhs, ScalarId rhs = kNone, DType dtype = DType::Index);
   ScalarId addSize(TensorId t, int32_t dim);
-  AxisId addAxis(uint32_t number, IterType iter, ParallelType pt, ScalarId extent,
-                 ScalarId expanded = kNone);
-  TensorId addTensor(std::string_view name, DType dtype, MemoryType mem,
-                     std::vector<AxisId> logical, MeshId mesh = kNone);
+  AxisId addAxis(uint32_t number, IterType iter, ParallelType pt, ScalarId extent, ScalarId expanded = kNone);
+  TensorId addTensor(std::string_view name, DType dtype, MemoryType mem, std::vector<AxisId> logical,
+                     MeshId mesh = kNone);
   // Appends the expr and sets each output's `definition`.
   ExprId addExpr(OpKind op, std::vector<ValueRef> in, std::vector<TensorId> out, Attrs attrs = {});
   MeshId addMesh(std::vector<int64_t> shape, std::vector<int64_t> devices);

@@ -6,8 +6,11 @@ namespace fc {
 namespace {
 
 constexpr OpInfo kOps[] = {
-#define FC_OP(E, J, C, MIN, MAX, NOUT, ATTRS) \
-  OpInfo{OpKind::E, J, OpCategory::C, MIN, MAX, NOUT, [] { using enum Attr; return uint32_t(ATTRS); }()},
+#define FC_OP(E, J, C, MIN, MAX, NOUT, ATTRS)              \
+  OpInfo{OpKind::E, J, OpCategory::C, MIN, MAX, NOUT, [] { \
+           using enum Attr;                                \
+           return uint32_t(ATTRS);                         \
+         }()},
 #include "ir/ops.def"
 #undef FC_OP
 };

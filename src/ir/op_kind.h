@@ -8,7 +8,16 @@
 namespace fc {
 
 enum class OpCategory : uint8_t {
-  Set, Cast, Unary, Binary, Compare, Ternary, Shape, Reduction, Factory, Matmul,
+  Set,
+  Cast,
+  Unary,
+  Binary,
+  Compare,
+  Ternary,
+  Shape,
+  Reduction,
+  Factory,
+  Matmul,
 };
 
 // Attribute keys an op may carry (bitmask).

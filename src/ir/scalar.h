@@ -18,7 +18,16 @@ enum class ScalarKind : uint8_t {
 };
 
 enum class ScalarOp : uint8_t {
-  None, Add, Sub, Mul, Div, Mod, CeilDiv, Max, Min, Neg,
+  None,
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Mod,
+  CeilDiv,
+  Max,
+  Min,
+  Neg,
   Size,  // size(T, d): logical extent of axis d of tensor T
 };
 std::string_view scalarOpName(ScalarOp op);  // "add", "ceilDiv", "size", ...
@@ -35,8 +44,8 @@ struct Scalar {
   DType dtype = DType::Index;
   NameId name = kNoName;  // kNoName for anonymous constants / derived exprs
   ScalarOp op = ScalarOp::None;
-  ScalarId lhs = kNone;   // Derived: first operand
-  ScalarId rhs = kNone;   // Derived: second operand (binary ops)
+  ScalarId lhs = kNone;      // Derived: first operand
+  ScalarId rhs = kNone;      // Derived: second operand (binary ops)
   TensorId size_of = kNone;  // Size: the tensor
   int32_t size_dim = 0;      // Size: the logical axis (non-negative)
   ConstValue value;          // Constant

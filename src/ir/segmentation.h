@@ -35,7 +35,7 @@ struct Segmentation {
   std::vector<SegmentSpec> segments;
   std::optional<InputRewrite> input_rewrite;  // unset: the era's rule
   std::vector<ForwardedExtent> forward;
-  std::vector<std::string> applied_fixes;     // names of fixes that wrote this
+  std::vector<std::string> applied_fixes;  // names of fixes that wrote this
 };
 
 }  // namespace fc

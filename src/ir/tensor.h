@@ -25,15 +25,13 @@ struct Tensor {
   // Aligned with allocation (or logical when there is none); nullopt for
   // broadcast axes. Empty: contiguous everywhere (nvFuser's default).
   std::vector<std::optional<bool>> contiguity;
-  std::vector<AxisId> loop;        // empty: loop = logical
+  std::vector<AxisId> loop;               // empty: loop = logical
   std::vector<AxisTransform> transforms;  // root->logical and logical->loop/allocation
 
   ExprId definition = kNone;  // producing expr; kNone for fusion inputs
 
   const std::vector<AxisId>& loopDomain() const { return loop.empty() ? logical : loop; }
-  const std::vector<AxisId>& allocationDomain() const {
-    return allocation.empty() ? logical : allocation;
-  }
+  const std::vector<AxisId>& allocationDomain() const { return allocation.empty() ? logical : allocation; }
 };
 
 }  // namespace fc

@@ -23,12 +23,25 @@ constexpr std::array<std::string_view, 7> kIterNames = {
 constexpr std::array<char, 7> kIterLetters = {'i', 'r', 'b', '?', 's', 'n', 'v'};
 
 constexpr std::array<std::string_view, 17> kParallelNames = {
-    "Serial", "DIDx", "DIDy", "DIDz", "Stream", "BIDx", "BIDy", "BIDz", "TIDx",
-    "TIDy", "TIDz", "Vectorize", "Unroll", "Unswitch", "Mma", "Group", "Bulk"};
-constexpr std::array<std::string_view, 17> kParallelPrinted = {
-    "S", "deviceIdx.x", "deviceIdx.y", "deviceIdx.z", "streamIdx", "blockIdx.x",
-    "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y", "threadIdx.z",
-    "V", "UR", "US", "MMA", "G", "B"};
+    "Serial", "DIDx", "DIDy",      "DIDz",   "Stream",   "BIDx", "BIDy",  "BIDz", "TIDx",
+    "TIDy",   "TIDz", "Vectorize", "Unroll", "Unswitch", "Mma",  "Group", "Bulk"};
+constexpr std::array<std::string_view, 17> kParallelPrinted = {"S",
+                                                               "deviceIdx.x",
+                                                               "deviceIdx.y",
+                                                               "deviceIdx.z",
+                                                               "streamIdx",
+                                                               "blockIdx.x",
+                                                               "blockIdx.y",
+                                                               "blockIdx.z",
+                                                               "threadIdx.x",
+                                                               "threadIdx.y",
+                                                               "threadIdx.z",
+                                                               "V",
+                                                               "UR",
+                                                               "US",
+                                                               "MMA",
+                                                               "G",
+                                                               "B"};
 
 constexpr std::array<std::string_view, 3> kMemoryNames = {"global", "local", "shared"};
 constexpr std::array<std::string_view, 3> kMemorySuffix = {"g", "l", "s"};
@@ -43,8 +56,12 @@ std::string_view dtypeCppName(DType t) { return kDTypeCpp[static_cast<size_t>(t)
 int dtypeBytes(DType t) { return kDTypeBytes[static_cast<size_t>(t)]; }
 bool isFloatingPoint(DType t) {
   switch (t) {
-    case DType::Half: case DType::BFloat16: case DType::Float: case DType::Double:
-    case DType::Float8_e4m3fn: case DType::Float8_e5m2: return true;
+    case DType::Half:
+    case DType::BFloat16:
+    case DType::Float:
+    case DType::Double:
+    case DType::Float8_e4m3fn:
+    case DType::Float8_e5m2: return true;
     default: return false;
   }
 }

@@ -17,9 +17,7 @@ class InternalError : public std::logic_error {
 
 }  // namespace fc
 
-#define FC_CHECK(cond, msg)                                              \
-  do {                                                                   \
-    if (!(cond)) ::fc::internalError(__FILE__, __LINE__,                  \
-                                     std::string("check failed: " #cond  \
-                                                 ": ") + (msg));          \
+#define FC_CHECK(cond, msg)                                                                                 \
+  do {                                                                                                      \
+    if (!(cond)) ::fc::internalError(__FILE__, __LINE__, std::string("check failed: " #cond ": ") + (msg)); \
   } while (0)

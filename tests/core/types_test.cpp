@@ -1,3 +1,5 @@
+#include "ir/types.h"
+
 #include <gtest/gtest.h>
 
 #include <set>
@@ -5,7 +7,6 @@
 #include "diag/diagnostic.h"
 #include "ir/fusion.h"
 #include "ir/op_kind.h"
-#include "ir/types.h"
 #include "support/checked.h"
 
 namespace fc {

@@ -62,7 +62,8 @@ std::string describe(const DiagnosticSink& s) {
 std::string canonical(const Fusion& f) {
   std::string s = printFusionMath(f, PrintStyle::Y2024) + printFusionMath(f, PrintStyle::Head);
   for (const ConcreteInput& ci : f.concrete_inputs) {
-    s += "input " + std::string(ci.value.isTensor() ? f.tensorName(ci.value.id) : f.scalarName(ci.value.id)) + " [";
+    s += "input " + std::string(ci.value.isTensor() ? f.tensorName(ci.value.id) : f.scalarName(ci.value.id)) +
+         " [";
     for (int64_t v : ci.shape) s += std::to_string(v) + ",";
     s += "] [";
     for (int64_t v : ci.strides) s += std::to_string(v) + ",";
