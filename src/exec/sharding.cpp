@@ -2,7 +2,9 @@
 #include "exec/sharding.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 #include "exec/exec_error.h"
@@ -184,7 +186,9 @@ HostTensor assemble(const std::vector<const HostTensor*>& locals, const std::vec
       for (size_t d = 0; d < idx.size(); ++d) o += (idx[d] + off[d]) * gst[d];
       if (seen[o] != 0) {
         double a = out[o], b = l[i];
-        bool same = std::memcmp(&a, &b, sizeof a) == 0 || (std::isnan(a) && std::isnan(b));
+        // Bit-for-bit: +0 and -0 differ, NaNs compare equal to each other.
+        bool same =
+            std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b) || (std::isnan(a) && std::isnan(b));
         if (!same && replica_mismatch && !*replica_mismatch) *replica_mismatch = o;
       } else {
         out[o] = l[i];

@@ -186,6 +186,7 @@ class Lexer {
 };
 
 // ------------------------------------------------------------------ AST
+struct Kwarg;
 struct Node {
   enum K {
     Name,
@@ -207,8 +208,12 @@ struct Node {
   int64_t i = 0;
   double f = 0;
   size_t off = 0;
-  std::vector<Node> kids;  // List/Tuple items; Call: callee then args; Attr/Neg: object; BinOp: l, r
-  std::vector<std::pair<std::string, Node>> kwargs;
+  std::vector<Node> kids;     // List/Tuple items; Call: callee then args; Attr/Neg: object; BinOp: l, r
+  std::vector<Kwarg> kwargs;  // a vector of an incomplete type is fine; a pair of one is not
+};
+struct Kwarg {
+  std::string first;  // keyword
+  Node second;        // value
 };
 
 class Parser {
@@ -338,7 +343,7 @@ class Parser {
             advance();
             Node v;
             if (!expr(v, depth + 1)) return false;
-            c.kwargs.emplace_back(std::move(key), std::move(v));
+            c.kwargs.push_back(Kwarg{std::move(key), std::move(v)});
           } else {
             if (!c.kwargs.empty()) return fail("positional argument after keyword argument", peek().off);
             Node v;

@@ -470,7 +470,7 @@ std::optional<size_t> findFocusNode(const VizGraph& g, const Fusion& f, std::str
   std::string_view digits = name;
   if (digits.rfind("expr", 0) == 0)
     digits.remove_prefix(4);
-  else if (digits.rfind("e", 0) == 0)
+  else if (digits.rfind('e', 0) == 0)
     digits.remove_prefix(1);
   uint32_t e = 0;
   auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), e);
