@@ -64,8 +64,20 @@ int demo(const DemoArgs& a, std::ostream& out, std::ostream& err) {
   ra.flags.era = "2024-06";
   ok &= check(ra, out, err) == kExitClean;
 
+  step("6. Does the repaired program compute the right thing?  fusecheck run --fix (CPU, 2 simulated ranks)");
+  RunArgs ua;
+  ua.file = seed;
+  ua.flags.era = "2024-06";
+  std::ostringstream unfixed;
+  ok &= run(ua, unfixed, err) == kExitFindings;  // the original fails where nvFuser 2024-06 fails
+  ok &= unfixed.str().find("FC0301") != std::string::npos;
+  out << "without --fix: the run stops at segment 2 with FC0301, as check says\n";
+  ua.fix = true;
+  ok &= run(ua, out, err) == kExitClean;
+
   out << "\n"
-      << (ok ? "demo: the story went as expected (2024-06 fails on i0, the fix makes it clean)"
+      << (ok ? "demo: the story went as expected (2024-06 fails on i0; the fix makes it clean and "
+               "numerically right)"
              : "demo: UNEXPECTED: a step did not go as the story says (see above)")
       << "\n";
   return ok ? kExitClean : kExitFindings;
