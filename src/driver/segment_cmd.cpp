@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <ostream>
 
 #include "diag/render.h"
@@ -39,23 +40,38 @@ std::vector<int64_t> involvedDevices(const Fusion& f, const Segment& s) {
   return devs;
 }
 
-}  // namespace
-
-int segment(const SegmentArgs& a, std::ostream& out, std::ostream& err) {
+// Load, verify and run the traced pipeline; on bad input the diagnostics
+// are emitted and nullopt is returned (the caller exits 2).
+struct TracedRun {
+  Loaded loaded;
+  PipelineResult result;
+};
+std::optional<TracedRun> loadAndTrace(const std::string& file, const PipelineFlags& flags,
+                                      OutputFormat format, std::ostream& out, std::ostream& err) {
   DiagnosticSink sink;
-  auto loaded = loadRepro(a.file, sink);
+  auto loaded = loadRepro(file, sink);
   if (!loaded) {
-    emitDiagnostics(sink.all(), nullptr, a.format, a.format == OutputFormat::Text ? err : out);
-    return kExitBadInput;
+    emitDiagnostics(sink.all(), nullptr, format, format == OutputFormat::Text ? err : out);
+    return std::nullopt;
   }
-  auto opts = pipelineOptions(a.flags, loaded->fusion, a.file, sink);
+  auto opts = pipelineOptions(flags, loaded->fusion, file, sink);
   if (!opts) {
-    emitDiagnostics(sink.all(), nullptr, a.format, err);
-    return kExitBadInput;
+    emitDiagnostics(sink.all(), nullptr, format, err);
+    return std::nullopt;
   }
   opts->trace = true;
   PipelineResult r = runPipeline(loaded->fusion, *opts);
   fillLocations(r.diagnostics, loaded->source);
+  return TracedRun{std::move(*loaded), std::move(r)};
+}
+
+}  // namespace
+
+int segment(const SegmentArgs& a, std::ostream& out, std::ostream& err) {
+  auto run = loadAndTrace(a.file, a.flags, a.format, out, err);
+  if (!run) return kExitBadInput;
+  const Loaded* loaded = &run->loaded;
+  PipelineResult& r = run->result;
   const Fusion& f = loaded->fusion;
   if (a.format == OutputFormat::Json) {
     out << pipelineJson(f, r, a.file);
@@ -125,20 +141,10 @@ int segment(const SegmentArgs& a, std::ostream& out, std::ostream& err) {
 }
 
 int concretize(const ConcretizeArgs& a, std::ostream& out, std::ostream& err) {
-  DiagnosticSink sink;
-  auto loaded = loadRepro(a.file, sink);
-  if (!loaded) {
-    emitDiagnostics(sink.all(), nullptr, a.format, a.format == OutputFormat::Text ? err : out);
-    return kExitBadInput;
-  }
-  auto opts = pipelineOptions(a.flags, loaded->fusion, a.file, sink);
-  if (!opts) {
-    emitDiagnostics(sink.all(), nullptr, a.format, err);
-    return kExitBadInput;
-  }
-  opts->trace = true;
-  PipelineResult r = runPipeline(loaded->fusion, *opts);
-  fillLocations(r.diagnostics, loaded->source);
+  auto run = loadAndTrace(a.file, a.flags, a.format, out, err);
+  if (!run) return kExitBadInput;
+  const Loaded* loaded = &run->loaded;
+  PipelineResult& r = run->result;
   if (a.format == OutputFormat::Json) {
     out << pipelineJson(loaded->fusion, r, a.file);
     return r.failed() ? kExitFindings : kExitClean;
