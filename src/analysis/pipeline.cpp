@@ -37,20 +37,6 @@ std::string nvfuserUnboundMessage(Era era, const std::string& sym) {
 
 namespace {
 
-std::string domainString(const Fusion& f, const std::vector<AxisId>& dom) {
-  std::string s = "[";
-  for (size_t i = 0; i < dom.size(); ++i) {
-    if (i) s += ", ";
-    s += axisToString(f, dom[i]);
-  }
-  return s + "]";
-}
-
-std::string symName(const Fusion& f, ScalarId s) {
-  std::string_view n = f.scalarName(s);
-  return n.empty() ? scalarToString(f, s) : std::string(n);
-}
-
 Location axisLoc(const std::string& file, TensorId t, size_t pos) {
   return Location{file, JsonPointer().key("tensors").index(t).key("logical").index(pos).str(), 0, 0};
 }
@@ -86,11 +72,11 @@ struct Ctx {
       if (only_named && sc.name == kNoName) continue;
       if (sc.kind != ScalarKind::Symbol && sc.kind != ScalarKind::Input) continue;
       if (!ev.isKnown(s)) {
-        unknown.push_back(symName(f, s));
+        unknown.push_back(symbolToString(f, s));
         continue;
       }
       auto v = ev.value(s);
-      os << "  " << symName(f, s) << " = " << (v ? std::to_string(*v) : "(symbolic)") << "  <- "
+      os << "  " << symbolToString(f, s) << " = " << (v ? std::to_string(*v) : "(symbolic)") << "  <- "
          << describeOrigin(f, s, ev.origin(s), v, opts.era) << "\n";
     }
     if (!unknown.empty()) {
@@ -216,7 +202,7 @@ struct Ctx {
       if (primary_it == uses.end()) primary_it = uses.begin();
       std::rotate(uses.begin(), primary_it, primary_it + 1);
       const UnboundUse& p = uses.front();
-      const std::string name = symName(f, sym);
+      const std::string name = symbolToString(f, sym);
 
       UnboundExtent rec;
       rec.segment = seg_idx;
@@ -248,7 +234,7 @@ struct Ctx {
                                 "keep-reductions)"
                               : "the input rewrite of this era keeps Reduction axes";
         d.note(who + ": " + std::string(f.tensorName(p.tensor)) + " enters segment " +
-               std::to_string(seg_idx) + " as " + domainString(f, carrier->domain));
+               std::to_string(seg_idx) + " as " + domainToString(f, carrier->domain));
       }
       if (carrier) {
         std::vector<std::string> binds;
@@ -257,7 +243,7 @@ struct Ctx {
           if (ax.iter == IterType::Reduction) continue;
           ScalarId e = ax.iter == IterType::Broadcast ? ax.expanded : ax.extent;
           if (e == kNone || f.scalars[e].kind == ScalarKind::Constant) continue;
-          binds.push_back(symName(f, e));
+          binds.push_back(symbolToString(f, e));
         }
         std::string from;
         uint32_t ps = r.segmented.producerOf(p.tensor);
@@ -332,7 +318,7 @@ struct Ctx {
       if (seg && p.reduction_axis && p.on_input && keeps) {
         std::vector<AxisId> stripped = segmentInputDomain(f, p.tensor, InputRewrite::StripReductions);
         std::string msg = std::string(f.tensorName(p.tensor)) + " enters segment " + std::to_string(seg_idx) +
-                          " as " + domainString(f, stripped) + " (PR #2487); ";
+                          " as " + domainToString(f, stripped) + " (PR #2487); ";
         if (rec.strip_applies) {
           msg += "obligation holds";
         } else {
@@ -374,7 +360,7 @@ struct Ctx {
                              axisLoc(opts.file, in.tensor, i));
         d.note("the input rewrite of nvFuser " + std::string(eraName(opts.era)) +
                " keeps Reduction axes: " + std::string(f.tensorName(in.tensor)) + " enters segment " +
-               std::to_string(seg.id) + " as " + domainString(f, dom));
+               std::to_string(seg.id) + " as " + domainToString(f, dom));
         d.note("the " + seg.scheduler +
                " scheduler merges the input's axes while propagating its schedule, "
                "and a Reduction axis cannot merge with an Iteration axis");
@@ -384,7 +370,7 @@ struct Ctx {
         d.notes.push_back(
             Note{"fix[strip-reduction-axes]",
                  std::string(f.tensorName(in.tensor)) + " enters segment " + std::to_string(seg.id) + " as " +
-                     domainString(f, segmentInputDomain(f, in.tensor, InputRewrite::StripReductions)) +
+                     domainToString(f, segmentInputDomain(f, in.tensor, InputRewrite::StripReductions)) +
                      " (PR #2487); obligation holds",
                  {}});
         break;
@@ -477,7 +463,7 @@ PipelineResult runPipeline(const Fusion& f, const PipelineOptions& opts) {
     if (opts.trace) {
       std::string t;
       for (const BoundInput& b : inputs) {
-        t += "  " + std::string(f.tensorName(b.tensor)) + " enters as " + domainString(f, b.domain);
+        t += "  " + std::string(f.tensorName(b.tensor)) + " enters as " + domainToString(f, b.domain);
         uint32_t ps = r.segmented.producerOf(b.tensor);
         t += ps != kNone ? " (from segment " + std::to_string(ps) + ")" : std::string(" (fusion input)");
         t += "\n";

@@ -588,6 +588,17 @@ std::string axisToString(const Fusion& f, AxisId a) {
   return s;
 }
 
+std::string domainToString(const Fusion& f, const std::vector<AxisId>& dom) {
+  std::string s = "[";
+  for (size_t i = 0; i < dom.size(); ++i) s += (i ? ", " : "") + axisToString(f, dom[i]);
+  return s + "]";
+}
+
+std::string symbolToString(const Fusion& f, ScalarId s) {
+  std::string_view n = f.scalarName(s);
+  return n.empty() ? scalarToString(f, s) : std::string(n);
+}
+
 std::string tensorToString(const Fusion& f, TensorId t, PrintStyle style) {
   return Printer(f, style).tensor(t);
 }

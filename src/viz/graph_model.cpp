@@ -40,17 +40,6 @@ Overlays overlaysFor(const PipelineResult& r, const std::string& stage) {
   return o;
 }
 
-std::string domainText(const Fusion& f, const std::vector<AxisId>& dom) {
-  std::string s = "[";
-  for (size_t i = 0; i < dom.size(); ++i) s += (i ? ", " : "") + axisToString(f, dom[i]);
-  return s + "]";
-}
-
-std::string symbolName(const Fusion& f, ScalarId s) {
-  std::string_view n = f.scalarName(s);
-  return n.empty() ? scalarToString(f, s) : std::string(n);
-}
-
 // `printed` with the axes of `dom` found in order; red ones wrapped in a
 // red font. Returns false when an axis is not found (then nothing is red).
 bool colourAxes(const Fusion& f, const std::string& printed, const std::vector<AxisId>& dom,
@@ -110,6 +99,14 @@ class Builder {
     for (ExprId e : topoOrder(f_))
       if (!placed[e]) placed[e] = 1, order.push_back(e);
     tensor_node_.assign(f_.tensors.size(), -1);
+    // Input/output flags once, O(tensors): Fusion::isInput/isOutput scan the
+    // lists, which made labelling every tensor quadratic on large fusions.
+    is_input_.assign(f_.tensors.size(), 0);
+    is_output_.assign(f_.tensors.size(), 0);
+    for (const ValueRef& v : f_.inputs)
+      if (v.isTensor() && v.id < f_.tensors.size()) is_input_[v.id] = 1;
+    for (TensorId t : f_.outputs)
+      if (t < f_.tensors.size()) is_output_[t] = 1;
     expr_node_.assign(f_.exprs.size(), -1);
     scalar_node_.assign(f_.scalars.size(), -1);
     for (ExprId e : order) addExpr(e);
@@ -130,6 +127,7 @@ class Builder {
   Overlays ov_;
   VizGraph g_;
   std::vector<int> tensor_node_, expr_node_, scalar_node_;
+  std::vector<char> is_input_, is_output_;  // tensor -> flag
   std::vector<int> cluster_of_segment_;
   std::map<TensorId, std::set<AxisId>> red_axes_;
   std::map<ExprId, std::vector<std::string>> red_exprs_;  // expr -> symbols it needs as values
@@ -146,7 +144,7 @@ class Builder {
         if (u.tensor != kNone && u.tensor < f_.tensors.size() && u.axis != kNone && u.axis < f_.axes.size())
           red_axes_[u.tensor].insert(u.axis);
         else if (u.expr != kNone && u.expr < f_.exprs.size())
-          red_exprs_[u.expr].push_back(symbolName(f_, rec.symbol));
+          red_exprs_[u.expr].push_back(symbolToString(f_, rec.symbol));
       }
     }
   }
@@ -226,22 +224,22 @@ class Builder {
       if (!coloured || std::find(loop.begin(), loop.end(), a) == loop.end()) missing = true;
     if (missing) {
       std::string logical;
-      std::string text = "logical " + domainText(f_, tv.logical);
+      std::string text = "logical " + domainToString(f_, tv.logical);
       if (!colourAxes(f_, text, tv.logical, red, logical)) logical = escapeHtml(text);
       label += "<br/>" + logical;
     }
     n.unbound = !red.empty();
     n.red_axes = red.size();
     std::string meta;
-    if (f_.isInput(t)) meta = "input · ";
-    if (f_.isOutput(t)) meta += "output · ";
+    if (is_input_[t]) meta = "input · ";
+    if (is_output_[t]) meta += "output · ";
     meta += std::string(dtypeName(tv.dtype));
     std::string sizes = sizesText(t);
     if (!sizes.empty()) meta += " · " + sizes;
     label += "<br/><font point-size=\"9\" color=\"#555555\">" + escapeHtml(meta) + "</font>";
     n.label = label;
     n.tooltip = printed;
-    if (loop != tv.logical) n.tooltip += "\nlogical " + domainText(f_, tv.logical);
+    if (loop != tv.logical) n.tooltip += "\nlogical " + domainToString(f_, tv.logical);
     for (AxisId a : red) n.tooltip += "\nunbound extent: " + axisToString(f_, a);
     tensor_node_[t] = static_cast<int>(g_.nodes.size());
     g_.unbound_axes += red.size();
@@ -254,7 +252,7 @@ class Builder {
     VizNode n;
     n.kind = NodeKind::Scalar;
     n.ref = s;
-    std::string name = symbolName(f_, s);
+    std::string name = symbolToString(f_, s);
     n.name = name;
     n.anchor = "scalar_" + safeId(name);
     n.label = escapeHtml(name) + "<br/><font point-size=\"9\" color=\"#555555\">scalar input · " +
@@ -333,7 +331,7 @@ class Builder {
         VizEdge& e = g_.edges[ei];
         const VizNode& to = g_.nodes[e.to];
         if (to.kind != NodeKind::Expr || segmentOfExpr(to.ref) != se.to) continue;
-        std::string enters = "enters segment " + std::to_string(se.to) + " as " + domainText(f_, dom);
+        std::string enters = "enters segment " + std::to_string(se.to) + " as " + domainToString(f_, dom);
         e.rewritten = true;
         e.tooltip = std::string(f_.tensorName(se.tensor)) + " " + enters + " (input rewrite " +
                     std::string(inputRewriteName(r_.input_rewrite)) + ")";
@@ -361,7 +359,7 @@ class Builder {
       size_t k =
           addEdge(static_cast<size_t>(tensor_node_[o.tensor]), static_cast<size_t>(xn), EdgeKind::Forward);
       VizEdge& e = g_.edges[k];
-      std::string sym = symbolName(f_, fw.symbol);
+      std::string sym = symbolToString(f_, fw.symbol);
       e.repaired = true;
       e.label = "forward-extent\n" + sym;
       e.tooltip = sym + " is passed into segment " + std::to_string(fw.segment) +
@@ -392,7 +390,7 @@ class Builder {
       if (!seen.insert({from, static_cast<size_t>(target), rec.symbol}).second) continue;
       size_t ei = addEdge(from, static_cast<size_t>(target), EdgeKind::Provenance);
       VizEdge& e = g_.edges[ei];
-      std::string sym = symbolName(f_, rec.symbol);
+      std::string sym = symbolToString(f_, rec.symbol);
       e.label = sym + " unbound";
       e.anchor = "provenance_" + std::to_string(k++);
       std::string path;
