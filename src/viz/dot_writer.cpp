@@ -4,6 +4,7 @@
 // cgraph itself).
 #include "viz/dot_writer.h"
 
+#include <mutex>
 #include <unordered_map>
 #include <vector>
 
@@ -322,17 +323,39 @@ DotOutput writeDot(const VizGraph& vg) {
   return out;
 }
 
+// One rendering context for the whole process, never freed. Graphviz 2.42's
+// pango text-layout plugin caches a raw pointer to the last font name it
+// measured; that string belongs to the GVC_t's font dictionary, so freeing the
+// context and laying out a second graph (the report draws several) reads freed
+// memory (ASan: heap-use-after-free in strcmp under textspan_size). A context
+// that lives as long as the process keeps the pointer valid. Graphviz is not
+// thread-safe, so every render holds renderMutex().
+namespace {
+
+GVC_t* processContext() {
+  static GVC_t* gvc = gvContext();
+  return gvc;
+}
+
+std::mutex& renderMutex() {
+  static std::mutex m;
+  return m;
+}
+
+}  // namespace
+
 SvgOutput renderSvg(const std::string& dot) {
   SvgOutput out;
   std::string messages;
   {
+    std::lock_guard<std::mutex> lock(renderMutex());
     CaptureErrors capture(messages);
     Agraph_t* g = agmemread(dot.c_str());
     if (!g) {
       out.error = "Graphviz could not parse the DOT text: " + messages;
       return out;
     }
-    GVC_t* gvc = gvContext();
+    GVC_t* gvc = processContext();
     if (!gvc) {
       agclose(g);
       out.error = "Graphviz could not create a rendering context";
@@ -353,7 +376,6 @@ SvgOutput renderSvg(const std::string& dot) {
       gvFreeLayout(gvc, g);
     }
     agclose(g);
-    gvFreeContext(gvc);
   }
   out.warnings = messages;
   return out;
