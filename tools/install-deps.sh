@@ -17,9 +17,14 @@ packages=(
   nlohmann-json3-dev libsimdjson-dev libcli11-dev libgraphviz-dev
   # tests and benchmarks
   libgtest-dev libbenchmark-dev graphviz python3 python3-jsonschema
+  # the determinism test compiles de_DE.UTF-8 (comma decimals) with localedef
+  locales
   # lint (CI: clang-format check, clang-tidy)
   clang-tidy clang-format
-  # add here when their users land: chromium (HTML report tests), libfuzzer-14-dev (fuzzers)
+  # fuzzers (tools/dev fuzz, preset fuzz): clang 14, its sanitizer runtimes (only recommended
+  # by clang-14, so named here for --no-install-recommends) and libFuzzer
+  clang libclang-rt-14-dev libfuzzer-14-dev
+  # add here when their users land: chromium (HTML report tests)
 )
 
 mode=install
