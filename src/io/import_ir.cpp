@@ -105,6 +105,13 @@ class IrImporter {
             size_t s0 = ++p_;
             while (p_ < t_.size() && t_[p_] != ')' && t_[p_] != '\n') ++p_;
             sched = t_.substr(s0, p_ - s0);
+            // nvFuser prints a scheduler type name here (`pointwise`, `expr_eval`, ...). Anything
+            // else is not a dump, and could carry bytes that a JSON repro cannot (invalid UTF-8).
+            bool ident = !sched.empty();
+            for (char c : sched) ident &= std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+            if (!ident)
+              error(DiagCode::ImportSyntax,
+                    "expected a scheduler name (letters, digits, '_') in `g{(...)`, the group's heading", s0);
           }
           groups_.push_back(SegmentSpec{{}, sched});
           group_ = static_cast<int>(groups_.size()) - 1;
