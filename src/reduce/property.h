@@ -1,8 +1,10 @@
 // In-process properties for the minimizer (reduce/reduce.h):
 //
 // - diagnosticProperty: the era's pipeline (analysis/pipeline.h, the same
-//   options `check` takes) still reports a diagnostic with `code` (and, when
-//   `symbol` is given, an FC0301 for that symbol).
+//   options `check` takes) still reports a diagnostic with `code`; when
+//   `message_contains` is not empty, its message or one of its notes must
+//   contain that text (e.g. "i0 was bound in the whole fusion" keeps the
+//   #2481 shape of FC0301: bound in the whole fusion, unbound in a segment).
 // - mismatchProperty: CPU execution of the segmented program differs from
 //   the reference beyond tolerance (the comparison `fusecheck run` makes,
 //   exec/run.h): at least one output fails its comparison. A pipeline
@@ -18,7 +20,7 @@
 
 namespace fc {
 
-ReduceProperty diagnosticProperty(DiagCode code, PipelineOptions opts, std::string symbol = {});
+ReduceProperty diagnosticProperty(DiagCode code, PipelineOptions opts, std::string message_contains = {});
 
 ReduceProperty mismatchProperty(RunOptions opts);
 
