@@ -1,27 +1,18 @@
 // Synthetic repro generators (see synth.h). Each block is built op by op
 // with ImportBuilder; inputs get fresh symbolic extents (as nvFuser's
 // define_tensor does) and concrete per-rank sizes in concrete_inputs.
-#include "synth.h"
+#include "difftest/synth.h"
 
 #include <string>
 
+#include "difftest/rng.h"
 #include "io/import_builder.h"
 #include "support/internal_error.h"
 
 namespace fc::synth {
 namespace {
 
-// SplitMix64: a specified generator, identical on every standard library.
-struct Rng {
-  uint64_t s;
-  uint64_t next() {
-    uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  uint64_t below(uint64_t n) { return next() % n; }
-};
+using difftest::Rng;
 
 class Gen {
  public:
