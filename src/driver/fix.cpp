@@ -41,7 +41,7 @@ int fix(const FixArgs& a, std::ostream& out, std::ostream& err) {
     return kExitBadInput;
   }
   PipelineResult before = runPipeline(loaded->fusion, *opts);
-  FixResult fr = applyFixes(loaded->fusion, before, *kind, a.file);
+  FixResult fr = applyFixesToFixpoint(loaded->fusion, before, *opts, *kind, a.file);
   const Fusion& result = fr.changed ? fr.fixed : loaded->fusion;
   std::string why = writeFileAtomic(target, writeFusion(result));
   if (!why.empty()) {
@@ -71,6 +71,19 @@ int fix(const FixArgs& a, std::ostream& out, std::ostream& err) {
     j["actions"] = nlohmann::ordered_json::array();
     for (const FixAction& x : fr.actions)
       j["actions"].push_back({{"fix", x.fix}, {"change", x.change}, {"obligation", x.obligation}});
+    j["obligations"] = nlohmann::ordered_json::array();
+    for (const Obligation& o : fr.obligations) {
+      nlohmann::ordered_json oj;
+      oj["fix"] = o.fix;
+      oj["segment"] = o.segment;
+      oj["tensor"] = o.tensor;
+      oj["symbol"] = std::string(loaded->fusion.scalarName(o.symbol));
+      oj["statement"] = o.statement;
+      oj["holds"] = o.holds;
+      oj["discharge"] = o.discharge;
+      oj["uses"] = o.uses;
+      j["obligations"].push_back(std::move(oj));
+    }
     j["refusals"] = nlohmann::ordered_json::parse(renderJson(fr.refusals))["diagnostics"];
     j["recheck_clean"] = !after.failed();
     j["diagnostics"] = nlohmann::ordered_json::parse(renderJson(after.diagnostics))["diagnostics"];
@@ -81,6 +94,12 @@ int fix(const FixArgs& a, std::ostream& out, std::ostream& err) {
     if (!fr.changed) out << "  nothing to fix; " << target << " is the input, unchanged\n";
     for (const FixAction& x : fr.actions)
       out << "  fix[" << x.fix << "] " << x.change << "\n    obligation: " << x.obligation << "\n";
+    if (!fr.obligations.empty()) out << "  obligations:\n";
+    for (const Obligation& o : fr.obligations) {
+      out << "    [" << (o.holds ? "holds" : "FAILS") << "] " << o.fix << ": " << o.statement << "\n      "
+          << (o.holds ? "discharged: " : "not discharged: ") << o.discharge << "\n";
+      for (size_t i = 1; i < o.uses.size(); ++i) out << "      also used by " << o.uses[i] << "\n";
+    }
     renderText(fr.refusals, nullptr, out);
     out << "wrote " << target << "\n";
     out << "re-check " << target << " (nvFuser " << eraName(after.era) << "): ";

@@ -129,7 +129,7 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
   std::optional<Fusion> fixed;
   res.fix = opts.fix;
   if (opts.fix && pr.failed()) {
-    FixResult fr = applyFixes(f, pr, FixKind::Auto, opts.file);
+    FixResult fr = applyFixesToFixpoint(f, pr, po, FixKind::Auto, opts.file);
     for (const FixAction& a : fr.actions) res.fix_actions.push_back(a.fix + ": " + a.change);
     for (const Diagnostic& d : fr.refusals) {
       res.diagnostics.push_back(d);

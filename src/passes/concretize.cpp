@@ -102,10 +102,20 @@ ConcretizationInfo analyzeConcretization(const Fusion& f, const ViewSpec& view, 
         need(e.inputs[i].id, u);
       }
     const Attrs& at = e.attrs;
+    // A fill value / iota start or step needs its integer symbols (an extent
+    // used as a value, e.g. full(..., i0 * 0.5)), whatever the value's own
+    // dtype; floating scalar inputs are runtime values, not extents.
     for (ScalarId s : {at.value, at.start, at.step}) {
-      UnboundUse u;
-      u.expr = eid;
-      if (s != kNone && f.scalars[s].dtype != DType::Double && f.scalars[s].dtype != DType::Float) need(s, u);
+      if (s == kNone || ev.isKnown(s)) continue;
+      for (ScalarId sym : ScalarEval::freeSymbols(f, s)) {
+        if (ev.isKnown(sym) || f.scalars[sym].dtype == DType::Double || f.scalars[sym].dtype == DType::Float)
+          continue;
+        UnboundUse u;
+        u.expr = eid;
+        u.symbol = sym;
+        u.scalar = s;
+        info.unbound.push_back(u);
+      }
     }
     for (TensorId t : e.outputs)
       if (!visited[t]) {
