@@ -55,6 +55,20 @@ int64_t normDim(int64_t d, size_t rank) { return d < 0 ? d + static_cast<int64_t
 
 }  // namespace
 
+std::string importedMeshProblem(const std::vector<int64_t>& devices, DiagCode& code) {
+  code = DiagCode::BadMesh;
+  if (devices.empty()) {
+    code = DiagCode::EmptyMesh;
+    return "the device mesh has no devices";
+  }
+  std::vector<int64_t> sorted = devices;
+  std::sort(sorted.begin(), sorted.end());
+  if (sorted.front() < 0) return "the device mesh has the negative device " + std::to_string(sorted.front());
+  auto dup = std::adjacent_find(sorted.begin(), sorted.end());
+  if (dup != sorted.end()) return "the device mesh lists device " + std::to_string(*dup) + " twice";
+  return {};
+}
+
 ScalarId ImportBuilder::freshSymbol() {
   return f_.addSymbol("i" + std::to_string(next_other_++), DType::Index);
 }

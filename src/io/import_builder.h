@@ -11,9 +11,15 @@
 #include <string>
 #include <vector>
 
+#include "diag/diagnostic.h"
 #include "ir/fusion.h"
 
 namespace fc {
+
+// What is wrong with a device mesh an importer read, as a message ("" when nothing is): no
+// devices (`code` = FC0206), a negative or repeated device (FC0207). The importers report it at
+// the mesh's text, so that the verifier's pointer-only diagnostic never has to.
+std::string importedMeshProblem(const std::vector<int64_t>& devices, DiagCode& code);
 
 class ImportBuilder {
  public:

@@ -4,6 +4,7 @@
 #include "io/import_ir.h"
 #include "io/import_python.h"
 #include "io/import_segments.h"
+#include "io/json_validate.h"
 
 namespace fc {
 
@@ -32,6 +33,14 @@ ImportFormat detectImportFormat(std::string_view text) {
 
 std::optional<Fusion> importFusion(const SourceText& source, DiagnosticSink& sink,
                                    std::optional<ImportFormat> format) {
+  // nvFuser prints UTF-8 (and Python reads UTF-8 sources); anything else,
+  // a UTF-16 byte-order mark included, is refused where it starts.
+  if (auto bad = findInvalidUtf8(source.text())) {
+    LineCol lc = source.lineCol(*bad);
+    sink.error(DiagCode::InvalidUtf8, "the text is not valid UTF-8 (byte " + std::to_string(*bad) + ")",
+               Location{source.path(), "", lc.line, lc.col});
+    return std::nullopt;
+  }
   switch (format.value_or(detectImportFormat(source.text()))) {
     case ImportFormat::NvfuserPython: return importPython(source, sink);
     case ImportFormat::NvfuserIr: return importIr(source, sink);

@@ -13,6 +13,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "io/import_builder.h"
+
 namespace fc {
 namespace {
 
@@ -568,6 +570,11 @@ class IrImporter {
       } else if (std::isdigit(static_cast<unsigned char>(c))) {
         size_t s = p_;
         while (p_ < t_.size() && std::isdigit(static_cast<unsigned char>(t_[p_]))) ++p_;
+        if (p_ - s > 18) {
+          error(DiagCode::ImportSyntax,
+                "device id " + t_.substr(s, std::min<size_t>(p_ - s, 64)) + " is too large", s);
+          return std::nullopt;
+        }
         devices.push_back(std::strtoll(t_.substr(s, p_ - s).c_str(), nullptr, 10));
         ++row_len;
       } else {
@@ -582,6 +589,9 @@ class IrImporter {
                                      : std::vector<int64_t>{static_cast<int64_t>(rows.size()), rows[0]};
     for (MeshId m = 0; m < f_.meshes.size(); ++m)
       if (f_.meshes[m].devices == devices && f_.meshes[m].shape == shape) return m;
+    DiagCode code{};
+    std::string why = importedMeshProblem(devices, code);  // once per distinct mesh
+    if (!why.empty()) error(code, why, start);
     return f_.addMesh(shape, devices);
   }
 

@@ -1451,6 +1451,9 @@ class Importer {
       devices = *d;
       shape = {static_cast<int64_t>(devices.size())};
     }
+    DiagCode code{};
+    std::string why = importedMeshProblem(devices, code);
+    if (!why.empty()) error(code, why, arg->off);
     env_[target] = Binding{Binding::Mesh, f_.addMesh(shape, devices), {}};
   }
 

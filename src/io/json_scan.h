@@ -12,6 +12,13 @@ namespace fc::jsonscan {
 
 inline constexpr size_t kNpos = static_cast<size_t>(-1);
 
+// User text (a key, a number literal) quoted in a message: at most `max`
+// bytes, so that a multi-megabyte input does not make a multi-megabyte message.
+inline std::string clipForMessage(std::string_view s, size_t max = 64) {
+  if (s.size() <= max) return std::string(s);
+  return std::string(s.substr(0, max)) + "... (" + std::to_string(s.size()) + " bytes)";
+}
+
 inline bool isWs(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 inline size_t skipWs(std::string_view t, size_t i) {

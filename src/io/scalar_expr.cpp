@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "io/json_scan.h"
 #include "support/internal_error.h"
 
 namespace fc {
@@ -236,7 +237,7 @@ class Parser {
     LitStatus st = convertNumber(t_.substr(pos_, n), is_float, neg, v);
     if (st == LitStatus::OutOfRange) {
       out_of_range_ = true;
-      fail("integer constant " + std::string(neg ? "-" : "") + std::string(t_.substr(start, n)) +
+      fail("integer constant " + std::string(neg ? "-" : "") + jsonscan::clipForMessage(t_.substr(start, n)) +
            " does not fit in a 64-bit signed integer (write large values as strings up to 2^63-1)");
       return kNone;
     }

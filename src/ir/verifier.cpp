@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -128,6 +129,7 @@ class Verifier {
     checkNames();
     checkAxes();
     checkTensorDomains();
+    checkTensorSizes();
     checkExprRefs();
     checkDefinitions();
     checkCycles();
@@ -155,6 +157,7 @@ class Verifier {
   std::vector<char> scalar_bad_;  // dangling operand or part of a cycle
   std::vector<char> scalar_int_;  // integer-valued
   std::vector<std::optional<int64_t>> scalar_const_;
+  std::vector<char> scalar_overflow_;  // constant operands, but folding overflows or divides by 0
   std::vector<char> scalar_reported_;
   // Per expr: false when a reference is dangling or the arity is wrong.
   std::vector<char> expr_ok_;
@@ -395,6 +398,7 @@ class Verifier {
     scalar_bad_.assign(n, 0);
     scalar_int_.assign(n, 0);
     scalar_const_.assign(n, std::nullopt);
+    scalar_overflow_.assign(n, 0);
     scalar_reported_.assign(n, 0);
     std::vector<uint8_t> state(n, 0);  // 0 new, 1 on stack, 2 done
     auto operands = [&](ScalarId s, ScalarId out[2]) -> int {
@@ -479,6 +483,7 @@ class Verifier {
         return;
       }
       if (scalar_bad_[o]) scalar_bad_[s] = 1;
+      if (scalar_overflow_[o]) scalar_overflow_[s] = 1;
       all_int = all_int && scalar_int_[o];
       v[k] = scalar_const_[o];
     }
@@ -495,9 +500,12 @@ class Verifier {
       case ScalarOp::Max: r = std::max(*v[0], *v[1]); break;
       case ScalarOp::Min: r = std::min(*v[0], *v[1]); break;
       case ScalarOp::Neg: r = checkedSub(0, *v[0]); break;
-      default: break;
+      default: return;
     }
-    scalar_const_[s] = r;  // overflow / division by zero: not constant here; evaluators report it
+    // Overflow / division by zero: not constant here; extents report it
+    // (checkExtent), other scalars are left to the evaluators.
+    scalar_const_[s] = r;
+    if (!r) scalar_overflow_[s] = 1;
   }
 
   // ------------------------------------------------------------ names
@@ -529,7 +537,7 @@ class Verifier {
   // ------------------------------------------------------------ axis fields
   void checkExtent(AxisId a, ScalarId s, const char* field) {
     std::string ptr = axis_site_[a] + "/" + field;
-    const bool expanded = field[0] == 'e' && field[1] == 'x';
+    const bool expanded = std::string_view(field) == "expanded";
     if (s == kNone || s >= f_.scalars.size()) {
       if (s == kNone && expanded) return;
       error(DiagCode::BadExtent,
@@ -547,6 +555,14 @@ class Verifier {
                      "the " + std::string(expanded ? "expanded extent" : "extent") + " of axis " +
                          axisDesc(a) + " is not an integer (" + scalarDesc(s) + " has dtype " +
                          std::string(dtypeName(sc.dtype)) + ")",
+                     ptr));
+      return;
+    }
+    if (scalar_overflow_[s]) {
+      scalar_reported_[s] = 1;
+      noteDecl(error(DiagCode::NumberOutOfRange,
+                     "the " + std::string(expanded ? "expanded extent" : "extent") + " of axis " +
+                         axisDesc(a) + " is a constant expression that overflows int64 or divides by zero",
                      ptr));
       return;
     }
@@ -573,6 +589,30 @@ class Verifier {
       }
       checkExtent(a, f_.axes[a].extent, "extent");
       checkExtent(a, f_.axes[a].expanded, "expanded");
+    }
+  }
+
+  // ------------------------------------------------------------ tensor sizes
+  // The product of a tensor's constant logical extents must fit int64 (the
+  // executors and nvFuser compute element counts in int64).
+  void checkTensorSizes() {
+    for (TensorId t = 0; t < f_.tensors.size(); ++t) {
+      if (!tensor_ok_[t]) continue;
+      const std::vector<AxisId>& dom = f_.tensors[t].logical;
+      int64_t product = 1;
+      for (size_t j = 0; j < dom.size(); ++j) {
+        if (dom[j] >= f_.axes.size()) break;
+        ScalarId e = f_.axes[dom[j]].extent;
+        if (e == kNone || e >= f_.scalars.size() || !scalar_const_[e] || *scalar_const_[e] < 0) continue;
+        auto prod = checkedMul(product, *scalar_const_[e]);
+        if (!prod) {
+          error(DiagCode::NumberOutOfRange,
+                "the constant extents of " + tname(t) + " multiply beyond int64 at axis " + axisDesc(dom[j]),
+                axis_site_[dom[j]] + "/extent");
+          break;
+        }
+        product = *prod;
+      }
     }
   }
 
@@ -1680,12 +1720,26 @@ class Verifier {
             .note(tname(t) + " is declared here", at(tp(t) + "/logical"));
         continue;
       }
-      for (size_t j = 0; j < ci.shape.size(); ++j)
-        if (ci.shape[j] < 0)
+      int64_t elements = 1;
+      for (size_t j = 0; j < ci.shape.size(); ++j) {
+        if (ci.shape[j] < 0) {
           error(DiagCode::BadConcreteInput,
                 "concrete input " + num(k) + " gives " + tname(t) + " the negative size " +
                     std::to_string(ci.shape[j]),
                 p + "/shape/" + num(j));
+          continue;
+        }
+        if (elements < 0) continue;  // the overflow is reported once
+        auto prod = checkedMul(elements, ci.shape[j]);
+        if (!prod) {
+          error(DiagCode::BadConcreteInput,
+                "concrete input " + num(k) + " gives " + tname(t) + " sizes whose product overflows int64",
+                p + "/shape/" + num(j));
+          elements = -1;
+          continue;
+        }
+        elements = *prod;
+      }
       if (!ci.strides.empty() && ci.strides.size() != r)
         error(DiagCode::BadConcreteInput,
               "concrete input " + num(k) + " gives " + tname(t) + " " + num(ci.strides.size()) +
