@@ -24,6 +24,7 @@ struct SegmentArgs {
   bool ranks = false;
   std::string emit_dir;
   OutputFormat format = OutputFormat::Text;
+  uint64_t max_bytes = 0;
 };
 int segment(const SegmentArgs& a, std::ostream& out, std::ostream& err);
 
@@ -32,6 +33,7 @@ struct ConcretizeArgs {
   PipelineFlags flags;
   int segment = -1;  // -1: all
   OutputFormat format = OutputFormat::Text;
+  uint64_t max_bytes = 0;
 };
 int concretize(const ConcretizeArgs& a, std::ostream& out, std::ostream& err);
 
@@ -41,6 +43,7 @@ struct ExplainArgs {
   std::string error_text;  // --error
   PipelineFlags flags;
   OutputFormat format = OutputFormat::Text;
+  uint64_t max_bytes = 0;
 };
 int explain(const ExplainArgs& a, std::ostream& out, std::ostream& err);
 
@@ -51,6 +54,7 @@ struct FixArgs {
   bool in_place = false;
   PipelineFlags flags;
   OutputFormat format = OutputFormat::Text;
+  uint64_t max_bytes = 0;
 };
 int fix(const FixArgs& a, std::ostream& out, std::ostream& err);
 

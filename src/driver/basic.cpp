@@ -60,7 +60,7 @@ int convert(const ConvertArgs& a, std::ostream& out, std::ostream& err) {
     out << text;
     return kExitClean;
   }
-  if (target == a.file && !a.in_place) {
+  if (!a.in_place && sameFile(target, a.file)) {
     sink.error(DiagCode::Usage, "refusing to overwrite the input " + a.file + " without --in-place");
     report(sink, nullptr, a.format, out, err);
     return kExitBadInput;

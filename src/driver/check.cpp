@@ -1,5 +1,4 @@
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
@@ -8,6 +7,7 @@
 #include "driver/pipeline_json.h"
 #include "io/json_locate.h"
 #include "passes/segment.h"
+#include "support/atomic_file.h"
 
 namespace fc::driver {
 namespace {
@@ -31,9 +31,10 @@ void emitTrace(const PipelineResult& r, const PipelineFlags& flags, std::ostream
         if (c == ' ') c = '-';
       char idx[8];
       std::snprintf(idx, sizeof idx, "%02zu", n);
-      std::ofstream f(flags.dump_dir + "/" + idx + "-" + t.pass + "-" + scope + ".txt");
-      if (!f) err << "fusecheck: cannot write into --dump-dir " << flags.dump_dir << "\n";
-      f << t.text;
+      std::string why =
+          writeFileAtomic(flags.dump_dir + "/" + idx + "-" + t.pass + "-" + scope + ".txt", t.text);
+      if (!why.empty())
+        err << "fusecheck: cannot write into --dump-dir " << flags.dump_dir << ": " << why << "\n";
     }
   }
 }

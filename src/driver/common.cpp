@@ -1,6 +1,10 @@
 #include "driver/common.h"
 
+#include <cerrno>
 #include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <ostream>
 
 #include "diag/render.h"
@@ -25,6 +29,50 @@ std::optional<Loaded> loadRepro(const std::string& path, DiagnosticSink& sink, u
   if (!ok) return std::nullopt;
   l.fusion.rebuildUses();
   return l;
+}
+
+bool sameFile(const std::string& a, const std::string& b) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(a, ec) && fs::exists(b, ec)) {
+    bool same = fs::equivalent(a, b, ec);
+    if (!ec) return same;
+  }
+  fs::path pa = fs::weakly_canonical(fs::absolute(a, ec), ec);
+  fs::path pb = fs::weakly_canonical(fs::absolute(b, ec), ec);
+  return pa.lexically_normal() == pb.lexically_normal();
+}
+
+std::optional<SourceText> readInputText(const std::string& path, DiagnosticSink& sink, uint64_t max_bytes) {
+  std::error_code ec;
+  auto size = std::filesystem::file_size(path, ec);
+  if (ec) {
+    sink.error(DiagCode::FileUnreadable, "cannot read " + path + ": " + ec.message(),
+               Location{path, "", 0, 0});
+    return std::nullopt;
+  }
+  if (max_bytes > 0 && size > max_bytes) {
+    sink.error(
+        DiagCode::FileTooLarge,
+        "the file has " + std::to_string(size) + " bytes, more than --max-bytes " + std::to_string(max_bytes),
+        Location{path, "", 0, 0});
+    return std::nullopt;
+  }
+  std::FILE* fp = std::fopen(path.c_str(), "rb");
+  if (!fp) {
+    sink.error(DiagCode::FileUnreadable, "cannot open " + path + ": " + std::strerror(errno),
+               Location{path, "", 0, 0});
+    return std::nullopt;
+  }
+  std::string text(static_cast<size_t>(size), '\0');
+  size_t got = size > 0 ? std::fread(text.data(), 1, text.size(), fp) : 0;
+  bool bad = std::ferror(fp) != 0 || got != text.size();
+  std::fclose(fp);
+  if (bad) {
+    sink.error(DiagCode::FileUnreadable, "cannot read " + path + ": short read", Location{path, "", 0, 0});
+    return std::nullopt;
+  }
+  return SourceText(path, std::move(text));
 }
 
 std::optional<PipelineOptions> pipelineOptions(const PipelineFlags& flags, const Fusion& f,

@@ -71,7 +71,7 @@ int explain(const ExplainArgs& a, std::ostream& out, std::ostream& err) {
     return codes.empty() ? kExitFindings : kExitClean;
   }
   DiagnosticSink sink;
-  auto loaded = loadRepro(a.file, sink);
+  auto loaded = loadRepro(a.file, sink, a.max_bytes);
   if (!loaded) {
     emitDiagnostics(sink.all(), nullptr, a.format, a.format == OutputFormat::Text ? err : out);
     return kExitBadInput;

@@ -12,7 +12,7 @@ namespace fc::driver {
 
 int fix(const FixArgs& a, std::ostream& out, std::ostream& err) {
   DiagnosticSink sink;
-  auto loaded = loadRepro(a.file, sink);
+  auto loaded = loadRepro(a.file, sink, a.max_bytes);
   if (!loaded) {
     emitDiagnostics(sink.all(), nullptr, a.format, a.format == OutputFormat::Text ? err : out);
     return kExitBadInput;
@@ -30,7 +30,7 @@ int fix(const FixArgs& a, std::ostream& out, std::ostream& err) {
     emitDiagnostics(sink.all(), nullptr, a.format, err);
     return kExitBadInput;
   }
-  if (target == a.file && !a.in_place) {
+  if (!a.in_place && sameFile(target, a.file)) {
     sink.error(DiagCode::Usage, "refusing to overwrite the input " + a.file + " without --in-place");
     emitDiagnostics(sink.all(), nullptr, a.format, err);
     return kExitBadInput;

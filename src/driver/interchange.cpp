@@ -1,8 +1,6 @@
 #include "driver/interchange.h"
 
-#include <fstream>
 #include <ostream>
-#include <sstream>
 
 #include "io/export_cpp_test.h"
 #include "io/export_python.h"
@@ -20,8 +18,8 @@ int writeOut(const std::string& target, const std::string& text, const std::stri
     out << text;
     return kExitClean;
   }
-  if (target == input) {
-    sink.error(DiagCode::Usage, "refusing to overwrite the input " + input);
+  if (sameFile(target, input)) {
+    sink.error(DiagCode::Usage, "refusing to overwrite the input " + input + " (write the output elsewhere)");
     return kExitBadInput;
   }
   std::string why = writeFileAtomic(target, text);
@@ -36,27 +34,29 @@ int writeOut(const std::string& target, const std::string& text, const std::stri
 
 int importRepro(const ImportArgs& a, std::ostream& out, std::ostream& err) {
   DiagnosticSink sink;
-  std::ifstream in(a.file, std::ios::binary);
+  // Machine-readable diagnostics go to stdout when stdout carries no repro.
+  std::ostream& diag_out = a.format == OutputFormat::Text ? err : out;
   std::optional<ImportFormat> fmt;
   if (!a.from.empty()) {
     fmt = parseImportFormat(a.from);
     if (!fmt) sink.error(DiagCode::Usage, "--from takes nvfuser-python, nvfuser-ir or nvfuser-segments");
   }
-  if (!in) sink.error(DiagCode::FileUnreadable, "cannot read " + a.file, Location{a.file, "", 0, 0});
-  if (sink.hasErrors()) {
-    emitDiagnostics(sink.all(), nullptr, a.format, err);
+  std::optional<SourceText> src;
+  if (!sink.hasErrors()) src = readInputText(a.file, sink, a.max_bytes);
+  if (!src) {
+    emitDiagnostics(sink.all(), nullptr, a.format, diag_out);
     return kExitBadInput;
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  SourceText src(a.file, ss.str());
-  auto f = importFusion(src, sink, fmt);
+  auto f = importFusion(*src, sink, fmt);
   if (f) {
     f->rebuildUses();
     if (!verifyFusion(*f, sink, a.file)) f.reset();
   }
-  emitDiagnostics(sink.all(), &src, a.format, err);
-  if (!f) return kExitBadInput;
+  if (!f) {
+    emitDiagnostics(sink.all(), &*src, a.format, diag_out);
+    return kExitBadInput;
+  }
+  emitDiagnostics(sink.all(), &*src, a.format, err);
   int rc = writeOut(a.output, writeFusion(*f), a.file, sink, out);
   if (rc != kExitClean) emitDiagnostics(sink.all(), nullptr, a.format, err);
   return rc;
@@ -64,9 +64,9 @@ int importRepro(const ImportArgs& a, std::ostream& out, std::ostream& err) {
 
 int exportRepro(const ExportArgs& a, std::ostream& out, std::ostream& err) {
   DiagnosticSink sink;
-  auto loaded = loadRepro(a.file, sink);
+  auto loaded = loadRepro(a.file, sink, a.max_bytes);
   if (!loaded) {
-    emitDiagnostics(sink.all(), nullptr, a.format, err);
+    emitDiagnostics(sink.all(), nullptr, a.format, a.format == OutputFormat::Text ? err : out);
     return kExitBadInput;
   }
   std::optional<std::string> text;

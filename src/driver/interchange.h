@@ -14,6 +14,7 @@ struct ImportArgs {
   std::string output;  // "-" or empty: stdout
   std::string from;    // empty: detect
   OutputFormat format = OutputFormat::Text;
+  uint64_t max_bytes = 0;
 };
 int importRepro(const ImportArgs& a, std::ostream& out, std::ostream& err);
 
@@ -22,6 +23,7 @@ struct ExportArgs {
   std::string output;
   std::string to = "nvfuser-python";  // or nvfuser-cpp-test
   OutputFormat format = OutputFormat::Text;
+  uint64_t max_bytes = 0;
 };
 int exportRepro(const ExportArgs& a, std::ostream& out, std::ostream& err);
 

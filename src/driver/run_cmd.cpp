@@ -11,9 +11,9 @@ namespace fc::driver {
 
 int run(const RunArgs& a, std::ostream& out, std::ostream& err) {
   DiagnosticSink sink;
-  auto loaded = loadRepro(a.file, sink);
+  auto loaded = loadRepro(a.file, sink, a.max_bytes);
   std::optional<Loaded> against;
-  if (loaded && !a.against.empty()) against = loadRepro(a.against, sink);
+  if (loaded && !a.against.empty()) against = loadRepro(a.against, sink, a.max_bytes);
   if (!loaded || (!a.against.empty() && !against)) {
     emitDiagnostics(sink.all(), nullptr, a.format, a.format == OutputFormat::Text ? err : out);
     return kExitBadInput;

@@ -47,9 +47,10 @@ struct TracedRun {
   PipelineResult result;
 };
 std::optional<TracedRun> loadAndTrace(const std::string& file, const PipelineFlags& flags,
-                                      OutputFormat format, std::ostream& out, std::ostream& err) {
+                                      OutputFormat format, uint64_t max_bytes, std::ostream& out,
+                                      std::ostream& err) {
   DiagnosticSink sink;
-  auto loaded = loadRepro(file, sink);
+  auto loaded = loadRepro(file, sink, max_bytes);
   if (!loaded) {
     emitDiagnostics(sink.all(), nullptr, format, format == OutputFormat::Text ? err : out);
     return std::nullopt;
@@ -68,7 +69,7 @@ std::optional<TracedRun> loadAndTrace(const std::string& file, const PipelineFla
 }  // namespace
 
 int segment(const SegmentArgs& a, std::ostream& out, std::ostream& err) {
-  auto run = loadAndTrace(a.file, a.flags, a.format, out, err);
+  auto run = loadAndTrace(a.file, a.flags, a.format, a.max_bytes, out, err);
   if (!run) return kExitBadInput;
   const Loaded* loaded = &run->loaded;
   PipelineResult& r = run->result;
@@ -141,7 +142,7 @@ int segment(const SegmentArgs& a, std::ostream& out, std::ostream& err) {
 }
 
 int concretize(const ConcretizeArgs& a, std::ostream& out, std::ostream& err) {
-  auto run = loadAndTrace(a.file, a.flags, a.format, out, err);
+  auto run = loadAndTrace(a.file, a.flags, a.format, a.max_bytes, out, err);
   if (!run) return kExitBadInput;
   const Loaded* loaded = &run->loaded;
   PipelineResult& r = run->result;

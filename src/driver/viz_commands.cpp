@@ -25,10 +25,16 @@ int usage(DiagnosticSink& sink, std::ostream& err, const std::string& msg) {
   return kExitBadInput;
 }
 
-int writeOut(const std::string& path, const std::string& content, std::ostream& err) {
+int writeOut(const std::string& path, const std::string& content, const std::string& input,
+             std::ostream& err) {
+  DiagnosticSink sink;
+  if (sameFile(path, input)) {
+    sink.error(DiagCode::Usage, "refusing to overwrite the input " + input + " (write the output elsewhere)");
+    emitDiagnostics(sink.all(), nullptr, OutputFormat::Text, err);
+    return kExitBadInput;
+  }
   std::string why = writeFileAtomic(path, content);
   if (why.empty()) return kExitClean;
-  DiagnosticSink sink;
   sink.error(DiagCode::WriteFailed, why);
   emitDiagnostics(sink.all(), nullptr, OutputFormat::Text, err);
   return kExitEnvironment;
@@ -78,7 +84,7 @@ int dot(const DotArgs& a, std::ostream& out, std::ostream& err) {
     emitDiagnostics(sink.all(), nullptr, OutputFormat::Text, err);
     return kExitEnvironment;
   }
-  auto loaded = loadRepro(a.file, sink);
+  auto loaded = loadRepro(a.file, sink, a.max_bytes);
   if (!loaded) {
     emitDiagnostics(sink.all(), nullptr, OutputFormat::Text, err);
     return kExitBadInput;
@@ -110,7 +116,7 @@ int dot(const DotArgs& a, std::ostream& out, std::ostream& err) {
   const bool to_stdout = a.output.empty() || a.output == "-";
   if (to_stdout) {
     out << d.text;
-  } else if (int rc = writeOut(a.output, d.text, err); rc != kExitClean) {
+  } else if (int rc = writeOut(a.output, d.text, a.file, err); rc != kExitClean) {
     return rc;
   }
   std::ostream& info = to_stdout ? err : out;
@@ -122,7 +128,7 @@ int dot(const DotArgs& a, std::ostream& out, std::ostream& err) {
       return kExitEnvironment;
     }
     if (!s.warnings.empty()) err << "fusecheck: Graphviz: " << s.warnings;
-    if (int rc = writeOut(a.svg, s.svg, err); rc != kExitClean) return rc;
+    if (int rc = writeOut(a.svg, s.svg, a.file, err); rc != kExitClean) return rc;
   }
   info << "dot: " << (to_stdout ? std::string("stdout") : a.output) << (a.svg.empty() ? "" : " and " + a.svg)
        << ": " << g.clusters.size() << " segment cluster" << (g.clusters.size() == 1 ? "" : "s") << ", "
@@ -229,7 +235,7 @@ int report(const ReportArgs& a, std::ostream& out, std::ostream& err) {
     }
     table->source = a.results;
   }
-  auto loaded = loadRepro(a.file, sink);
+  auto loaded = loadRepro(a.file, sink, a.max_bytes);
   if (!loaded) {
     emitDiagnostics(sink.all(), nullptr, OutputFormat::Text, err);
     return kExitBadInput;
@@ -263,7 +269,7 @@ int report(const ReportArgs& a, std::ostream& out, std::ostream& err) {
   }
   m.run = table;
   std::string html = viz::renderHtml(m);
-  if (int rc = writeOut(a.output, html, err); rc != kExitClean) return rc;
+  if (int rc = writeOut(a.output, html, a.file, err); rc != kExitClean) return rc;
   size_t errors = 0;
   for (const Diagnostic& d : m.diagnostics) errors += d.severity == Severity::Error;
   out << "report: wrote " << a.output << " (" << m.steps.size() << " steps, " << errorSummary(m.diagnostics)

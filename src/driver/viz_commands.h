@@ -26,6 +26,7 @@ struct DotArgs {
   std::string focus;   // tensor "T5" or expr "e2" ("" whole graph)
   int depth = 2;       // with focus
   PipelineFlags flags;
+  uint64_t max_bytes = 0;
 };
 int dot(const DotArgs& a, std::ostream& out, std::ostream& err);
 
@@ -36,6 +37,7 @@ struct ReportArgs {
   std::string device = "cpu";  // with run: cpu | cuda
   std::string results;         // a `fusecheck run --format json` file made elsewhere
   PipelineFlags flags;
+  uint64_t max_bytes = 0;
 };
 int report(const ReportArgs& a, std::ostream& out, std::ostream& err);
 

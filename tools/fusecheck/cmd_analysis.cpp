@@ -27,6 +27,7 @@ Register segment_cmd("segment", [](CLI::App& app, int& rc) {
   sub->add_option("--emit-segments", a->emit_dir, "Write each segment as a standalone repro into DIR");
   addPipelineOptions(sub, a->flags);
   addFormatOption(sub, a->format);
+  addMaxBytesOption(sub, a->max_bytes);
   sub->callback([a, &rc] { rc = driver::segment(*a, std::cout, std::cerr); });
 });
 
@@ -37,6 +38,7 @@ Register concretize_cmd("concretize", [](CLI::App& app, int& rc) {
   sub->add_option("--segment", a->segment, "Only this segment");
   addPipelineOptions(sub, a->flags);
   addFormatOption(sub, a->format);
+  addMaxBytesOption(sub, a->max_bytes);
   sub->callback([a, &rc] { rc = driver::concretize(*a, std::cout, std::cerr); });
 });
 
@@ -49,6 +51,7 @@ Register explain_cmd("explain", [](CLI::App& app, int& rc) {
   sub->add_option("--error", a->error_text, "A pasted nvFuser error message");
   addPipelineOptions(sub, a->flags);
   addFormatOption(sub, a->format);
+  addMaxBytesOption(sub, a->max_bytes);
   sub->callback([a, &rc, sub] {
     if (a->error_text.empty() && (a->file.empty() || a->symbol.empty()))
       throw CLI::ValidationError("explain", "give FILE SYMBOL, or --error TEXT");
@@ -67,6 +70,7 @@ Register fix_cmd("fix", [](CLI::App& app, int& rc) {
   sub->add_option("--fix", a->fix, "auto, strip-reduction-axes or forward-extent")->default_str("auto");
   addPipelineOptions(sub, a->flags);
   addFormatOption(sub, a->format);
+  addMaxBytesOption(sub, a->max_bytes);
   sub->callback([a, &rc] { rc = driver::fix(*a, std::cout, std::cerr); });
 });
 

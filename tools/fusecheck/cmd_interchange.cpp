@@ -16,6 +16,7 @@ Register import_cmd("import", [](CLI::App& app, int& rc) {
   sub->add_option("-o,--output", a->output, "Repro JSON to write (default: stdout)");
   sub->add_option("--from", a->from, "nvfuser-python, nvfuser-ir or nvfuser-segments (default: detect)");
   addFormatOption(sub, a->format);
+  addMaxBytesOption(sub, a->max_bytes);
   sub->callback([a, &rc] { rc = driver::importRepro(*a, std::cout, std::cerr); });
 });
 
@@ -28,6 +29,7 @@ Register export_cmd("export", [](CLI::App& app, int& rc) {
       ->default_str("nvfuser-python");
   sub->add_option("-o,--output", a->output, "File to write (default: stdout)");
   addFormatOption(sub, a->format);
+  addMaxBytesOption(sub, a->max_bytes);
   sub->callback([a, &rc] { rc = driver::exportRepro(*a, std::cout, std::cerr); });
 });
 

@@ -27,6 +27,7 @@ Register dot_cmd("dot", [](CLI::App& app, int& rc) {
   sub->add_option("--focus", a->focus, "Keep only the neighbourhood of this tensor (T5) or expr (e2)");
   sub->add_option("--depth", a->depth, "With --focus: how many edges away to keep")->default_str("2");
   addEraAndBinds(sub, a->flags);
+  addMaxBytesOption(sub, a->max_bytes);
   sub->callback([a, &rc] { rc = driver::dot(*a, std::cout, std::cerr); });
 });
 
@@ -43,6 +44,7 @@ Register report_cmd("report", [](CLI::App& app, int& rc) {
   sub->add_option("--results", a->results, "Include the numerics of a `fusecheck run --format json` file")
       ->excludes(run);
   addEraAndBinds(sub, a->flags);
+  addMaxBytesOption(sub, a->max_bytes);
   sub->callback([a, &rc] { rc = driver::report(*a, std::cout, std::cerr); });
 });
 
