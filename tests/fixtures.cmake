@@ -1,6 +1,8 @@
-# One CTest test per fixture (fixtures/<folder>/*.json with a sidecar
-# *.expect.json), labelled "fixture;<folder>". The runner executes the CLI
-# as a user would and compares diagnostics both ways against the sidecar.
+# One CTest test per fixture (fixtures/<folder>/X.json, or X.py / X.txt in
+# fixtures/invalid-import/, with a sidecar X.expect.json), labelled
+# "fixture;<folder>"; the glob is recursive, so new folders need no edit
+# here. The runner executes the CLI as a user would and compares diagnostics
+# both ways against the sidecar.
 file(GLOB_RECURSE fc_fixture_expectations CONFIGURE_DEPENDS
      ${PROJECT_SOURCE_DIR}/fixtures/*.expect.json)
 find_package(Python3 COMPONENTS Interpreter)
@@ -13,5 +15,10 @@ if(Python3_FOUND)
              COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/run_fixture.py
                      --cli $<TARGET_FILE:fusecheck-cli> ${expect})
     set_tests_properties(fixture/${name} PROPERTIES LABELS "fixture;${folder}" TIMEOUT 60)
+    # Sidecars may bound CPU time and memory (max_seconds, max_rss_mb); the
+    # runner scales them for sanitizer builds (tests/run_fixture.py).
+    if(FC_SANITIZE)
+      set_tests_properties(fixture/${name} PROPERTIES ENVIRONMENT "FC_FIXTURE_SANITIZED=1")
+    endif()
   endforeach()
 endif()

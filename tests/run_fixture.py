@@ -13,7 +13,14 @@ says "format": "text"), checks the exit code, and compares the
 as multisets, both ways: a missing diagnostic and an unexpected one both
 fail. "stdout_contains" strings must appear in stdout (for text runs: in
 stdout or stderr, where text diagnostics go). Each run has a
-20-second timeout. `--update` rewrites "exit" and "diagnostics" from what
+20-second timeout. A run may also bound the CLI's resources:
+"max_seconds" (user + system CPU time of the child) and "max_rss_mb" (its
+peak resident set), both measured with wait4()'s rusage of that one child,
+over and above what `<cli> --version` costs on this build (a CUDA build
+maps cuBLAS and NCCL at start-up: ~1 s and ~200 MiB before main()).
+Sanitizer builds are slower and bigger: when FC_FIXTURE_SANITIZED=1 (set by
+tests/fixtures.cmake for FC_SANITIZE builds) the limits are multiplied by
+FC_FIXTURE_TIME_SCALE (default 10) and FC_FIXTURE_RSS_SCALE (default 8). `--update` rewrites "exit" and "diagnostics" from what
 the CLI does now (creating the sidecar with one `validate` run when a repro
 path X.json is given and X.expect.json does not exist); review the diff.
 
@@ -27,6 +34,8 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
+import threading
 
 TIMEOUT_S = 20
 KEYS = ("code", "pointer", "line", "col")
@@ -64,17 +73,54 @@ def load_sidecar(path):
     return data
 
 
+def limit_scales():
+    """(time scale, rss scale) for max_seconds / max_rss_mb: 1 unless the CLI is a sanitizer build."""
+    if os.environ.get("FC_FIXTURE_SANITIZED", "") not in ("", "0"):
+        return (float(os.environ.get("FC_FIXTURE_TIME_SCALE", "10")),
+                float(os.environ.get("FC_FIXTURE_RSS_SCALE", "8")))
+    return 1.0, 1.0
+
+
+_baseline = {}
+
+
+def baseline(cli):
+    """(cpu seconds, peak rss MiB) of `cli --version`: the start-up cost every run pays."""
+    if cli not in _baseline:
+        runs = [run_child([cli, "--version"], None)[3:] for _ in range(2)]
+        _baseline[cli] = (min(r[0] for r in runs), min(r[1] for r in runs))
+    return _baseline[cli]
+
+
 def execute(cli, folder, args, input_name, fmt):
+    """Runs the CLI; returns (cmd, exit code, stdout, stderr, cpu seconds, peak rss MiB) of that child alone."""
     cmd = [cli] + [str(a) for a in args] + [input_name, "--format", fmt]
-    try:
-        p = subprocess.run(cmd, cwd=folder, capture_output=True, timeout=TIMEOUT_S)
-    except subprocess.TimeoutExpired:
+    return (cmd,) + run_child(cmd, folder)
+
+
+def run_child(cmd, folder):
+    """(exit code, stdout, stderr, cpu seconds, peak rss MiB) of one child process."""
+    with tempfile.TemporaryFile() as fo, tempfile.TemporaryFile() as fe:
+        try:
+            p = subprocess.Popen(cmd, cwd=folder, stdin=subprocess.DEVNULL, stdout=fo, stderr=fe)
+        except OSError as e:
+            raise FixtureError(f"cannot run {cmd[0]}: {e}")
+        killed = []
+        timer = threading.Timer(TIMEOUT_S, lambda: (killed.append(True), p.kill()))
+        timer.start()
+        try:
+            _, status, usage = os.wait4(p.pid, 0)
+        finally:
+            timer.cancel()
+        p.returncode = os.waitstatus_to_exitcode(status)
+        fo.seek(0)
+        fe.seek(0)
+        out = fo.read().decode("utf-8", errors="replace")
+        err = fe.read().decode("utf-8", errors="replace")
+    if killed:
         raise FixtureError(f"timed out after {TIMEOUT_S} s: {' '.join(cmd)}")
-    except OSError as e:
-        raise FixtureError(f"cannot run {cmd[0]}: {e}")
-    out = p.stdout.decode("utf-8", errors="replace")
-    err = p.stderr.decode("utf-8", errors="replace")
-    return cmd, p.returncode, out, err
+    # ru_maxrss is in KiB on Linux.
+    return p.returncode, out, err, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0
 
 
 def key(d):
@@ -111,9 +157,18 @@ def parse_diagnostics(cmd, out, err):
 def check_run(cli, folder, input_name, run, index):
     """Returns a list of problems (empty: the run passed)."""
     fmt = run.get("format", "json")
-    cmd, rc, out, err = execute(cli, folder, run["args"], input_name, fmt)
+    cmd, rc, out, err, cpu_s, rss_mb = execute(cli, folder, run["args"], input_name, fmt)
     problems = []
-    label = f"run {index} (`{' '.join(cmd)}`)"
+    label = f"run {index} (`{' '.join(cmd)[:300]}`)"
+    time_scale, rss_scale = limit_scales()
+    if "max_seconds" in run or "max_rss_mb" in run:
+        base_s, base_mb = baseline(cli)
+        if "max_seconds" in run and cpu_s - base_s > run["max_seconds"] * time_scale:
+            problems.append(f"{label}: took {cpu_s:.2f} s of CPU ({base_s:.2f} s at start-up), "
+                            f"limit {run['max_seconds'] * time_scale:g} s beyond start-up")
+        if "max_rss_mb" in run and rss_mb - base_mb > run["max_rss_mb"] * rss_scale:
+            problems.append(f"{label}: peak memory {rss_mb:.0f} MiB ({base_mb:.0f} MiB at start-up), "
+                            f"limit {run['max_rss_mb'] * rss_scale:g} MiB beyond start-up")
     if rc < 0:
         problems.append(f"{label}: killed by signal {-rc} (a crash)")
     if "exit" in run and rc != run["exit"]:
@@ -144,7 +199,7 @@ def check_run(cli, folder, input_name, run, index):
 
 def update_run(cli, folder, input_name, run):
     fmt = run.get("format", "json")
-    cmd, rc, out, err = execute(cli, folder, run["args"], input_name, fmt)
+    cmd, rc, out, err, _, _ = execute(cli, folder, run["args"], input_name, fmt)
     if rc < 0:
         raise FixtureError(f"`{' '.join(cmd)}` was killed by signal {-rc}; not recording a crash")
     new = {"args": run["args"]}
