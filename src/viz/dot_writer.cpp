@@ -127,6 +127,27 @@ Agiodisc_t kIoDisc = {ioRead, ioPut, ioFlush};
 
 Agdisc_t kDisc = {&AgMemDisc, &kIdDisc, &kIoDisc};
 
+// ---- reading from memory with the same ID discipline ----
+// agmemread() would number names by their string's address, which orders
+// clusters in the SVG differently from run to run (ASLR); agread() with
+// kIdDisc keeps creation order, so the SVG is byte-identical every time.
+struct MemReader {
+  const std::string* text;
+  size_t cur;
+};
+int ioReadLine(void* chan, char* buf, int bufsize) {
+  auto* r = static_cast<MemReader*>(chan);
+  int n = 0;
+  while (n < bufsize && r->cur < r->text->size()) {
+    char c = (*r->text)[r->cur++];
+    buf[n++] = c;
+    if (c == '\n') break;
+  }
+  return n;
+}
+Agiodisc_t kReadIoDisc = {ioReadLine, ioPut, ioFlush};
+Agdisc_t kReadDisc = {&AgMemDisc, &kIdDisc, &kReadIoDisc};
+
 // ---- capturing cgraph / gvc messages ----
 std::string* g_messages = nullptr;
 int captureMessage(char* msg) {
@@ -350,7 +371,8 @@ SvgOutput renderSvg(const std::string& dot) {
   {
     std::lock_guard<std::mutex> lock(renderMutex());
     CaptureErrors capture(messages);
-    Agraph_t* g = agmemread(dot.c_str());
+    MemReader reader{&dot, 0};
+    Agraph_t* g = agread(&reader, &kReadDisc);
     if (!g) {
       out.error = "Graphviz could not parse the DOT text: " + messages;
       return out;
