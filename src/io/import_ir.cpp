@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "io/import_builder.h"
+#include "io/scalar_expr.h"
 
 namespace fc {
 namespace {
@@ -143,6 +144,10 @@ class IrImporter {
           }
           skipSpaces();
           if (!name.empty() && (p_ >= t_.size() || t_[p_] == '\n' || t_[p_] == '\r')) {
+            if (!isScalarName(name)) {  // `true`, `inf`, `size`, ...: a repro could not name it
+              error(DiagCode::ImportSyntax, "`" + name + "` cannot name a scalar (a reserved word)", at);
+              continue;
+            }
             ScalarId sc = symbol(name);
             f_.scalars[sc].kind = ScalarKind::Input;
             if (dt) f_.scalars[sc].dtype = *dt;
@@ -444,6 +449,10 @@ class IrImporter {
       if (neg) v = -v;
       if (isFloatingPoint(*dt)) return f_.addConstFloat(v, *dt);
       return f_.addConstInt(static_cast<int64_t>(v), *dt);
+    }
+    if (!isScalarName(id)) {  // `inf`, `size`, ...: a repro could not name it
+      error(DiagCode::ImportSyntax, "`" + id + "` cannot name a scalar (a reserved word)", start);
+      return std::nullopt;
     }
     return symbol(id);
   }
