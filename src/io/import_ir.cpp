@@ -1012,7 +1012,6 @@ class IrImporter {
       if (fn == "slice") {
         if (!expect(',') || !expect('{')) return false;
         while (eat('{')) {
-          SliceRange r;
           auto a = scalar();
           if (!a || !expect(',')) return false;
           auto b = scalar();
