@@ -1,11 +1,11 @@
 // cuBLAS matrix products (see gemm.h).
 #include "exec/cuda/gemm.h"
 
-#include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
 #include <climits>
 
+#include "exec/cuda/cublas_api.h"
 #include "exec/cuda/cuda_status.h"
 #include "exec/exec_error.h"
 
@@ -25,12 +25,12 @@ cudaDataType_t cudaType(DType t) {
 
 Blas::Blas() {
   cublasHandle_t h = nullptr;
-  FC_CUBLAS(cublasCreate(&h));
+  FC_CUBLAS(cublasApi().create(&h));
   handle_ = h;
 }
 
 Blas::~Blas() {
-  if (handle_) cublasDestroy(static_cast<cublasHandle_t>(handle_));
+  if (handle_) cublasApi().destroy(static_cast<cublasHandle_t>(handle_));
 }
 
 bool Blas::supports(DType ab, DType c) {
@@ -51,7 +51,7 @@ void Blas::gemm(const void* A, const void* B, void* C, DType ab, DType c, int64_
     fail("matmul dimensions exceed cuBLAS's 32-bit sizes", "", DiagCode::CudaError);
   if (M == 0 || N == 0 || batch == 0) return;
   auto h = static_cast<cublasHandle_t>(handle_);
-  FC_CUBLAS(cublasSetStream(h, static_cast<cudaStream_t>(stream)));
+  FC_CUBLAS(cublasApi().setStream(h, static_cast<cudaStream_t>(stream)));
   bool dbl = ab == DType::Double;
   cublasComputeType_t ct = dbl ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F;
   float alpha_f = 1.0f, beta_f = 0.0f;
@@ -68,10 +68,10 @@ void Blas::gemm(const void* A, const void* B, void* C, DType ab, DType c, int64_
   cublasOperation_t opa = a_transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
   int ldb = static_cast<int>(b_transposed ? K : N);
   int lda = static_cast<int>(a_transposed ? M : K);
-  FC_CUBLAS(cublasGemmStridedBatchedEx(h, opb, opa, static_cast<int>(N), static_cast<int>(M),
-                                       static_cast<int>(K), alpha, B, cudaType(ab), ldb, stride_b, A,
-                                       cudaType(ab), lda, stride_a, beta, C, cudaType(c), static_cast<int>(N),
-                                       stride_c, static_cast<int>(batch), ct, CUBLAS_GEMM_DEFAULT));
+  FC_CUBLAS(cublasApi().gemmStridedBatchedEx(
+      h, opb, opa, static_cast<int>(N), static_cast<int>(M), static_cast<int>(K), alpha, B, cudaType(ab), ldb,
+      stride_b, A, cudaType(ab), lda, stride_a, beta, C, cudaType(c), static_cast<int>(N), stride_c,
+      static_cast<int>(batch), ct, CUBLAS_GEMM_DEFAULT));
 }
 
 }  // namespace fc::exec::cuda
