@@ -778,24 +778,30 @@ std::vector<HostTensor> evalExpr(const OpContext& ctx, ExprId id,
 }
 
 int64_t reductionSize(const Fusion& f, ExprId id, const std::vector<const HostTensor*>& inputs) {
+  if (inputs.empty() || !inputs[0]) return 1;
+  return reductionSize(f, id, &inputs[0]->shape());
+}
+
+int64_t reductionSize(const Fusion& f, ExprId id, const Shape* input0) {
   const Expr& e = f.exprs[id];
   const OpInfo& info = opInfo(e.op);
-  if (inputs.empty() || !inputs[0]) return 1;
-  const HostTensor& x = *inputs[0];
+  if (!input0) return 1;
+  const Shape& x = *input0;
+  int64_t rank = static_cast<int64_t>(x.size());
   if (info.category == OpCategory::Reduction) {
-    if (e.attrs.dims.empty()) return std::max<int64_t>(1, x.numel());
+    if (e.attrs.dims.empty()) return std::max<int64_t>(1, numelOf(x).value_or(1));
     int64_t k = 1;
-    std::vector<bool> seen(x.rank(), false);
+    std::vector<bool> seen(x.size(), false);
     for (int64_t d : e.attrs.dims) {
-      int64_t n = d < 0 ? d + x.rank() : d;
-      if (n >= 0 && n < x.rank() && !seen[n]) {
+      int64_t n = d < 0 ? d + rank : d;
+      if (n >= 0 && n < rank && !seen[n]) {
         seen[n] = true;
-        k *= std::max<int64_t>(1, x.size(n));
+        k *= std::max<int64_t>(1, x[n]);
       }
     }
     return k;
   }
-  if (info.category == OpCategory::Matmul && x.rank() >= 1) return std::max<int64_t>(1, x.size(x.rank() - 1));
+  if (info.category == OpCategory::Matmul && rank >= 1) return std::max<int64_t>(1, x[rank - 1]);
   return 1;
 }
 

@@ -47,5 +47,7 @@ void finishOutput(HostTensor& t, DType dtype, Flavour flavour);
 // The size of the reduction an expr performs (product of reduced extents,
 // the K of a matmul / linear), 1 for non-reductions. Used by the tolerance.
 int64_t reductionSize(const Fusion& f, ExprId e, const std::vector<const HostTensor*>& inputs);
+// The same from the shape of the first tensor input alone (null: unknown, 1).
+int64_t reductionSize(const Fusion& f, ExprId e, const Shape* input0);
 
 }  // namespace fc::exec

@@ -2,6 +2,7 @@
 #include "exec/reference.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "exec/dtype_convert.h"
 #include "exec/exec_error.h"
@@ -68,37 +69,72 @@ std::vector<ExprId> neededExprs(const Fusion& f) {
 namespace {
 // ranks - 1 when `e` reduces DID-parallel axes of its input (the cross-rank
 // reduction a collective performs), else 0.
-int64_t crossRankHops(const Fusion& f, ExprId e, const std::vector<const HostTensor*>& args) {
+int64_t crossRankHops(const Fusion& f, ExprId e, const Shape* input0) {
   const Expr& ex = f.exprs[e];
-  if (opInfo(ex.op).category != OpCategory::Reduction || args.empty() || !args[0] || !ex.inputs[0].isTensor())
+  if (opInfo(ex.op).category != OpCategory::Reduction || !input0 || ex.inputs.empty() ||
+      !ex.inputs[0].isTensor())
     return 0;
   std::vector<AxisId> axes = materializedAxes(f, ex.inputs[0].id);
   int64_t rank = static_cast<int64_t>(axes.size()), ranks = 1;
+  int64_t x_rank = static_cast<int64_t>(input0->size());
   for (int64_t d : ex.attrs.dims) {
     int64_t n = d < 0 ? d + rank : d;
-    if (n >= 0 && n < rank && n < args[0]->rank() && isDeviceDim(f.axes[axes[n]].parallel))
-      ranks *= std::max<int64_t>(1, args[0]->size(n));
+    if (n >= 0 && n < rank && n < x_rank && isDeviceDim(f.axes[axes[n]].parallel))
+      ranks *= std::max<int64_t>(1, (*input0)[n]);
   }
   return ranks - 1;
 }
+
+void startPaths(const Fusion& f, ReferenceResult& r) {
+  size_t nt = f.tensors.size();
+  r.path_dtype.assign(nt, DType::Int);  // "exact" until a floating tensor is produced
+  r.path_reduction.assign(nt, 1);
+  r.path_hops.assign(nt, 0);
+}
+
+// The path metadata of `e`'s outputs from its inputs' (already computed).
+void addPaths(const Fusion& f, ExprId e, const Shape* input0, ReferenceResult& r) {
+  const Expr& ex = f.exprs[e];
+  DType path = DType::Int;
+  int64_t red = 1, hops = 0;
+  for (ValueRef v : ex.inputs) {
+    if (!v.isTensor()) continue;
+    if (precisionRank(r.path_dtype[v.id]) < precisionRank(path)) path = r.path_dtype[v.id];
+    red = std::max(red, r.path_reduction[v.id]);
+    hops = std::max(hops, r.path_hops[v.id]);
+  }
+  red = std::max(red, reductionSize(f, e, input0));
+  hops = std::max(hops, crossRankHops(f, e, input0));
+  for (TensorId t : ex.outputs) {
+    DType own = f.tensors[t].dtype;
+    r.path_dtype[t] = (isFloatingPoint(own) && precisionRank(own) < precisionRank(path)) ? own : path;
+    r.path_reduction[t] = red;
+    r.path_hops[t] = hops;
+  }
+}
+
+const Shape* firstTensorShape(const Fusion& f, ExprId e, const std::function<const Shape*(TensorId)>& shape) {
+  const Expr& ex = f.exprs[e];
+  return !ex.inputs.empty() && ex.inputs[0].isTensor() ? shape(ex.inputs[0].id) : nullptr;
+}
 }  // namespace
+
+void computePaths(const Fusion& f, const std::function<const Shape*(TensorId)>& shape, ReferenceResult& r) {
+  startPaths(f, r);
+  for (ExprId e : neededExprs(f)) addPaths(f, e, firstTensorShape(f, e, shape), r);
+}
 
 ReferenceResult runReference(const Fusion& f, const RunInputs& in, ScalarValues& scalars, Flavour flavour,
                              MemoryBudget* budget) {
   ReferenceResult r;
-  size_t nt = f.tensors.size();
-  r.values.resize(nt);
-  r.path_dtype.assign(nt, DType::Int);  // "exact" until a floating tensor is produced
-  r.path_reduction.assign(nt, 1);
-  r.path_hops.assign(nt, 0);
+  r.values.resize(f.tensors.size());
+  startPaths(f, r);
   for (size_t p = 0; p < f.inputs.size(); ++p)
     if (f.inputs[p].isTensor()) r.values[f.inputs[p].id] = in.values[p].global;
   OpContext ctx{&f, &scalars, flavour, budget, nullptr};
   for (ExprId e : neededExprs(f)) {
     const Expr& ex = f.exprs[e];
     std::vector<const HostTensor*> args;
-    DType path = DType::Int;
-    int64_t red = 1, hops = 0;
     for (ValueRef v : ex.inputs) {
       if (!v.isTensor()) {
         args.push_back(nullptr);
@@ -107,21 +143,10 @@ ReferenceResult runReference(const Fusion& f, const RunInputs& in, ScalarValues&
       if (!r.values[v.id])
         fail("tensor " + std::string(f.tensorName(v.id)) + " has no value", "/exprs/" + std::to_string(e));
       args.push_back(&*r.values[v.id]);
-      if (precisionRank(r.path_dtype[v.id]) < precisionRank(path)) path = r.path_dtype[v.id];
-      red = std::max(red, r.path_reduction[v.id]);
-      hops = std::max(hops, r.path_hops[v.id]);
     }
-    red = std::max(red, reductionSize(f, e, args));
-    hops = std::max(hops, crossRankHops(f, e, args));
+    addPaths(f, e, !args.empty() && args[0] ? &args[0]->shape() : nullptr, r);
     std::vector<HostTensor> outs = evalExpr(ctx, e, args);
-    for (size_t i = 0; i < outs.size(); ++i) {
-      TensorId t = ex.outputs[i];
-      DType own = f.tensors[t].dtype;
-      r.path_dtype[t] = (isFloatingPoint(own) && precisionRank(own) < precisionRank(path)) ? own : path;
-      r.path_reduction[t] = red;
-      r.path_hops[t] = hops;
-      r.values[t] = std::move(outs[i]);
-    }
+    for (size_t i = 0; i < outs.size(); ++i) r.values[ex.outputs[i]] = std::move(outs[i]);
   }
   return r;
 }

@@ -11,6 +11,7 @@
 // size on that path, and the widest reduction over DID axes (a collective).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -29,6 +30,13 @@ struct ReferenceResult {
 // Exprs needed by `f`'s outputs, in a topological order. ExecError on a
 // cycle or a tensor nobody produces.
 std::vector<ExprId> neededExprs(const Fusion& f);
+
+// Fills r's path metadata (not its values) from the global shapes of the
+// tensors the outputs depend on (`shape(t)`, null when unknown: no
+// reduction counted) — what runReference records as it evaluates, for a
+// reference computed elsewhere (the GPU's, exec/cuda/cuda_reference.h).
+// O(exprs + edges).
+void computePaths(const Fusion& f, const std::function<const Shape*(TensorId)>& shape, ReferenceResult& r);
 
 ReferenceResult runReference(const Fusion& f, const RunInputs& in, ScalarValues& scalars, Flavour flavour,
                              MemoryBudget* budget);

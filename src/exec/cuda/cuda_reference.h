@@ -1,0 +1,32 @@
+// The exact reference on the GPU (DESIGN §4, issue 5): for production
+// shapes an fp64 reference on the host is too slow (an 8192^3 matmul is a
+// teraflop), so `run --device cuda` computes the Exact flavour here with the
+// CUDA executor's kernels in fp64 and cuBLAS DGEMM.
+//
+// What it computes is runReference's Exact flavour (exec/reference.h): the
+// unsegmented fusion on global tensors. The fusion is copied with every
+// floating-point tensor promoted to Double, every axis Serial and no mesh —
+// a sum over a DID axis is then the plain reduction the collective would
+// perform, a resharding set a copy — and run as one compute segment on the
+// one GPU (integer tensors stay exact, Bool stays Bool; ops without a
+// device kernel run on the host as in the segmented run). Inputs are the
+// generated global tensors, uploaded in fp64 without rounding. The path
+// metadata the tolerance needs (least precise dtype, reduction size,
+// cross-rank hops) is computed on the original fusion from the global
+// shapes (computePaths). Differences from the host reference: summation
+// order (device reductions and DGEMM are not sequential), i.e. roundoff
+// at fp64 level, far below any dtype tolerance.
+//
+// Cost: the kernels' O(numel) and the DGEMMs' O(M N K) in fp64 (H200:
+// ~67 TFLOP/s), device memory of every materialized tensor in fp64 (charged
+// to the budget). Throws ExecError (FC0902 without a device, FC0903/4).
+#pragma once
+
+#include "exec/reference.h"
+
+namespace fc::exec::cuda {
+
+// Values are set for f's outputs only (what the comparison reads).
+ReferenceResult runExactReferenceCuda(const Fusion& f, const RunInputs& in, MemoryBudget* budget);
+
+}  // namespace fc::exec::cuda
