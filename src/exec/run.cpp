@@ -30,6 +30,7 @@ namespace {
 int exitCodeFor(DiagCode c) {
   switch (c) {
     case DiagCode::OutOfMemory:
+    case DiagCode::RankFailed:
     case DiagCode::NoDevice:
     case DiagCode::CudaError: return 3;
     case DiagCode::NumericsMismatch:
@@ -105,6 +106,7 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
   }
   res.ranks = world.size();
   res.communicator = opts.device == RunDevice::Cuda ? "simulated-ring-on-gpu" : "simulated-ring";
+  if (opts.execute && !opts.communicator.empty()) res.communicator = opts.communicator;
 
   // Inputs and the reference.
   ScalarValues ref_sv(ref_f);
@@ -112,8 +114,8 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
   ReferenceResult ref;
   try {
     in = generateInputs(ref_f, ref_world, ref_sv, res.seed, opts.default_extent, &budget);
-    ref = runReference(ref_f, in, ref_sv,
-                       opts.reference == ReferenceKind::Exact ? Flavour::Exact : Flavour::Faithful, &budget);
+    Flavour flavour = opts.reference == ReferenceKind::Exact ? Flavour::Exact : Flavour::Faithful;
+    if (opts.compare) ref = runReference(ref_f, in, ref_sv, flavour, &budget);
   } catch (ExecError& e) {
     addError(res, e.code, "reference: " + e.message, ref_file, e.pointer);
     return;
@@ -153,12 +155,16 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
   SegmentedRun run;
   try {
     bindInputs(*exec_f, world, in, sv);
+    if (opts.execute) {
+      run = opts.execute(pr.segmented, world, in, sv, &budget, stop_at, &res.segments);
+    } else {
 #if FC_HAVE_CUDA
-    if (opts.device == RunDevice::Cuda)
-      run = cuda::runSegmentedCuda(pr.segmented, world, in, sv, &budget, stop_at, &res.segments);
-    else
+      if (opts.device == RunDevice::Cuda)
+        run = cuda::runSegmentedCuda(pr.segmented, world, in, sv, &budget, stop_at, &res.segments);
+      else
 #endif
-      run = runSegmented(pr.segmented, world, in, sv, &budget, stop_at, {}, &res.segments);
+        run = runSegmented(pr.segmented, world, in, sv, &budget, stop_at, {}, &res.segments);
+    }
   } catch (ExecError& e) {
     std::string where;
     for (const SegmentRun& s : res.segments)
@@ -167,6 +173,7 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
     return;
   }
   if (stop_at) return;  // fails where the era fails, with the pipeline's diagnostics
+  if (!opts.compare) return;
 
   // Compare by position.
   if (exec_f->outputs.size() != ref_f.outputs.size()) {

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <ostream>
@@ -33,6 +34,13 @@ enum class ReferenceKind : uint8_t { Exact, Faithful };
 std::string_view runDeviceName(RunDevice d);          // "cpu" | "cuda"
 std::string_view referenceKindName(ReferenceKind k);  // "exact" | "faithful"
 
+// Runs the segmented program in place of the built-in executors (the
+// arguments of exec::runSegmented); multi-process runs (exec/multirank)
+// run one rank's share with it and gather the outputs to rank 0.
+using SegmentedExecutor = std::function<exec::SegmentedRun(
+    const SegmentedFusion&, const exec::World&, const exec::RunInputs&, exec::ScalarValues&,
+    exec::MemoryBudget*, std::optional<uint32_t> stop_at, std::vector<exec::SegmentRun>* progress)>;
+
 struct RunOptions {
   RunDevice device = RunDevice::Cpu;
   std::optional<Era> era;           // unset: the repro's era, else 2024-06
@@ -47,6 +55,9 @@ struct RunOptions {
   uint64_t max_bytes = 0;                // 0: unlimited
   int64_t default_extent = 8;            // size of an unbound input extent without concrete_inputs
   std::map<std::string, int64_t> binds;  // --bind, passed to the pipeline
+  SegmentedExecutor execute;             // unset: the CPU or CUDA executor of `device`
+  bool compare = true;                   // false: no reference, no comparison (ranks other than 0)
+  std::string communicator;              // the result's communicator name, when `execute` is set
 };
 
 struct RunResult {

@@ -8,7 +8,6 @@
 #include "support/internal_error.h"
 
 namespace fc::exec {
-namespace {
 
 // Moves dim k to the front (so that its chunks are contiguous).
 HostTensor moveToFront(const HostTensor& x, int64_t k) {
@@ -52,6 +51,8 @@ HostTensor moveFromFront(const HostTensor& x, int64_t k) {
   }
   return r;
 }
+
+namespace {
 
 CommBuffer buf(HostTensor& t) { return CommBuffer{t.data(), t.numel(), t.dtype()}; }
 

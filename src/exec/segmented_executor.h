@@ -39,6 +39,11 @@ struct SegmentedRun {
   std::vector<SegmentRun> segments;
 };
 
+// Moves dim k of `x` to the front (its chunks along k become contiguous, as
+// collectives cut buffers), and back. O(numel).
+HostTensor moveToFront(const HostTensor& x, int64_t k);
+HostTensor moveFromFront(const HostTensor& x, int64_t k);
+
 using CommunicatorFactory = std::function<std::unique_ptr<Communicator>(int64_t team_size)>;
 
 // Throws ExecError on a failure of a segment (the segment is recorded as

@@ -106,6 +106,8 @@ struct CudaProgram::Impl {
   std::vector<bool> is_input;
   std::deque<DeviceTensor> temps;  // materialized lazy operands that are no tensor of the fusion
   std::vector<std::string> host_ops;
+  int64_t only_rank = -1;  // restrictToRank: the one rank this process runs
+  CudaProgram::CommunicationHook communicate;
 
   Impl(const SegmentedFusion& s, const World& w, ScalarValues& v, MemoryBudget* b)
       : sf(s), f(*s.fusion), world(w), sv(v), budget(b) {
@@ -535,6 +537,7 @@ struct CudaProgram::Impl {
       bool pw = fusible(f, e);
       for (int64_t r : world.ranksOf(e.outputs[0])) {
         if (r < 0) fail("an expr's output lives on no device of the world", ptr, DiagCode::ExecutionFailed);
+        if (only_rank >= 0 && r != only_rank) continue;
         if (pw) {
           pending[e.outputs[0]][r] = buildNode(id, r);
           continue;
@@ -658,13 +661,18 @@ void CudaProgram::uploadInputs(const RunInputs& in) {
     if (!f.inputs[p].isTensor()) continue;
     TensorId t = f.inputs[p].id;
     for (size_t r = 0; r < in.values[p].local.size() && r < impl_->local[t].size(); ++r)
-      if (in.values[p].local[r])
+      if (in.values[p].local[r] && (impl_->only_rank < 0 || static_cast<int64_t>(r) == impl_->only_rank))
         impl_->local[t][r] = DeviceTensor::upload(*in.values[p].local[r], impl_->budget);
   }
 }
 
 void CudaProgram::setTensor(TensorId t, int64_t rank, DeviceTensor d) {
   impl_->local.at(t).at(rank) = std::move(d);
+}
+
+void CudaProgram::restrictToRank(int64_t rank, CommunicationHook communicate) {
+  impl_->only_rank = rank;
+  impl_->communicate = std::move(communicate);
 }
 
 void CudaProgram::run(std::optional<uint32_t> stop_at, std::vector<SegmentRun>* progress) {
@@ -696,6 +704,8 @@ void CudaProgram::run(std::optional<uint32_t> stop_at, std::vector<SegmentRun>* 
         for (auto& x : host_here) h += (h.empty() ? "" : ", ") + x;
         rec.summary += " (host: " + h + ")";
       }
+    } else if (m.communicate) {
+      m.communicate(s, rec);
     } else {
       m.runCommunication(s, rec);
     }

@@ -24,6 +24,7 @@
 // the run's MemoryBudget.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -44,6 +45,13 @@ class CudaProgram {
   void uploadInputs(const RunInputs& in);
   // Sets one input tensor of one world rank directly (benchmarks).
   void setTensor(TensorId t, int64_t rank, DeviceTensor d);
+
+  // Multi-process runs (exec/multirank): compute and upload only world rank
+  // `rank`'s tensors, and perform each communication segment through
+  // `communicate` (it reads tensor() and stores with setTensor()) instead
+  // of the simulated ring.
+  using CommunicationHook = std::function<void(const Segment&, SegmentRun&)>;
+  void restrictToRank(int64_t rank, CommunicationHook communicate);
 
   // Runs the segments (see segmented_executor.h for stop_at / progress);
   // throws ExecError. Intermediate tensors of earlier runs are dropped
