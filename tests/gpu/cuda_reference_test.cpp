@@ -1,0 +1,125 @@
+// The exact reference on the GPU (exec/cuda/cuda_reference.h) against the
+// host's exact reference (exec/reference.h) on the same inputs: the seed,
+// every repro of fixtures/valid, and small repros covering each device
+// path (pointwise, reductions over every axis, matmul / linear, views,
+// host-fallback ops). Outputs must agree to fp64 roundoff (the only
+// difference is summation order) and the tolerance's path metadata must be
+// identical. Label gpu; skips loudly without a device.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "exec/exec_error.h"
+#include "exec/inputs.h"
+#include "exec/reference.h"
+#include "exec/sharding.h"
+#include "gpu_test_util.h"
+#if FC_HAVE_CUDA
+#include "exec/cuda/cuda_reference.h"
+#endif
+
+namespace fc {
+namespace {
+
+using namespace gputest;  // NOLINT(google-build-using-namespace)
+
+std::string slurpFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+#if FC_HAVE_CUDA
+// Compares the two references of `f`; returns false (with a message) when
+// the host reference itself cannot run (not what this test is about).
+void expectSameReference(const Fusion& f, const std::string& what) {
+  using namespace exec;  // NOLINT(google-build-using-namespace)
+  World world(f);
+  MemoryBudget budget;
+  ScalarValues sv(f);
+  RunInputs in;
+  ReferenceResult host;
+  try {
+    in = generateInputs(f, world, sv, 7, 8, &budget);
+    host = runReference(f, in, sv, Flavour::Exact, &budget);
+  } catch (const ExecError& e) {
+    GTEST_LOG_(INFO) << what << ": the host reference does not run (" << e.message << "); not compared";
+    return;
+  }
+  ReferenceResult gpu = cuda::runExactReferenceCuda(f, in, &budget);
+  for (TensorId t : f.outputs) {
+    std::string name(f.tensorName(t));
+    ASSERT_TRUE(host.values[t].has_value()) << what << " " << name;
+    ASSERT_TRUE(gpu.values[t].has_value()) << what << " " << name << ": no GPU value";
+    const HostTensor& a = *gpu.values[t];
+    const HostTensor& b = *host.values[t];
+    ASSERT_EQ(a.shape(), b.shape()) << what << " " << name;
+    double scale = 0;
+    for (int64_t i = 0; i < b.numel(); ++i)
+      if (std::isfinite(b[i])) scale = std::max(scale, std::fabs(b[i]));
+    int64_t bad = 0;
+    for (int64_t i = 0; i < b.numel(); ++i) {
+      bool same_nonfinite = !std::isfinite(b[i]) && (std::isnan(b[i]) ? std::isnan(a[i]) : a[i] == b[i]);
+      if (!same_nonfinite && !(std::fabs(a[i] - b[i]) <= 1e-12 * std::max(1.0, scale))) ++bad;
+    }
+    EXPECT_EQ(bad, 0) << what << " " << name << ": " << bad << " of " << b.numel()
+                      << " elements differ beyond fp64 roundoff";
+    EXPECT_EQ(gpu.path_dtype[t], host.path_dtype[t]) << what << " " << name;
+    EXPECT_EQ(gpu.path_reduction[t], host.path_reduction[t]) << what << " " << name;
+    EXPECT_EQ(gpu.path_hops[t], host.path_hops[t]) << what << " " << name;
+  }
+}
+#endif
+
+TEST(GpuReference, SeedAndValidFixtures) {
+  REQUIRE_GPU();
+#if FC_HAVE_CUDA
+  std::string root = std::string(FC_SOURCE_DIR) + "/fixtures/";
+  expectSameReference(parse(slurpFile(root + "seed/matmul_allreduce_bias.json")), "seed");
+  for (const auto& e : std::filesystem::directory_iterator(root + "valid"))
+    if (e.path().extension() == ".json")
+      expectSameReference(parse(slurpFile(e.path().string()), e.path().string()),
+                          e.path().filename().string());
+#endif
+}
+
+TEST(GpuReference, DevicePathsInFp64) {
+  REQUIRE_GPU();
+#if FC_HAVE_CUDA
+  // Pointwise chain over Half inputs with a broadcast, in fp64 on the device.
+  expectSameReference(
+      parse(repro({{"T0", "Half", {16, 40}, true},
+                   {"T1", "Half", {1, 40}, true},
+                   {"T2", "Half", {16, 40}},
+                   {"T3", "Float", {16, 40}, true}},
+                  {R"({"op": "mul", "inputs": ["T0", "T1"], "outputs": ["T2"]})",
+                   R"({"op": "cast", "inputs": ["T2"], "outputs": ["T3"], "dtype": "Float"})"},
+                  {"T0", "T1"}, {"T3"})),
+      "pointwise");
+  // Reductions over the inner and the outer axis.
+  for (std::string dims : {"[1]", "[0]"})
+    expectSameReference(
+        parse(repro({{"T0", "BFloat16", {64, 300}, true},
+                     {"T1", "BFloat16",
+                      dims == "[1]" ? std::vector<int64_t>{64, -300} : std::vector<int64_t>{-64, 300}, true}},
+                    {R"({"op": "sum", "inputs": ["T0"], "outputs": ["T1"], "dims": )" + dims + "}"}, {"T0"},
+                    {"T1"})),
+        "sum " + dims);
+  // A matmul (DGEMM in the reference).
+  expectSameReference(
+      parse(repro({{"T0", "Half", {32, 48}, true},
+                   {"T1", "Half", {48, 24}, true},
+                   {"T2", "Half", {32, 24, -48}, true}},
+                  {R"({"op": "matmul", "inputs": ["T0", "T1"], "outputs": ["T2"]})"}, {"T0", "T1"}, {"T2"})),
+      "matmul");
+#endif
+}
+
+}  // namespace
+}  // namespace fc
