@@ -13,6 +13,7 @@
 #include "support/internal_error.h"
 #if FC_HAVE_CUDA
 #include "exec/cuda/cuda_executor.h"
+#include "exec/cuda/cuda_reference.h"
 #include "exec/cuda/cuda_status.h"
 #endif
 
@@ -115,7 +116,18 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
   try {
     in = generateInputs(ref_f, ref_world, ref_sv, res.seed, opts.default_extent, &budget);
     Flavour flavour = opts.reference == ReferenceKind::Exact ? Flavour::Exact : Flavour::Faithful;
-    if (opts.compare) ref = runReference(ref_f, in, ref_sv, flavour, &budget);
+    res.reference_device =
+        opts.reference_device.value_or(opts.reference == ReferenceKind::Exact ? opts.device : RunDevice::Cpu);
+    if (res.reference_device == RunDevice::Cuda && flavour != Flavour::Exact)
+      fail("the faithful reference is computed on the host only; drop --reference-device cuda", "",
+           DiagCode::Usage);
+    bool on_gpu = opts.compare && res.reference_device == RunDevice::Cuda;
+#if FC_HAVE_CUDA
+    if (on_gpu) ref = cuda::runExactReferenceCuda(ref_f, in, &budget);
+#else
+    if (on_gpu) fail("the CUDA backend is not built into this fusecheck", "", DiagCode::NoDevice);
+#endif
+    if (opts.compare && !on_gpu) ref = runReference(ref_f, in, ref_sv, flavour, &budget);
   } catch (ExecError& e) {
     addError(res, e.code, "reference: " + e.message, ref_file, e.pointer);
     return;

@@ -49,6 +49,11 @@ struct RunOptions {
   std::string file;                 // for diagnostic locations
   std::string against_file;
   ReferenceKind reference = ReferenceKind::Exact;
+  // Where the reference is computed. Unset: the exact reference runs on the
+  // GPU with --device cuda (exec/cuda/cuda_reference.h: fp64 kernels and
+  // DGEMM; production shapes are teraflops in fp64), else on the host; the
+  // faithful reference always runs on the host.
+  std::optional<RunDevice> reference_device;
   std::optional<uint64_t> seed;  // unset: the reference repro's seed, else 0
   std::optional<double> rtol;    // with atol: replaces the tolerance policy
   std::optional<double> atol;
@@ -70,6 +75,7 @@ struct RunResult {
   bool fix = false;
   std::vector<std::string> fix_actions;  // "strip-reduction-axes: segment 2: T5 ..."
   ReferenceKind reference = ReferenceKind::Exact;
+  RunDevice reference_device = RunDevice::Cpu;
   uint64_t seed = 0;
   std::string communicator;  // "simulated-ring"
   int64_t ranks = 1;

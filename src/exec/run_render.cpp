@@ -39,6 +39,7 @@ std::string renderRunJson(const RunResult& r) {
   j["fix"] = r.fix;
   j["fix_actions"] = r.fix_actions;
   j["reference"] = referenceKindName(r.reference);
+  j["reference_device"] = runDeviceName(r.reference_device);
   j["seed"] = r.seed;
   j["communicator"] = r.communicator;
   j["ranks"] = r.ranks;
@@ -108,7 +109,8 @@ void renderRunText(const RunResult& r, std::ostream& os) {
     os << "  segment " << s.id << " (" << s.summary << "): " << s.status << "\n";
   for (const exec::Comparison& c : r.outputs) {
     os << "  output " << c.name << " " << dtypeName(c.dtype) << " " << exec::shapeString(c.shape) << ": "
-       << (c.passed() ? "ok" : "MISMATCH") << " vs " << referenceKindName(r.reference) << " reference\n";
+       << (c.passed() ? "ok" : "MISMATCH") << " vs " << referenceKindName(r.reference) << " reference"
+       << (r.reference_device == RunDevice::Cuda ? " (computed on the GPU)" : "") << "\n";
     if (!c.shape_match) {
       os << "    shape differs: reference " << exec::shapeString(c.ref_shape) << "\n";
       continue;
