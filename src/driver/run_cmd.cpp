@@ -4,10 +4,64 @@
 #include <ostream>
 
 #include "diag/render.h"
+#include "exec/multirank/launcher.h"
 #include "exec/run.h"
 #include "io/json_locate.h"
+#if FC_HAVE_CUDA
+#include "exec/cuda/cuda_status.h"
+#endif
 
 namespace fc::driver {
+
+namespace {
+
+// --ranks N: the launcher's checks, or nullopt when this process is a rank
+// (RANK / WORLD_SIZE or OMPI_COMM_WORLD_* set) or may launch.
+std::optional<int> checkRanks(const RunArgs& a, const Fusion& f, DiagnosticSink& sink,
+                              std::optional<exec::multirank::RankEnv>& env) {
+  std::string bad;
+  env = exec::multirank::rankEnvFromEnvironment(&bad);
+  if (!bad.empty()) {
+    sink.error(DiagCode::Usage, "--ranks: " + bad);
+    return kExitBadInput;
+  }
+  if (a.ranks < 1 || !(a.rank_timeout > 0)) {
+    sink.error(DiagCode::Usage, "--ranks takes a positive number of ranks, --rank-timeout a positive time");
+    return kExitBadInput;
+  }
+  if (env && env->world != a.ranks) {
+    sink.error(DiagCode::RanksMismatch, "--ranks " + std::to_string(a.ranks) + " but the launcher (" +
+                                            env->source + ") started " + std::to_string(env->world) +
+                                            " processes");
+    return kExitBadInput;
+  }
+  int64_t devices = exec::World(f).size();
+  if (devices != a.ranks) {
+    sink.error(DiagCode::RanksMismatch, "--ranks " + std::to_string(a.ranks) +
+                                            " but the fusion's meshes cover " + std::to_string(devices) +
+                                            " device" + (devices == 1 ? "" : "s") +
+                                            "; run one process per device");
+    return kExitBadInput;
+  }
+  if (!env && a.device == "cuda") {
+    int gpus = 0;
+    std::string why = "the CUDA backend is not built in";
+#if FC_HAVE_CUDA
+    gpus = exec::cuda::deviceCount(&why);
+#endif
+    if (gpus < a.ranks) {
+      sink.error(DiagCode::RanksMismatch,
+                 "--ranks " + std::to_string(a.ranks) +
+                     " --device cuda needs one GPU per rank; this machine has " + std::to_string(gpus) +
+                     (gpus ? "" : " (" + why + ")") +
+                     " (several nodes: launch with torchrun or mpirun, docs/multigpu.md)");
+      return kExitEnvironment;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 int run(const RunArgs& a, std::ostream& out, std::ostream& err) {
   DiagnosticSink sink;
@@ -27,6 +81,18 @@ int run(const RunArgs& a, std::ostream& out, std::ostream& err) {
     emitDiagnostics(sink.all(), nullptr, a.format, a.format == OutputFormat::Text ? err : out);
     return kExitBadInput;
   }
+  std::optional<exec::multirank::RankEnv> env;
+  if (a.ranks != 0) {
+    if (auto rc = checkRanks(a, loaded->fusion, sink, env)) {
+      emitDiagnostics(sink.all(), nullptr, a.format, a.format == OutputFormat::Text ? err : out);
+      return *rc;
+    }
+    if (!env) {  // the launcher: rank 0 prints the report
+      auto lr = exec::multirank::launchLocal(a.ranks, a.rank_timeout, exec::multirank::selfArguments(), err);
+      if (!lr.diagnostics.empty()) emitDiagnostics(lr.diagnostics, nullptr, OutputFormat::Text, err);
+      return lr.exit_code;
+    }
+  }
   RunOptions ro;
   ro.device = a.device == "cuda" ? RunDevice::Cuda : RunDevice::Cpu;
   if (!a.flags.era.empty() || loaded->fusion.era) ro.era = popts->era;
@@ -40,8 +106,16 @@ int run(const RunArgs& a, std::ostream& out, std::ostream& err) {
   ro.atol = a.atol;
   ro.max_bytes = a.max_bytes;
   ro.binds = popts->binds;
-  RunResult r = runFusion(loaded->fusion, ro);
+  RunResult r = env ? exec::multirank::runAsRank(loaded->fusion, ro, *env, a.rank_timeout)
+                    : runFusion(loaded->fusion, ro);
   fillLocations(r.diagnostics, loaded->source);
+  if (env && env->rank != 0) {  // rank 0 reports; the others speak only of their own failures
+    if (!r.diagnostics.empty()) {
+      err << "fusecheck: rank " << env->rank << ":\n";
+      renderText(r.diagnostics, &loaded->source, err);
+    }
+    return r.exit_code;
+  }
   if (a.format == OutputFormat::Json) {
     auto j = nlohmann::ordered_json::parse(renderRunJson(r));
     j["diagnostics"] = nlohmann::ordered_json::parse(renderJson(r.diagnostics))["diagnostics"];

@@ -21,6 +21,10 @@ struct RunArgs {
   PipelineFlags flags;
   OutputFormat format = OutputFormat::Text;
   uint64_t max_bytes = 0;
+  // --ranks N: one process per rank (docs/multigpu.md); 0: the one-process
+  // simulation. --rank-timeout: the longest wait on another rank.
+  int64_t ranks = 0;
+  double rank_timeout = 300;
 };
 int run(const RunArgs& a, std::ostream& out, std::ostream& err);
 

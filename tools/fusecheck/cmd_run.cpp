@@ -23,6 +23,14 @@ Register run_cmd("run", [](CLI::App& app, int& rc) {
   sub->add_option("--seed", a->seed, "Seed of the input generator");
   sub->add_option("--rtol", a->rtol, "Relative tolerance (with --atol: torch's rule)");
   sub->add_option("--atol", a->atol, "Absolute tolerance (with --rtol)");
+  sub->add_option("--ranks", a->ranks,
+                  "Run each of N ranks in its own process (one GPU each with --device cuda); "
+                  "under torchrun / mpirun, this process is one rank (docs/multigpu.md)")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--rank-timeout", a->rank_timeout,
+                  "With --ranks: seconds a rank waits for another before the run fails (exit 3)")
+      ->check(CLI::PositiveNumber)
+      ->default_str("300");
   addPipelineOptions(sub, a->flags);
   addFormatOption(sub, a->format);
   addMaxBytesOption(sub, a->max_bytes);

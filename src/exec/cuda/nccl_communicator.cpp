@@ -12,9 +12,8 @@
 #include "exec/exec_error.h"
 
 namespace fc::exec::cuda {
-namespace {
 
-ncclDataType_t ncclType(DType t) {
+int ncclDataTypeOf(DType t) {
   switch (t) {
     case DType::Half: return ncclFloat16;
     case DType::BFloat16: return ncclBfloat16;
@@ -30,7 +29,7 @@ ncclDataType_t ncclType(DType t) {
   return ncclFloat32;
 }
 
-ncclRedOp_t ncclOp(ReduceOp op) {
+int ncclRedOpOf(ReduceOp op) {
   switch (op) {
     case ReduceOp::Sum: return ncclSum;
     case ReduceOp::Prod: return ncclProd;
@@ -40,14 +39,17 @@ ncclRedOp_t ncclOp(ReduceOp op) {
   return ncclSum;
 }
 
-void checkReducible(DType t) {
+void requireNcclReducible(DType t) {
   if (t == DType::Bool || t == DType::Float8_e4m3fn || t == DType::Float8_e5m2)
     fail(std::string("NCCL cannot reduce ") + std::string(dtypeName(t)) + " buffers", "",
          DiagCode::CudaError);
 }
 
+namespace {
+ncclDataType_t ncclType(DType t) { return static_cast<ncclDataType_t>(ncclDataTypeOf(t)); }
+ncclRedOp_t ncclOp(ReduceOp op) { return static_cast<ncclRedOp_t>(ncclRedOpOf(op)); }
+void checkReducible(DType t) { requireNcclReducible(t); }
 size_t bytesOf(const CommBuffer& b) { return static_cast<size_t>(b.count) * dtypeBytes(b.dtype); }
-
 }  // namespace
 
 NcclCommunicator::NcclCommunicator(std::vector<int> devices) : devices_(std::move(devices)) {

@@ -18,6 +18,13 @@
 
 namespace fc::exec::cuda {
 
+// NCCL's datatype (ncclDataType_t) and reduction (ncclRedOp_t) for
+// fusecheck's; Bool and fp8 travel as bytes and cannot be reduced
+// (requireNcclReducible throws ExecError FC0903).
+int ncclDataTypeOf(DType t);
+int ncclRedOpOf(ReduceOp op);
+void requireNcclReducible(DType t);
+
 class NcclCommunicator final : public Communicator {
  public:
   // devices: the CUDA device of each rank (distinct). Throws ExecError
