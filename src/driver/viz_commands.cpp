@@ -70,6 +70,21 @@ std::string field(const nlohmann::json& o, const char* key) {
   return o.is_object() && o.contains(key) ? str(o[key]) : std::string();
 }
 
+// The repro and its pipeline options, or nullopt after printing the
+// diagnostics (the caller exits kExitBadInput).
+std::optional<std::pair<Loaded, PipelineOptions>> loadWithOptions(const std::string& file,
+                                                                  const PipelineFlags& flags,
+                                                                  uint64_t max_bytes, DiagnosticSink& sink,
+                                                                  std::ostream& err) {
+  auto loaded = loadRepro(file, sink, max_bytes);
+  auto opts = loaded ? pipelineOptions(flags, loaded->fusion, file, sink) : std::nullopt;
+  if (!opts) {
+    emitDiagnostics(sink.all(), nullptr, OutputFormat::Text, err);
+    return std::nullopt;
+  }
+  return std::make_pair(std::move(*loaded), std::move(*opts));
+}
+
 }  // namespace
 
 int dot(const DotArgs& a, std::ostream& out, std::ostream& err) {
@@ -84,23 +99,16 @@ int dot(const DotArgs& a, std::ostream& out, std::ostream& err) {
     emitDiagnostics(sink.all(), nullptr, OutputFormat::Text, err);
     return kExitEnvironment;
   }
-  auto loaded = loadRepro(a.file, sink, a.max_bytes);
-  if (!loaded) {
-    emitDiagnostics(sink.all(), nullptr, OutputFormat::Text, err);
-    return kExitBadInput;
-  }
-  auto opts = pipelineOptions(a.flags, loaded->fusion, a.file, sink);
-  if (!opts) {
-    emitDiagnostics(sink.all(), nullptr, OutputFormat::Text, err);
-    return kExitBadInput;
-  }
-  PipelineResult r = runPipeline(loaded->fusion, *opts);
+  auto in = loadWithOptions(a.file, a.flags, a.max_bytes, sink, err);
+  if (!in) return kExitBadInput;
+  auto& [loaded, opts] = *in;
+  PipelineResult r = runPipeline(loaded.fusion, opts);
   viz::GraphOptions go;
   go.stage = a.stage;
   go.style = r.era == Era::Head ? PrintStyle::Head : PrintStyle::Y2024;
-  viz::VizGraph g = viz::buildGraph(loaded->fusion, r, go);
+  viz::VizGraph g = viz::buildGraph(loaded.fusion, r, go);
   if (!a.focus.empty()) {
-    auto center = viz::findFocusNode(g, loaded->fusion, a.focus);
+    auto center = viz::findFocusNode(g, loaded.fusion, a.focus);
     if (!center)
       return usage(sink, err,
                    "--focus '" + a.focus + "' names no tensor or expr of " + a.file +
@@ -235,25 +243,18 @@ int report(const ReportArgs& a, std::ostream& out, std::ostream& err) {
     }
     table->source = a.results;
   }
-  auto loaded = loadRepro(a.file, sink, a.max_bytes);
-  if (!loaded) {
-    emitDiagnostics(sink.all(), nullptr, OutputFormat::Text, err);
-    return kExitBadInput;
-  }
-  auto opts = pipelineOptions(a.flags, loaded->fusion, a.file, sink);
-  if (!opts) {
-    emitDiagnostics(sink.all(), nullptr, OutputFormat::Text, err);
-    return kExitBadInput;
-  }
-  viz::ReportModel m = viz::buildReport(loaded->fusion, loaded->source, *opts);
+  auto in = loadWithOptions(a.file, a.flags, a.max_bytes, sink, err);
+  if (!in) return kExitBadInput;
+  auto& [loaded, opts] = *in;
+  viz::ReportModel m = viz::buildReport(loaded.fusion, loaded.source, opts);
   std::string run_status;
   if (a.run) {
     RunOptions ro;
     ro.device = a.device == "cuda" ? RunDevice::Cuda : RunDevice::Cpu;
-    ro.era = opts->era;
+    ro.era = opts.era;
     ro.file = a.file;
-    ro.binds = opts->binds;
-    RunResult rr = runFusion(loaded->fusion, ro);
+    ro.binds = opts.binds;
+    RunResult rr = runFusion(loaded.fusion, ro);
     std::string why;
     table = parseRunResults(renderRunJson(rr), why);
     if (!table) {
@@ -263,8 +264,8 @@ int report(const ReportArgs& a, std::ostream& out, std::ostream& err) {
     table->source = "--run on " + a.device;
     run_status = rr.passed ? "run passed" : "run failed (exit " + std::to_string(rr.exit_code) + ")";
     if (rr.exit_code == kExitEnvironment) {
-      fillLocations(rr.diagnostics, loaded->source);
-      emitDiagnostics(rr.diagnostics, &loaded->source, OutputFormat::Text, err);
+      fillLocations(rr.diagnostics, loaded.source);
+      emitDiagnostics(rr.diagnostics, &loaded.source, OutputFormat::Text, err);
     }
   }
   m.run = table;
