@@ -101,6 +101,8 @@ int run(const RunArgs& a, std::ostream& out, std::ostream& err) {
   ro.file = a.file;
   ro.against_file = a.against;
   ro.reference = a.reference == "faithful" ? ReferenceKind::Faithful : ReferenceKind::Exact;
+  if (!a.reference_device.empty())
+    ro.reference_device = a.reference_device == "cuda" ? RunDevice::Cuda : RunDevice::Cpu;
   ro.seed = a.seed;
   ro.rtol = a.rtol;
   ro.atol = a.atol;

@@ -15,6 +15,7 @@ struct RunArgs {
   std::string device = "cpu";
   std::string against;
   std::string reference = "exact";
+  std::string reference_device;  // "", "cpu" or "cuda"
   bool fix = false;
   std::optional<uint64_t> seed;
   std::optional<double> rtol, atol;

@@ -10,6 +10,9 @@
 #include <sstream>
 
 #include "io/reader.h"
+#if FC_HAVE_CUDA
+#include "exec/cuda/cuda_status.h"
+#endif
 
 namespace fc {
 namespace {
@@ -158,6 +161,41 @@ TEST(Run, CudaWithoutBackendIsAnEnvironmentError) {
   RunResult r = runFusion(f, o);
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_TRUE(hasCode(r, DiagCode::NoDevice));
+}
+
+TEST(Run, ReferenceDeviceDefaultsToTheHostForCpuRuns) {
+  Fusion f = parse(seedText());
+  RunOptions o;
+  o.fix = true;
+  RunResult r = runFusion(f, o);
+  EXPECT_EQ(r.reference_device, RunDevice::Cpu);
+  EXPECT_EQ(nlohmann::json::parse(renderRunJson(r))["run"]["reference_device"], "cpu");
+}
+
+TEST(Run, FaithfulReferenceOnTheGpuIsAUsageError) {
+  Fusion f = parse(seedText());
+  RunOptions o;
+  o.fix = true;
+  o.reference = ReferenceKind::Faithful;
+  o.reference_device = RunDevice::Cuda;
+  RunResult r = runFusion(f, o);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(hasCode(r, DiagCode::Usage));
+  EXPECT_TRUE(r.outputs.empty());
+}
+
+TEST(Run, GpuReferenceWithoutADeviceIsAnEnvironmentError) {
+#if FC_HAVE_CUDA
+  if (exec::cuda::deviceAvailable()) GTEST_SKIP() << "SKIPPED: this machine has a CUDA device";
+#endif
+  Fusion f = parse(seedText());
+  RunOptions o;
+  o.fix = true;
+  o.reference_device = RunDevice::Cuda;  // a CPU run checked against the GPU's exact reference
+  RunResult r = runFusion(f, o);
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_TRUE(hasCode(r, DiagCode::NoDevice));
+  EXPECT_TRUE(r.outputs.empty());
 }
 
 TEST(Run, SeedChangesTheData) {

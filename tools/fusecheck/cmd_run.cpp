@@ -20,6 +20,9 @@ Register run_cmd("run", [](CLI::App& app, int& rc) {
   sub->add_option("--reference", a->reference, "exact (fp64) or faithful (rounded to each dtype)")
       ->check(CLI::IsMember({"exact", "faithful"}))
       ->default_str("exact");
+  sub->add_option("--reference-device", a->reference_device,
+                  "Where the reference runs: cpu, or cuda (exact only; the default with --device cuda)")
+      ->check(CLI::IsMember({"cpu", "cuda"}));
   sub->add_option("--seed", a->seed, "Seed of the input generator");
   sub->add_option("--rtol", a->rtol, "Relative tolerance (with --atol: torch's rule)");
   sub->add_option("--atol", a->atol, "Absolute tolerance (with --rtol)");
