@@ -1,184 +1,66 @@
-// The CUDA backend's kernels (see kernels.h for the contracts and costs).
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-#include <cuda_fp8.h>
-#include <cuda_runtime.h>
-
+// The CUDA backend's general kernels and the public launchers (see
+// kernels.h for the contracts and costs). Each launcher first tries the
+// specialized kernels (kernels_pointwise.cu, kernels_reduce.cu; see
+// kernels_internal.h) and falls back to the general kernels here: the
+// pointwise interpreter, the strided reductions, the element-wise ring.
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 
 #include "exec/cuda/cuda_status.h"
 #include "exec/cuda/kernels.h"
+#include "exec/cuda/kernels_device.cuh"
+#include "exec/cuda/kernels_internal.h"
 
 namespace fc::exec::cuda {
 namespace {
 
-constexpr int kThreads = 256;
-
-__device__ __forceinline__ double loadAs(const void* p, DType t, int64_t i) {
-  switch (t) {
-    case DType::Double: return static_cast<const double*>(p)[i];
-    case DType::Float: return static_cast<const float*>(p)[i];
-    case DType::Half: return __half2float(static_cast<const __half*>(p)[i]);
-    case DType::BFloat16: return __bfloat162float(static_cast<const __nv_bfloat16*>(p)[i]);
-    case DType::Float8_e4m3fn: {
-      __half_raw r = __nv_cvt_fp8_to_halfraw(static_cast<const __nv_fp8_storage_t*>(p)[i], __NV_E4M3);
-      return __half2float(__half(r));
-    }
-    case DType::Float8_e5m2: {
-      __half_raw r = __nv_cvt_fp8_to_halfraw(static_cast<const __nv_fp8_storage_t*>(p)[i], __NV_E5M2);
-      return __half2float(__half(r));
-    }
-    case DType::Bool: return static_cast<const uint8_t*>(p)[i] != 0 ? 1.0 : 0.0;
-    case DType::Int32: return static_cast<double>(static_cast<const int32_t*>(p)[i]);
-    case DType::Int:
-    case DType::Index: return static_cast<double>(static_cast<const int64_t*>(p)[i]);
-  }
-  return 0;
-}
-
-__device__ __forceinline__ double toIntRange(double x, double lo, double hi) {
-  if (isnan(x)) return 0;
-  if (x <= lo) return lo;
-  if (x >= hi) return hi;
-  return trunc(x);
-}
-
-__device__ __forceinline__ void storeAs(void* p, DType t, int64_t i, double x) {
-  switch (t) {
-    case DType::Double: static_cast<double*>(p)[i] = x; return;
-    case DType::Float: static_cast<float*>(p)[i] = static_cast<float>(x); return;
-    case DType::Half: static_cast<__half*>(p)[i] = __double2half(x); return;
-    case DType::BFloat16: static_cast<__nv_bfloat16*>(p)[i] = __double2bfloat16(x); return;
-    case DType::Float8_e4m3fn:
-      static_cast<__nv_fp8_storage_t*>(p)[i] = __nv_cvt_double_to_fp8(x, __NV_SATFINITE, __NV_E4M3);
-      return;
-    case DType::Float8_e5m2:
-      static_cast<__nv_fp8_storage_t*>(p)[i] = __nv_cvt_double_to_fp8(x, __NV_SATFINITE, __NV_E5M2);
-      return;
-    case DType::Bool: static_cast<uint8_t*>(p)[i] = x != 0 ? 1 : 0; return;
-    case DType::Int32:
-      static_cast<int32_t*>(p)[i] = static_cast<int32_t>(toIntRange(x, -2147483648.0, 2147483647.0));
-      return;
-    case DType::Int:
-    case DType::Index:
-      static_cast<int64_t*>(p)[i] =
-          static_cast<int64_t>(toIntRange(x, -9223372036854775808.0, 9223372036854775807.0));
-      return;
-  }
-}
-
-// Rounds a computed value to a dtype's values (as storing and reloading).
-template <typename T>
-__device__ __forceinline__ T roundTo(DType t, T x) {
-  switch (t) {
-    case DType::Double: return x;
-    case DType::Float: return static_cast<T>(static_cast<float>(x));
-    case DType::Half: return static_cast<T>(__half2float(__double2half(static_cast<double>(x))));
-    case DType::BFloat16: return static_cast<T>(__bfloat162float(__double2bfloat16(static_cast<double>(x))));
-    default: {
-      unsigned char buf[8];
-      storeAs(buf, t, 0, static_cast<double>(x));
-      return static_cast<T>(loadAs(buf, t, 0));
-    }
-  }
-}
-
-// float fast paths for the common half / bf16 / float conversions.
-template <>
-__device__ __forceinline__ float roundTo<float>(DType t, float x) {
-  switch (t) {
-    case DType::Float:
-    case DType::Double: return x;
-    case DType::Half: return __half2float(__float2half_rn(x));
-    case DType::BFloat16: return __bfloat162float(__float2bfloat16_rn(x));
-    default: {
-      unsigned char buf[8];
-      storeAs(buf, t, 0, static_cast<double>(x));
-      return static_cast<float>(loadAs(buf, t, 0));
-    }
-  }
-}
-
-template <typename T>
-__device__ __forceinline__ T loadT(const void* p, DType t, int64_t i) {
-  if constexpr (sizeof(T) == 4) {
-    if (t == DType::Half) return __half2float(static_cast<const __half*>(p)[i]);
-    if (t == DType::Float) return static_cast<const float*>(p)[i];
-    if (t == DType::BFloat16) return __bfloat162float(static_cast<const __nv_bfloat16*>(p)[i]);
-  }
-  return static_cast<T>(loadAs(p, t, i));
-}
-
-template <typename T>
-__device__ __forceinline__ void storeT(void* p, DType t, int64_t i, T x) {
-  if constexpr (sizeof(T) == 4) {
-    if (t == DType::Float) {
-      static_cast<float*>(p)[i] = x;
-      return;
-    }
-    if (t == DType::Half) {
-      static_cast<__half*>(p)[i] = __float2half_rn(x);
-      return;
-    }
-    if (t == DType::BFloat16) {
-      static_cast<__nv_bfloat16*>(p)[i] = __float2bfloat16_rn(x);
-      return;
-    }
-  }
-  storeAs(p, t, i, static_cast<double>(x));
-}
-
-template <typename T>
-__device__ __forceinline__ T gelu(T x, bool tanh_approx) {
-  if (tanh_approx) {
-    const T k = static_cast<T>(0.7978845608028654);
-    return static_cast<T>(0.5) * x *
-           (static_cast<T>(1) + tanh(k * (x + static_cast<T>(0.044715) * x * x * x)));
-  }
-  return static_cast<T>(0.5) * x * (static_cast<T>(1) + erf(x * static_cast<T>(0.7071067811865476)));
-}
+using namespace kern;  // NOLINT(google-build-using-namespace): the shared device helpers
 
 template <typename T>
 __device__ __forceinline__ T apply(const PwInstr& in, T a, T b, T c) {
+  const bool x = in.approx_tanh;
   switch (in.op) {
     case OpKind::Set:
     case OpKind::SegmentSet:
     case OpKind::Cast: return a;
-    case OpKind::Neg: return -a;
-    case OpKind::Abs: return fabs(a);
-    case OpKind::Exp: return exp(a);
-    case OpKind::Log: return log(a);
-    case OpKind::Sqrt: return sqrt(a);
-    case OpKind::Rsqrt: return static_cast<T>(1) / sqrt(a);
-    case OpKind::Tanh: return tanh(a);
-    case OpKind::Sigmoid: return static_cast<T>(1) / (static_cast<T>(1) + exp(-a));
-    case OpKind::Relu: return isnan(a) ? a : (a > 0 ? a : static_cast<T>(0));
-    case OpKind::Gelu: return gelu(a, in.approx_tanh);
-    case OpKind::Silu: return a / (static_cast<T>(1) + exp(-a));
-    case OpKind::Reciprocal: return static_cast<T>(1) / a;
-    case OpKind::Sin: return sin(a);
-    case OpKind::Cos: return cos(a);
-    case OpKind::Erf: return erf(a);
-    case OpKind::Floor: return floor(a);
-    case OpKind::Ceil: return ceil(a);
-    case OpKind::LogicalNot: return a == 0 ? 1 : 0;
-    case OpKind::Add: return a + b;
-    case OpKind::Sub: return a - b;
-    case OpKind::Mul: return a * b;
-    case OpKind::Div: return a / b;
-    case OpKind::Pow: return pow(a, b);
-    case OpKind::Maximum: return (isnan(a) || isnan(b)) ? static_cast<T>(NAN) : (a > b ? a : b);
-    case OpKind::Minimum: return (isnan(a) || isnan(b)) ? static_cast<T>(NAN) : (a < b ? a : b);
-    case OpKind::Eq: return a == b;
-    case OpKind::Ne: return a != b;
-    case OpKind::Lt: return a < b;
-    case OpKind::Le: return a <= b;
-    case OpKind::Gt: return a > b;
-    case OpKind::Ge: return a >= b;
-    case OpKind::LogicalAnd: return (a != 0) && (b != 0);
-    case OpKind::LogicalOr: return (a != 0) || (b != 0);
-    case OpKind::Where: return a != 0 ? b : c;
+#define FC_PW_CASE(Name) \
+  case OpKind::Name: return Op##Name::f(a, b, c, x);
+      FC_PW_CASE(Neg)
+      FC_PW_CASE(Abs)
+      FC_PW_CASE(Exp)
+      FC_PW_CASE(Log)
+      FC_PW_CASE(Sqrt)
+      FC_PW_CASE(Rsqrt)
+      FC_PW_CASE(Tanh)
+      FC_PW_CASE(Sigmoid)
+      FC_PW_CASE(Relu)
+      FC_PW_CASE(Gelu)
+      FC_PW_CASE(Silu)
+      FC_PW_CASE(Reciprocal)
+      FC_PW_CASE(Sin)
+      FC_PW_CASE(Cos)
+      FC_PW_CASE(Erf)
+      FC_PW_CASE(Floor)
+      FC_PW_CASE(Ceil)
+      FC_PW_CASE(LogicalNot)
+      FC_PW_CASE(Add)
+      FC_PW_CASE(Sub)
+      FC_PW_CASE(Mul)
+      FC_PW_CASE(Div)
+      FC_PW_CASE(Pow)
+      FC_PW_CASE(Maximum)
+      FC_PW_CASE(Minimum)
+      FC_PW_CASE(Eq)
+      FC_PW_CASE(Ne)
+      FC_PW_CASE(Lt)
+      FC_PW_CASE(Le)
+      FC_PW_CASE(Gt)
+      FC_PW_CASE(Ge)
+      FC_PW_CASE(LogicalAnd)
+      FC_PW_CASE(LogicalOr)
+      FC_PW_CASE(Where)
+#undef FC_PW_CASE
     default: return static_cast<T>(NAN);
   }
 }
@@ -236,13 +118,6 @@ __global__ void pointwiseKernel(const PwProgram p, int64_t n_groups) {
   }
 }
 
-int gridFor(int64_t work) {
-  int64_t b = (work + kThreads - 1) / kThreads;
-  if (b < 1) b = 1;
-  const int64_t cap = 132 * 32;  // enough resident blocks on an H200 for a grid-stride loop
-  return static_cast<int>(b < cap ? b : cap);
-}
-
 template <typename T>
 void launchPw(const PwProgram& p, int64_t n, cudaStream_t s) {
   int64_t inner = p.rank > 0 ? p.shape[p.rank - 1] : 1;
@@ -255,23 +130,6 @@ void launchPw(const PwProgram& p, int64_t n, cudaStream_t s) {
 }
 
 // ---------------------------------------------------------------- reductions
-
-__device__ __forceinline__ double combine(OpKind op, double acc, double v) {
-  switch (op) {
-    case OpKind::Prod: return acc * v;
-    case OpKind::Max: return (isnan(v) || isnan(acc)) ? NAN : (v > acc ? v : acc);
-    case OpKind::Min: return (isnan(v) || isnan(acc)) ? NAN : (v < acc ? v : acc);
-    default: return acc + v;
-  }
-}
-__device__ __forceinline__ double identity(OpKind op) {
-  switch (op) {
-    case OpKind::Prod: return 1.0;
-    case OpKind::Max: return -INFINITY;
-    case OpKind::Min: return INFINITY;
-    default: return 0.0;
-  }
-}
 
 // Offset of kept index `o` (row-major over the kept dims).
 __device__ __forceinline__ int64_t keptOffset(const ReduceArgs& a, int64_t o) {
@@ -336,17 +194,6 @@ __global__ void reduceThreadKernel(const ReduceArgs a, int64_t n_out, int64_t co
 }
 
 // ---------------------------------------------------------------- ring
-
-struct RingArgs {
-  const void* src[64];
-  void* dst[64];
-  int R;
-  int64_t count;
-  DType dtype;
-  OpKind op;
-  bool all;
-  int root;
-};
 
 __global__ void ringKernel(const RingArgs a) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < a.count;
@@ -416,17 +263,75 @@ __global__ void randomKernel(void* dst, DType t, int64_t n, uint64_t seed) {
   }
 }
 
-int64_t numelOf(const int64_t* shape, int rank) {
-  int64_t n = 1;
-  for (int d = 0; d < rank; ++d) n *= shape[d];
+}  // namespace
+
+namespace kern {
+namespace {
+std::atomic<bool> g_specialized{true};
+std::atomic<int64_t> g_counts[static_cast<int>(Path::RingGeneral) + 1];
+std::atomic<int> g_sms[64];
+}  // namespace
+
+bool specializedEnabled() { return g_specialized.load(std::memory_order_relaxed); }
+
+void countLaunch(Path p) { g_counts[static_cast<int>(p)].fetch_add(1, std::memory_order_relaxed); }
+
+int smCount() {
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return 132;
+  int n = g_sms[dev].load(std::memory_order_relaxed);
+  if (n > 0) return n;
+  if (cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || n <= 0) return 132;
+  g_sms[dev].store(n, std::memory_order_relaxed);
   return n;
 }
 
-}  // namespace
+int coalesce(int rank, const int64_t* shape, const int64_t* const* strides, int n_sets, int64_t* out_shape,
+             int64_t (*out_strides)[kMaxRank]) {
+  int k = 0;
+  for (int d = rank - 1; d >= 0; --d) {
+    if (shape[d] == 1) continue;
+    bool merge = k > 0;
+    for (int s = 0; merge && s < n_sets; ++s)
+      merge = strides[s][d] == out_strides[s][k - 1] * out_shape[k - 1];
+    if (merge) {
+      out_shape[k - 1] *= shape[d];
+      continue;
+    }
+    out_shape[k] = shape[d];
+    for (int s = 0; s < n_sets; ++s) out_strides[s][k] = strides[s][d];
+    ++k;
+  }
+  return k;
+}
+}  // namespace kern
+
+void setSpecializedKernels(bool on) { kern::g_specialized.store(on); }
+
+KernelCounts kernelCounts() {
+  auto c = [](kern::Path p) { return kern::g_counts[static_cast<int>(p)].load(); };
+  KernelCounts k;
+  k.pointwise_interpreter = c(kern::Path::PwInterpreter);
+  k.pointwise_vector = c(kern::Path::PwVector);
+  k.pointwise_scalar = c(kern::Path::PwScalar);
+  k.reduce_row = c(kern::Path::ReduceRow);
+  k.reduce_column = c(kern::Path::ReduceColumn);
+  k.reduce_general = c(kern::Path::ReduceGeneral);
+  k.ring_vector = c(kern::Path::RingVector);
+  k.ring_scalar = c(kern::Path::RingScalar);
+  k.ring_general = c(kern::Path::RingGeneral);
+  return k;
+}
+
+void resetKernelCounts() {
+  for (auto& x : kern::g_counts) x.store(0);
+}
 
 void launchPointwise(const PwProgram& p, void* stream) {
   int64_t n = numelOf(p.shape, p.rank);
   if (n == 0) return;
+  if (specializedEnabled() && launchPointwiseFast(p, n, stream)) return;
+  countLaunch(Path::PwInterpreter);
   auto s = static_cast<cudaStream_t>(stream);
   if (p.fp64)
     launchPw<double>(p, n, s);
@@ -440,6 +345,8 @@ void launchReduce(const ReduceArgs& a, void* stream) {
   int64_t count = 1;
   for (int d = a.rank - a.n_red; d < a.rank; ++d) count *= a.shape[d];
   if (n_out == 0) return;
+  if (specializedEnabled() && launchReduceFast(a, stream)) return;
+  countLaunch(Path::ReduceGeneral);
   auto s = static_cast<cudaStream_t>(stream);
   bool inner_contig = a.n_red == 1 && a.strides[a.rank - 1] == 1;
   if (count >= 256)
@@ -464,6 +371,8 @@ void launchRingReduce(const void* const* src, void* const* dst, int R, int64_t c
   a.op = op;
   a.all = all_ranks;
   a.root = root;
+  if (specializedEnabled() && launchRingFast(a, stream)) return;
+  countLaunch(Path::RingGeneral);
   ringKernel<<<gridFor(count), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(a);
   FC_CUDA(cudaGetLastError());
 }

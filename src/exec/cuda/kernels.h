@@ -7,13 +7,21 @@
 // fp64 value. Launch errors are checked (cuda_status.h).
 //
 // Pointwise: one kernel evaluates a whole fused program (a DAG of unary /
-// binary / compare / where / cast ops over strided, broadcast leaves), each
-// thread producing consecutive output elements (4 per thread along the
-// innermost dim when it divides), leaves read through 64-bit strides: one
+// binary / compare / where / cast ops over strided, broadcast leaves): one
 // read of every leaf element and one write of the output, coalesced along
-// the innermost output dim. Reductions: one block per output element for
-// long reductions (warp shuffles), one thread per output for short ones;
-// fp64 accumulation. Cost: O(numel) each, memory-bound.
+// the innermost output dim. Programs of the common shapes (unary, binary,
+// compare, cast, where, where(compare), activation(binary), binary(binary)
+// over <= 4 leaf or constant operands in Half / BFloat16 / Float / Bool,
+// float compute, < 2^31 elements) run in kernels specialized on the shape
+// and ops (kernels_pointwise.cu): 32-bit index math, 16-byte loads and
+// stores along a contiguous innermost dim. Every other program runs in the
+// general interpreter (64-bit strides). Both give the same value for every
+// element (same op code, same per-op rounding).
+// Reductions: fp64 accumulation; row and column shapes of Half / BFloat16 /
+// Float / Double inputs in vectorized warp / block / column kernels
+// (kernels_reduce.cu), others one block per output element for long
+// reductions, one thread per output for short ones. The ring: one pass,
+// every hop of an element in registers. Cost: O(numel) each, memory-bound.
 #pragma once
 
 #include <cstdint>
@@ -96,6 +104,20 @@ void launchRingReduce(const void* const* src, void* const* dst, int R, int64_t c
 // expand) and casts.
 void launchStridedCopy(const void* src, DType src_dtype, int64_t offset, const int64_t* strides,
                        const int64_t* shape, int rank, void* dst, DType dst_dtype, void* stream = nullptr);
+
+// Which kernels served the launches since the last reset (process-wide),
+// for tests and benchmarks.
+struct KernelCounts {
+  int64_t pointwise_interpreter = 0, pointwise_vector = 0, pointwise_scalar = 0;
+  int64_t reduce_row = 0, reduce_column = 0, reduce_general = 0;
+  int64_t ring_vector = 0, ring_scalar = 0, ring_general = 0;
+};
+KernelCounts kernelCounts();
+void resetKernelCounts();
+// Specialized kernels on (the default) or off, process-wide: off, every
+// launch uses the general kernels (interpreter, strided reductions,
+// element-wise ring), the baseline tests and benchmarks compare with.
+void setSpecializedKernels(bool on);
 
 // Fills `n` elements: value start + i * step, rounded to `dtype`.
 void launchIota(void* dst, DType dtype, int64_t n, double start, double step, void* stream = nullptr);
