@@ -85,6 +85,10 @@ NcclRankCommunicator::~NcclRankCommunicator() {
 }
 
 void NcclRankCommunicator::abort() {
+  // The device may be left stuck (a kernel waiting for a dead peer): if the
+  // abort or the cleanup after it blocks, the process still ends (exit 3).
+  multirank::armFinalWatchdog(std::min(timeout_s_, 30.0) + 10,
+                              "rank " + std::to_string(rank_) + ": cleanup after ncclCommAbort");
   if (!aborted_ && comm_) ncclCommAbort(static_cast<ncclComm_t>(comm_));
   aborted_ = true;
 }

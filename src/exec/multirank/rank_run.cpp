@@ -42,6 +42,7 @@ OpContext hostContext(const Fusion& f, ScalarValues& sv, MemoryBudget* budget) {
 
 // --- watchdog state
 std::atomic<int64_t> g_deadline_ns{0};  // 0: disarmed
+std::atomic<bool> g_final{false};       // armFinalWatchdog: no longer disarmed
 std::mutex g_what_mu;
 std::string g_what;
 std::once_flag g_thread_once;
@@ -442,13 +443,14 @@ void reportFailure(Links& links, const std::string& message) {
 
 // ------------------------------------------------------------ watchdog
 
-void armWatchdog(double seconds, std::string what) {
-  constexpr double kGrace = 15;  // the wait's own deadline and abort come first
+namespace {
+
+void armWatchdogAt(int64_t deadline_ns, std::string what) {
   {
     std::lock_guard<std::mutex> lock(g_what_mu);
     g_what = std::move(what);
   }
-  g_deadline_ns = nowNs() + static_cast<int64_t>((seconds + kGrace) * 1e9);
+  g_deadline_ns = deadline_ns;
   std::call_once(g_thread_once, [] {
     std::thread([] {
       for (;;) {
@@ -460,8 +462,7 @@ void armWatchdog(double seconds, std::string what) {
             std::lock_guard<std::mutex> lock(g_what_mu);
             w = g_what;
           }
-          std::fprintf(stderr,
-                       "fusecheck: watchdog: %s did not return after --rank-timeout; exiting (FC0907)\n",
+          std::fprintf(stderr, "fusecheck: watchdog: %s did not finish in time; exiting (FC0907)\n",
                        w.c_str());
           std::fflush(stderr);
           ::_exit(3);
@@ -471,6 +472,21 @@ void armWatchdog(double seconds, std::string what) {
   });
 }
 
-void disarmWatchdog() { g_deadline_ns = 0; }
+}  // namespace
+
+void armWatchdog(double seconds, std::string what) {
+  constexpr double kGrace = 15;  // the wait's own deadline and abort come first
+  if (g_final) return;
+  armWatchdogAt(nowNs() + static_cast<int64_t>((seconds + kGrace) * 1e9), std::move(what));
+}
+
+void disarmWatchdog() {
+  if (!g_final) g_deadline_ns = 0;
+}
+
+void armFinalWatchdog(double seconds, std::string what) {
+  if (g_final.exchange(true)) return;
+  armWatchdogAt(nowNs() + static_cast<int64_t>(seconds * 1e9), std::move(what));
+}
 
 }  // namespace fc::exec::multirank

@@ -96,6 +96,10 @@ void reportFailure(Links& links, const std::string& message);
 // prints `what` and ends the process with exit 3.
 void armWatchdog(double seconds, std::string what);
 void disarmWatchdog();
+// After a failure that may leave the device stuck (an aborted NCCL
+// communicator): the process ends with exit 3 if it is still alive
+// `seconds` from now (cleanup that blocks); nothing disarms it.
+void armFinalWatchdog(double seconds, std::string what);
 // Armed for its lifetime (exceptions included).
 class WatchdogScope {
  public:
