@@ -72,6 +72,16 @@ run_expect() {
   fi
   return 0
 }
+# expect_text NAME REGEX WHAT: NAME's output (stdout + stderr) shows REGEX.
+expect_text() {
+  [ -e "$OUT/$1.out" ] || return 0
+  if cat "$OUT/$1.out" "$OUT/$1.err" 2>/dev/null | grep -Eq "$2"; then
+    say "ok   $1: shows $3"
+  else
+    say "FAIL $1: does not show $3 (/$2/)"
+    status=1
+  fi
+}
 # same_outputs A.json B.json LABEL: the two reports' outputs (shapes, error
 # statistics, worst elements vs the reference) are identical.
 same_outputs() {
@@ -155,6 +165,11 @@ for fault in die hang nccl-error; do
   FC_FAULT_INJECT=rank:1:$fault run_expect "fault_$fault" 3 80 "$FC" run $SEED --fix --device cuda --ranks 2 --rank-timeout 20
 done
 FC_FAULT_INJECT=rank:0:die run_expect fault_root_die 3 80 "$FC" run $SEED --fix --device cuda --ranks 2 --rank-timeout 20
+expect_text fault_die "rank 1 was killed by signal 9" "the dead rank"
+expect_text fault_hang "did not complete within --rank-timeout|timed out" "the timeout"
+expect_text fault_nccl-error "rank 1: .*(invalid|failed)" "rank 1's NCCL error"
+expect_text fault_root_die "rank 0 was killed by signal 9" "the dead rank 0"
+for f in fault_die fault_hang fault_nccl-error fault_root_die; do expect_text $f "FC0907" "FC0907"; done
 run_expect too_many_ranks 2 30 "$FC" run $SEED --fix --device cuda --ranks 3
 
 step "external launcher (torchrun convention, two processes started by this script)"

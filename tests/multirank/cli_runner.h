@@ -106,13 +106,24 @@ inline Finished finish(const Proc& p, double limit_s = 120) {
   return f;
 }
 
+// The CLI under test: $FC_CLI when set (binaries carried to another
+// machine), else the one built beside the tests.
+inline std::string cliPath() {
+  const char* p = std::getenv("FC_CLI");
+  return p && *p ? p : FC_CLI_PATH;
+}
+
 inline Finished runCli(const std::vector<std::string>& args, const std::vector<std::string>& env = {},
                        double limit_s = 120) {
-  std::vector<std::string> all{FC_CLI_PATH};
+  std::vector<std::string> all{cliPath()};
   all.insert(all.end(), args.begin(), args.end());
   return finish(start(all, env), limit_s);
 }
 
-inline std::string source(const std::string& rel) { return std::string(FC_SOURCE_DIR) + "/" + rel; }
+// A file of the source tree ($FC_SOURCE_DIR when set).
+inline std::string source(const std::string& rel) {
+  const char* p = std::getenv("FC_SOURCE_DIR");
+  return std::string(p && *p ? p : FC_SOURCE_DIR) + "/" + rel;
+}
 
 }  // namespace fc::test

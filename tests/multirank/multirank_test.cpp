@@ -189,10 +189,9 @@ void externalLaunch(const std::string& rank_var, const std::string& size_var) {
   std::string port = std::to_string(freePort());
   std::vector<Proc> procs;
   for (int r = 1; r >= 0; --r)  // rank 1 first: it waits for rank 0's listener
-    procs.push_back(
-        start({FC_CLI_PATH, "run", source(kSeed), "--fix", "--ranks", "2", "--rank-timeout", "30"},
-              {rank_var + "=" + std::to_string(r), size_var + "=2", "MASTER_ADDR=localhost",
-               "MASTER_PORT=" + port}));
+    procs.push_back(start({cliPath(), "run", source(kSeed), "--fix", "--ranks", "2", "--rank-timeout", "30"},
+                          {rank_var + "=" + std::to_string(r), size_var + "=2", "MASTER_ADDR=localhost",
+                           "MASTER_PORT=" + port}));
   Finished r1 = finish(procs[0], 90), r0 = finish(procs[1], 90);
   EXPECT_EQ(r0.exit_code, 0) << r0.out << r0.err;
   EXPECT_EQ(r1.exit_code, 0) << r1.out << r1.err;
@@ -206,7 +205,7 @@ TEST(MultiRankExternal, MpirunEnvironment) { externalLaunch("OMPI_COMM_WORLD_RAN
 TEST(MultiRankExternal, MissingPeerTimesOut) {
   std::string port = std::to_string(freePort());
   Finished r0 =
-      finish(start({FC_CLI_PATH, "run", source(kSeed), "--fix", "--ranks", "2", "--rank-timeout", "2"},
+      finish(start({cliPath(), "run", source(kSeed), "--fix", "--ranks", "2", "--rank-timeout", "2"},
                    {"RANK=0", "WORLD_SIZE=2", "MASTER_ADDR=127.0.0.1", "MASTER_PORT=" + port}),
              60);
   EXPECT_EQ(r0.exit_code, 3) << r0.out << r0.err;
