@@ -1,13 +1,17 @@
 // GPU benchmark (not a test): fusecheck's CUDA execution of the seed graph
 // (nvFuser #2481, repaired with --fix) at M = N = K = 8192 in half with two
 // simulated ranks, plus the kernel families against the device's own
-// ceilings: a fused elementwise kernel and a row reduction against a
+// ceilings: elementwise kernels, reductions and the ring against a
 // device-to-device copy, and the local GEMM through cuBLAS. PyTorch's side
 // is tools/bench/torch_eager.py, run in the same call on the same GPU.
 //
 // Usage: gpu_bench SEED.json [M]   (M = N = K, default 8192)
-// Prints one "name value unit" line per figure. Timings: CUDA events,
-// median of 20 runs after 3 warm-ups.
+// Prints one "name value unit" line per figure: the seed's total, its
+// per-segment times (differences of runs stopped after each segment), the
+// kernels the seed runs timed alone on its shapes, and each memory-bound
+// kernel with the specialized kernels (kernels.h) and, as "..._general",
+// with the general ones. Timings: CUDA events, median of 20 runs after 3
+// warm-ups.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -62,6 +66,45 @@ std::string replaceAll(std::string s, const std::string& from, const std::string
   return s;
 }
 
+// The same figure with the specialized kernels and, as NAME_general, with
+// the general ones: "NAME ms TB/s = % of copy" (`bytes` read + written).
+struct MemoryBound {
+  double copy_bw = 0;  // TB/s
+  void run(const char* name, double bytes, const std::function<void()>& fn) const {
+    for (bool specialized : {true, false}) {
+      cuda::setSpecializedKernels(specialized);
+      double ms = medianMs(fn);
+      double bw = bytes / ms / 1e9;
+      std::printf("%s%s %.4f ms %.3f TB/s = %.1f%% of copy\n", name, specialized ? "" : "_general", ms, bw,
+                  100 * bw / copy_bw);
+    }
+    cuda::setSpecializedKernels(true);
+  }
+};
+
+cuda::PwRef leafRef(uint8_t i) { return {cuda::PwRef::Leaf, i, 0}; }
+cuda::PwRef regRef(uint8_t i) { return {cuda::PwRef::Reg, i, 0}; }
+
+// out[M, N] (contiguous) over leaves given as (data, dtype, strides[2]).
+cuda::PwProgram program(int64_t M, int64_t N, std::vector<cuda::LeafView> leaves, void* out,
+                        DType out_dtype) {
+  cuda::PwProgram p;
+  p.rank = 2;
+  p.shape[0] = M;
+  p.shape[1] = N;
+  for (const auto& l : leaves) p.leaves[p.n_leaves++] = l;
+  p.out = out;
+  p.out_dtype = out_dtype;
+  return p;
+}
+void instr(cuda::PwProgram& p, OpKind op, DType round, std::vector<cuda::PwRef> args) {
+  cuda::PwInstr& in = p.instrs[p.n_instrs++];
+  in.op = op;
+  in.round_to = round;
+  in.nargs = static_cast<uint8_t>(args.size());
+  for (size_t j = 0; j < args.size(); ++j) in.args[j] = args[j];
+}
+
 }  // namespace
 
 int main(int argc, char** argv) try {
@@ -106,11 +149,38 @@ int main(int argc, char** argv) try {
   prog.uploadInputs(inputs);
   inputs = RunInputs{};  // free the host copies
   std::vector<SegmentRun> recs;
+  cuda::resetKernelCounts();
+  prog.run(std::nullopt, &recs);
+  cuda::KernelCounts kc = cuda::kernelCounts();
+  std::printf(
+      "seed_kernels pointwise vector %lld scalar %lld interpreter %lld; reduce row %lld column %lld general "
+      "%lld; ring vector %lld scalar %lld general %lld\n",
+      static_cast<long long>(kc.pointwise_vector), static_cast<long long>(kc.pointwise_scalar),
+      static_cast<long long>(kc.pointwise_interpreter), static_cast<long long>(kc.reduce_row),
+      static_cast<long long>(kc.reduce_column), static_cast<long long>(kc.reduce_general),
+      static_cast<long long>(kc.ring_vector), static_cast<long long>(kc.ring_scalar),
+      static_cast<long long>(kc.ring_general));
   double seed_ms = medianMs([&] { prog.run(std::nullopt, &recs); });
   for (const auto& r : recs) std::printf("segment %u %s: %s\n", r.id, r.status.c_str(), r.summary.c_str());
   double flops = 2.0 * M * M * M;  // both ranks' local GEMMs together
   std::printf("seed_total_ms %.4f ms (M=N=K=%lld, half, %lld ranks on one GPU; %.1f TFLOP/s of GEMM work)\n",
               seed_ms, static_cast<long long>(M), static_cast<long long>(R), flops / seed_ms / 1e9);
+  // Per segment: runs stopped before segment k+1 minus runs stopped before k
+  // (each run starts from the inputs; one device synchronization per segment).
+  double before = 0;
+  for (size_t k = 0; k < pr2.segmented.segments.size(); ++k) {
+    uint32_t id = pr2.segmented.segments[k].id;
+    bool last = k + 1 == pr2.segmented.segments.size();
+    double upto = last ? seed_ms : medianMs([&] { prog.run(pr2.segmented.segments[k + 1].id, &recs); });
+    std::printf("seed_segment %u %.4f ms (%s)\n", id, upto - before, recs[k].summary.c_str());
+    before = upto;
+  }
+  {
+    cuda::setSpecializedKernels(false);
+    double general_ms = medianMs([&] { prog.run(std::nullopt, &recs); });
+    cuda::setSpecializedKernels(true);
+    std::printf("seed_total_ms_general %.4f ms (the general kernels)\n", general_ms);
+  }
 
   // ---- device-to-device copy: the bandwidth ceiling.
   const int64_t n = M * M;  // elements
@@ -120,44 +190,72 @@ int main(int argc, char** argv) try {
   cuda::DeviceTensor big_src(DType::Float, {M, M}), big_dst(DType::Float, {M, M});
   double copy_ms = medianMs(
       [&] { cudaMemcpyAsync(big_dst.data(), big_src.data(), big_src.bytes(), cudaMemcpyDeviceToDevice); });
-  double copy_bw = 2.0 * big_src.bytes() / copy_ms / 1e9;  // read + write, TB/s
-  std::printf("copy_d2d %.4f ms %.3f TB/s (%llu bytes read + written)\n", copy_ms, copy_bw,
+  const MemoryBound mb{2.0 * big_src.bytes() / copy_ms / 1e9};  // read + write, TB/s
+  std::printf("copy_d2d %.4f ms %.3f TB/s (%llu bytes read + written)\n", copy_ms, mb.copy_bw,
               static_cast<unsigned long long>(2 * big_src.bytes()));
+  double copy_half_ms =
+      medianMs([&] { cudaMemcpyAsync(c.data(), a.data(), a.bytes(), cudaMemcpyDeviceToDevice); });
+  std::printf("copy_d2d_half_tensor %.4f ms %.3f TB/s\n", copy_half_ms, 2.0 * a.bytes() / copy_half_ms / 1e9);
 
-  // ---- elementwise: c = a + b (half) and float out = cast(a) * 2 + cast(b)
-  cuda::PwProgram p;
-  p.rank = 2;
-  p.shape[0] = M;
-  p.shape[1] = M;
-  p.n_leaves = 2;
-  p.leaves[0] = {a.data(), DType::Half, {M, 1}};
-  p.leaves[1] = {b.data(), DType::Half, {M, 1}};
-  p.n_instrs = 1;
-  p.instrs[0].op = OpKind::Add;
-  p.instrs[0].round_to = DType::Half;
-  p.instrs[0].nargs = 2;
-  p.instrs[0].args[0] = {cuda::PwRef::Leaf, 0, 0};
-  p.instrs[0].args[1] = {cuda::PwRef::Leaf, 1, 0};
-  p.out = c.data();
-  p.out_dtype = DType::Half;
-  double add_ms = medianMs([&] { cuda::launchPointwise(p); });
-  double add_bw = 3.0 * n * 2 / add_ms / 1e9;
-  std::printf("elementwise_add_half %.4f ms %.3f TB/s = %.1f%% of copy\n", add_ms, add_bw,
-              100 * add_bw / copy_bw);
-  // broadcast bias add into float (the seed's epilogue shape)
+  // ---- the seed's kernels alone, on its shapes (per rank: 2 GEMMs, 1 ring, 2 epilogues in all)
+  cuda::Blas blas;
+  int64_t K = M / R;
+  cuda::DeviceTensor A(DType::Half, {M, K}), B(DType::Half, {K, M}), C(DType::Half, {M, M});
+  cuda::launchRandom(A.data(), DType::Half, M * K, 4);
+  cuda::launchRandom(B.data(), DType::Half, M * K, 5);
+  double mm_ms = medianMs(
+      [&] { blas.gemm(A.data(), B.data(), C.data(), DType::Half, DType::Half, M, M, K, 1, 0, 0, 0, false); });
+  std::printf("matmul_local_half %.4f ms %.1f TFLOP/s ([%lld, %lld] x [%lld, %lld])\n", mm_ms,
+              2.0 * M * M * K / mm_ms / 1e9, static_cast<long long>(M), static_cast<long long>(K),
+              static_cast<long long>(K), static_cast<long long>(M));
+  cuda::DeviceTensor r0(DType::Half, {M, M}), r1(DType::Half, {M, M});
+  const void* ring_src[2] = {a.data(), b.data()};
+  void* ring_dst[2] = {r0.data(), r1.data()};
+  auto ring = [&] { cuda::launchRingReduce(ring_src, ring_dst, 2, n, DType::Half, OpKind::Sum, true, 0); };
+  mb.run("seed_ring_allreduce_half_2ranks", 4.0 * n * 2, ring);  // 2 reads + 2 writes
   cuda::DeviceTensor bias(DType::Half, {M}), outf(DType::Float, {M, M});
   cuda::launchRandom(bias.data(), DType::Half, M, 3);
-  cuda::PwProgram q = p;
-  q.leaves[1] = {bias.data(), DType::Half, {0, 1}};
-  q.instrs[0].round_to = DType::Float;
-  q.out = outf.data();
-  q.out_dtype = DType::Float;
-  double bias_ms = medianMs([&] { cuda::launchPointwise(q); });
-  double bias_bw = (2.0 * n + 4.0 * n) / bias_ms / 1e9;
-  std::printf("elementwise_bias_add_half_to_float %.4f ms %.3f TB/s = %.1f%% of copy\n", bias_ms, bias_bw,
-              100 * bias_bw / copy_bw);
+  // T9 = float(T5) + float(broadcast(T2)), as the executor builds it
+  cuda::PwProgram epi = program(M, M, {{a.data(), DType::Half, {M, 1}}, {bias.data(), DType::Half, {0, 1}}},
+                                outf.data(), DType::Float);
+  instr(epi, OpKind::Cast, DType::Float, {leafRef(0)});
+  instr(epi, OpKind::Cast, DType::Float, {leafRef(1)});
+  instr(epi, OpKind::Add, DType::Float, {regRef(0), regRef(1)});
+  mb.run("seed_epilogue_cast_bias_add_half_to_float", 6.0 * n, [&] { cuda::launchPointwise(epi); });
+  {
+    double ring_ms = medianMs(ring), epi_ms = medianMs([&] { cuda::launchPointwise(epi); });
+    double sum = 2 * mm_ms + ring_ms + 2 * epi_ms;
+    std::printf(
+        "seed_kernels_sum %.4f ms (2 x GEMM %.4f + ring %.4f + 2 x epilogue %.4f); seed total %.4f, "
+        "other %.4f ms\n",
+        sum, mm_ms, ring_ms, epi_ms, seed_ms, seed_ms - sum);
+  }
 
-  // ---- reduction: row sums of a [M, M] half into float
+  // ---- elementwise
+  cuda::PwProgram p = program(M, M, {{a.data(), DType::Half, {M, 1}}, {b.data(), DType::Half, {M, 1}}},
+                              c.data(), DType::Half);
+  instr(p, OpKind::Add, DType::Half, {leafRef(0), leafRef(1)});
+  mb.run("elementwise_add_half", 3.0 * n * 2, [&] { cuda::launchPointwise(p); });
+  cuda::PwProgram q = program(M, M, {{a.data(), DType::Half, {M, 1}}, {bias.data(), DType::Half, {0, 1}}},
+                              outf.data(), DType::Float);
+  instr(q, OpKind::Add, DType::Float, {leafRef(0), leafRef(1)});
+  mb.run("elementwise_bias_add_half_to_float", 2.0 * n + 4.0 * n, [&] { cuda::launchPointwise(q); });
+  cuda::PwProgram gl = program(M, M, {{a.data(), DType::Half, {M, 1}}}, c.data(), DType::Half);
+  instr(gl, OpKind::Gelu, DType::Half, {leafRef(0)});
+  mb.run("elementwise_gelu_half", 2.0 * n * 2, [&] { cuda::launchPointwise(gl); });
+  cuda::PwProgram ba = program(M, M, {{a.data(), DType::Half, {M, 1}}, {bias.data(), DType::Half, {0, 1}}},
+                               c.data(), DType::Half);
+  instr(ba, OpKind::Add, DType::Half, {leafRef(0), leafRef(1)});
+  instr(ba, OpKind::Relu, DType::Half, {regRef(0)});
+  mb.run("elementwise_relu_of_bias_add_half", 2.0 * n * 2, [&] { cuda::launchPointwise(ba); });
+  cuda::PwProgram cp = program(M, M, {{outf.data(), DType::Float, {M, 1}}}, c.data(), DType::Half);
+  instr(cp, OpKind::Cast, DType::Half, {leafRef(0)});
+  mb.run("elementwise_cast_float_to_half", 6.0 * n, [&] { cuda::launchPointwise(cp); });
+  cuda::PwProgram tr = program(M, M, {{a.data(), DType::Half, {1, M}}}, c.data(), DType::Half);
+  instr(tr, OpKind::Set, DType::Half, {leafRef(0)});
+  mb.run("elementwise_transpose_copy_half", 2.0 * n * 2, [&] { cuda::launchPointwise(tr); });
+
+  // ---- reductions of a [M, M] half into float (bytes: the input read)
   cuda::DeviceTensor rows(DType::Float, {M});
   cuda::ReduceArgs ra;
   ra.in = a.data();
@@ -170,29 +268,23 @@ int main(int argc, char** argv) try {
   ra.strides[1] = 1;
   ra.out = rows.data();
   ra.out_dtype = DType::Float;
-  double red_ms = medianMs([&] { cuda::launchReduce(ra); });
-  double red_bw = 2.0 * n / red_ms / 1e9;
-  std::printf("reduction_rowsum_half %.4f ms %.3f TB/s = %.1f%% of copy\n", red_ms, red_bw,
-              100 * red_bw / copy_bw);
-  // column sums (strided reduction)
-  cuda::ReduceArgs rc = ra;
+  mb.run("reduction_rowsum_half", 2.0 * n, [&] { cuda::launchReduce(ra); });
+  cuda::ReduceArgs rc = ra;  // column sums: the kept dim is the contiguous one
   rc.strides[0] = 1;
   rc.strides[1] = M;
-  double col_ms = medianMs([&] { cuda::launchReduce(rc); });
-  std::printf("reduction_colsum_half %.4f ms %.3f TB/s = %.1f%% of copy\n", col_ms, 2.0 * n / col_ms / 1e9,
-              100 * (2.0 * n / col_ms / 1e9) / copy_bw);
+  mb.run("reduction_colsum_half", 2.0 * n, [&] { cuda::launchReduce(rc); });
+  cuda::ReduceArgs rf = ra;  // everything into one value
+  rf.n_red = 2;
+  mb.run("reduction_fullsum_half", 2.0 * n, [&] { cuda::launchReduce(rf); });
+  cuda::DeviceTensor rows16(DType::Float, {M * 16});
+  cuda::ReduceArgs rw = ra;  // many short rows: [M * 16, M / 16]
+  rw.out = rows16.data();
+  rw.shape[0] = M * 16;
+  rw.shape[1] = M / 16;
+  rw.strides[0] = M / 16;
+  mb.run("reduction_rowsum_short_rows_half", 2.0 * n, [&] { cuda::launchReduce(rw); });
 
-  // ---- matmul: the local GEMM [M, K/2] x [K/2, N] and the full M^3, half, fp32 accumulation
-  cuda::Blas blas;
-  int64_t K = M / R;
-  cuda::DeviceTensor A(DType::Half, {M, K}), B(DType::Half, {K, M}), C(DType::Half, {M, M});
-  cuda::launchRandom(A.data(), DType::Half, M * K, 4);
-  cuda::launchRandom(B.data(), DType::Half, M * K, 5);
-  double mm_ms = medianMs(
-      [&] { blas.gemm(A.data(), B.data(), C.data(), DType::Half, DType::Half, M, M, K, 1, 0, 0, 0, false); });
-  std::printf("matmul_local_half %.4f ms %.1f TFLOP/s ([%lld, %lld] x [%lld, %lld])\n", mm_ms,
-              2.0 * M * M * K / mm_ms / 1e9, static_cast<long long>(M), static_cast<long long>(K),
-              static_cast<long long>(K), static_cast<long long>(M));
+  // ---- matmul: the full M^3, half, fp32 accumulation
   double full_ms = medianMs(
       [&] { blas.gemm(a.data(), b.data(), c.data(), DType::Half, DType::Half, M, M, M, 1, 0, 0, 0, false); });
   std::printf("matmul_full_half %.4f ms %.1f TFLOP/s\n", full_ms, 2.0 * M * M * M / full_ms / 1e9);
