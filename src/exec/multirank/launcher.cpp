@@ -23,8 +23,6 @@
 #include "exec/cuda/nccl_rank_communicator.h"
 #endif
 
-extern char** environ;
-
 namespace fc::exec::multirank {
 namespace {
 
