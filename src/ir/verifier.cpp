@@ -17,10 +17,14 @@
 // Complexity: O(size of the fusion) time and memory (every traversal is
 // iterative; the scalar DAG and the expr graph are visited once each;
 // duplicate detection uses hash maps or sorting of small per-mesh lists).
+// Pointers are not built on the success path: where an axis object or a
+// scalar appears is kept as a small site record (AxisSite / ScalarSite) and
+// rendered as a JSON pointer only when a diagnostic needs it.
 #include "ir/verifier.h"
 
 #include <algorithm>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -149,11 +153,41 @@ class Verifier {
 
   // Per axis: the tensor whose domain claims it, and the pointer of its object.
   std::vector<TensorId> axis_owner_;
-  std::vector<std::string> axis_site_;
+  // Where an axis object is: a domain position or a transform slot of the
+  // owning tensor (rendered by axisPtr).
+  struct AxisSite {
+    enum Field : uint8_t { Root, Logical, Allocation, Loop, TrOuter, TrInner, TrOut, TrIn };
+    TensorId t = kNone;
+    Field field = Root;
+    uint32_t index = 0;  // domain position, or transform index
+  };
+  std::vector<AxisSite> axis_site_;
   // Per tensor: false when a domain references a bad axis.
   std::vector<char> tensor_ok_;
   // Per scalar: where it appears in the repro, and what folding learned.
-  std::vector<std::string> scalar_site_;
+  // Where a scalar first appears (rendered by scalarPtr).
+  struct ScalarSite {
+    enum Kind : uint8_t {
+      None,
+      Decl,        // /scalars/a
+      DeclValue,   // /scalars/a/value
+      AxisExtent,  // <axis a>/extent
+      AxisExpanded,
+      Factor,     // /tensors/a/transforms/b/factor
+      ExprInput,  // /exprs/a/inputs/b
+      ExprShape,
+      ExprPad,
+      ExprRangeStart,
+      ExprRangeStop,
+      ExprRangeStep,
+      ExprValue,  // /exprs/a/value
+      ExprStart,
+      ExprStep,
+    };
+    Kind kind = None;
+    uint32_t a = 0, b = 0;
+  };
+  std::vector<ScalarSite> scalar_site_;
   std::vector<char> scalar_bad_;  // dangling operand or part of a cycle
   std::vector<char> scalar_int_;  // integer-valued
   std::vector<std::optional<int64_t>> scalar_const_;
@@ -231,6 +265,43 @@ class Verifier {
     return tp(t) + "/logical";
   }
 
+  std::string axisPtr(AxisId a) const { return sitePtr(axis_site_[a]); }
+  std::string sitePtr(const AxisSite& s) const {
+    if (s.t == kNone) return {};
+    switch (s.field) {
+      case AxisSite::Root: return tp(s.t) + "/root/" + num(s.index);
+      case AxisSite::Logical: return tp(s.t) + "/logical/" + num(s.index);
+      case AxisSite::Allocation: return tp(s.t) + "/allocation/" + num(s.index);
+      case AxisSite::Loop: return tp(s.t) + "/loop/" + num(s.index);
+      case AxisSite::TrOuter: return tp(s.t) + "/transforms/" + num(s.index) + "/outer";
+      case AxisSite::TrInner: return tp(s.t) + "/transforms/" + num(s.index) + "/inner";
+      case AxisSite::TrOut: return tp(s.t) + "/transforms/" + num(s.index) + "/out";
+      case AxisSite::TrIn: return tp(s.t) + "/transforms/" + num(s.index) + "/in";
+    }
+    return {};
+  }
+  std::string scalarPtr(ScalarId id) const {
+    const ScalarSite& s = scalar_site_[id];
+    switch (s.kind) {
+      case ScalarSite::None: return {};
+      case ScalarSite::Decl: return "/scalars/" + num(s.a);
+      case ScalarSite::DeclValue: return "/scalars/" + num(s.a) + "/value";
+      case ScalarSite::AxisExtent: return axisPtr(s.a) + "/extent";
+      case ScalarSite::AxisExpanded: return axisPtr(s.a) + "/expanded";
+      case ScalarSite::Factor: return tp(s.a) + "/transforms/" + num(s.b) + "/factor";
+      case ScalarSite::ExprInput: return ep(s.a) + "/inputs/" + num(s.b);
+      case ScalarSite::ExprShape: return ep(s.a) + "/shape/" + num(s.b);
+      case ScalarSite::ExprPad: return ep(s.a) + "/pad/" + num(s.b);
+      case ScalarSite::ExprRangeStart: return ep(s.a) + "/ranges/" + num(s.b) + "/start";
+      case ScalarSite::ExprRangeStop: return ep(s.a) + "/ranges/" + num(s.b) + "/stop";
+      case ScalarSite::ExprRangeStep: return ep(s.a) + "/ranges/" + num(s.b) + "/step";
+      case ScalarSite::ExprValue: return ep(s.a) + "/value";
+      case ScalarSite::ExprStart: return ep(s.a) + "/start";
+      case ScalarSite::ExprStep: return ep(s.a) + "/step";
+    }
+    return {};
+  }
+
   // ------------------------------------------------------------ meshes
   void checkMeshes() {
     for (MeshId m = 0; m < f_.meshes.size(); ++m) {
@@ -292,51 +363,49 @@ class Verifier {
   // mention is where the axis object is, in the canonical form).
   void claimAxes() {
     axis_owner_.assign(f_.axes.size(), kNone);
-    axis_site_.assign(f_.axes.size(), {});
+    axis_site_.assign(f_.axes.size(), AxisSite{});
     tensor_ok_.assign(f_.tensors.size(), 1);
     for (TensorId t = 0; t < f_.tensors.size(); ++t) {
       const Tensor& tv = f_.tensors[t];
-      std::string base = tp(t);
-      auto claim = [&](AxisId a, const std::string& ptr) {
+      auto claim = [&](AxisId a, AxisSite::Field field, size_t index) {
+        const AxisSite site{t, field, static_cast<uint32_t>(index)};
         if (a == kNone || a >= f_.axes.size()) {
-          error(DiagCode::DanglingAxis, tname(t) + " names an axis that does not exist", ptr);
+          error(DiagCode::DanglingAxis, tname(t) + " names an axis that does not exist", sitePtr(site));
           tensor_ok_[t] = 0;
           return;
         }
         if (axis_owner_[a] == kNone) {
           axis_owner_[a] = t;
-          axis_site_[a] = ptr;
+          axis_site_[a] = site;
         } else if (axis_owner_[a] != t) {
           error(DiagCode::DanglingAxis,
-                tname(t) + " names axis " + axisDesc(a) + ", which belongs to " + tname(axis_owner_[a]), ptr)
-              .note("the axis is defined here", at(axis_site_[a]));
+                tname(t) + " names axis " + axisDesc(a) + ", which belongs to " + tname(axis_owner_[a]),
+                sitePtr(site))
+              .note("the axis is defined here", at(axisPtr(a)));
           tensor_ok_[t] = 0;
         }
       };
-      for (size_t j = 0; j < tv.root.size(); ++j) claim(tv.root[j], base + "/root/" + num(j));
-      for (size_t j = 0; j < tv.logical.size(); ++j) claim(tv.logical[j], base + "/logical/" + num(j));
+      for (size_t j = 0; j < tv.root.size(); ++j) claim(tv.root[j], AxisSite::Root, j);
+      for (size_t j = 0; j < tv.logical.size(); ++j) claim(tv.logical[j], AxisSite::Logical, j);
       for (size_t k = 0; k < tv.transforms.size(); ++k) {
         const AxisTransform& x = tv.transforms[k];
-        std::string tp2 = base + "/transforms/" + num(k);
         if (x.kind == AxisTransform::Kind::Split) {
-          claim(x.out, tp2 + "/outer");
-          claim(x.out2, tp2 + "/inner");
+          claim(x.out, AxisSite::TrOuter, k);
+          claim(x.out2, AxisSite::TrInner, k);
         } else {
-          claim(x.out, tp2 + "/out");
+          claim(x.out, AxisSite::TrOut, k);
         }
       }
-      for (size_t j = 0; j < tv.allocation.size(); ++j)
-        claim(tv.allocation[j], base + "/allocation/" + num(j));
-      for (size_t j = 0; j < tv.loop.size(); ++j) claim(tv.loop[j], base + "/loop/" + num(j));
+      for (size_t j = 0; j < tv.allocation.size(); ++j) claim(tv.allocation[j], AxisSite::Allocation, j);
+      for (size_t j = 0; j < tv.loop.size(); ++j) claim(tv.loop[j], AxisSite::Loop, j);
       // Transform inputs must be axes of this tensor as well.
       for (size_t k = 0; k < tv.transforms.size(); ++k) {
         const AxisTransform& x = tv.transforms[k];
-        std::string tp2 = base + "/transforms/" + num(k);
         if (x.kind == AxisTransform::Kind::Split) {
-          claim(x.in, tp2 + "/in");
+          claim(x.in, AxisSite::TrIn, k);
         } else {
-          claim(x.in, tp2 + "/outer");
-          claim(x.in2, tp2 + "/inner");
+          claim(x.in, AxisSite::TrOuter, k);
+          claim(x.in2, AxisSite::TrInner, k);
         }
       }
     }
@@ -344,50 +413,52 @@ class Verifier {
 
   // ------------------------------------------------------------ scalars
   void seedScalarSites() {
-    scalar_site_.assign(f_.scalars.size(), {});
+    scalar_site_.assign(f_.scalars.size(), ScalarSite{});
     std::vector<ScalarId> work;
-    auto seed = [&](ScalarId s, const std::string& ptr) {
-      if (s == kNone || s >= f_.scalars.size() || !scalar_site_[s].empty()) return;
-      scalar_site_[s] = ptr;
+    using K = ScalarSite::Kind;
+    auto seed = [&](ScalarId s, K kind, size_t a, size_t b = 0) {
+      if (s == kNone || s >= f_.scalars.size() || scalar_site_[s].kind != ScalarSite::None) return;
+      scalar_site_[s] = ScalarSite{kind, static_cast<uint32_t>(a), static_cast<uint32_t>(b)};
       work.push_back(s);
     };
     for (ScalarId s = 0; s < f_.scalars.size(); ++s)
-      if (f_.scalars[s].decl != kNone) seed(s, "/scalars/" + num(f_.scalars[s].decl));
+      if (f_.scalars[s].decl != kNone) seed(s, K::Decl, f_.scalars[s].decl);
     for (AxisId a = 0; a < f_.axes.size(); ++a) {
       if (axis_owner_[a] == kNone) continue;
-      seed(f_.axes[a].extent, axis_site_[a] + "/extent");
-      seed(f_.axes[a].expanded, axis_site_[a] + "/expanded");
+      seed(f_.axes[a].extent, K::AxisExtent, a);
+      seed(f_.axes[a].expanded, K::AxisExpanded, a);
     }
     for (TensorId t = 0; t < f_.tensors.size(); ++t)
       for (size_t k = 0; k < f_.tensors[t].transforms.size(); ++k)
-        seed(f_.tensors[t].transforms[k].factor, tp(t) + "/transforms/" + num(k) + "/factor");
+        seed(f_.tensors[t].transforms[k].factor, K::Factor, t, k);
     for (ExprId e = 0; e < f_.exprs.size(); ++e) {
       const Expr& x = f_.exprs[e];
-      std::string p = ep(e);
       for (size_t k = 0; k < x.inputs.size(); ++k)
-        if (x.inputs[k].isScalar()) seed(x.inputs[k].id, p + "/inputs/" + num(k));
-      for (size_t k = 0; k < x.attrs.shape.size(); ++k) seed(x.attrs.shape[k], p + "/shape/" + num(k));
-      for (size_t k = 0; k < x.attrs.pad.size(); ++k) seed(x.attrs.pad[k], p + "/pad/" + num(k));
+        if (x.inputs[k].isScalar()) seed(x.inputs[k].id, K::ExprInput, e, k);
+      for (size_t k = 0; k < x.attrs.shape.size(); ++k) seed(x.attrs.shape[k], K::ExprShape, e, k);
+      for (size_t k = 0; k < x.attrs.pad.size(); ++k) seed(x.attrs.pad[k], K::ExprPad, e, k);
       for (size_t k = 0; k < x.attrs.ranges.size(); ++k) {
-        seed(x.attrs.ranges[k].start, p + "/ranges/" + num(k) + "/start");
-        seed(x.attrs.ranges[k].stop, p + "/ranges/" + num(k) + "/stop");
-        seed(x.attrs.ranges[k].step, p + "/ranges/" + num(k) + "/step");
+        seed(x.attrs.ranges[k].start, K::ExprRangeStart, e, k);
+        seed(x.attrs.ranges[k].stop, K::ExprRangeStop, e, k);
+        seed(x.attrs.ranges[k].step, K::ExprRangeStep, e, k);
       }
-      seed(x.attrs.value, p + "/value");
-      seed(x.attrs.start, p + "/start");
-      seed(x.attrs.step, p + "/step");
+      seed(x.attrs.value, K::ExprValue, e);
+      seed(x.attrs.start, K::ExprStart, e);
+      seed(x.attrs.step, K::ExprStep, e);
     }
     // Operands of a derived scalar appear where the derived scalar does
-    // (inside the same expression string), unless declared themselves.
+    // (inside the same expression string), unless declared themselves. A
+    // declared scalar's site is its declaration, so its operands are in
+    // that declaration's "value".
     while (!work.empty()) {
       ScalarId s = work.back();
       work.pop_back();
       const Scalar& sc = f_.scalars[s];
       if (sc.kind != ScalarKind::Derived) continue;
-      std::string site = scalar_site_[s];
-      if (sc.decl != kNone) site += "/value";
-      seed(sc.lhs, site);
-      if (sc.op != ScalarOp::Neg) seed(sc.rhs, site);
+      ScalarSite site = scalar_site_[s];
+      if (sc.decl != kNone) site = ScalarSite{K::DeclValue, sc.decl, 0};
+      seed(sc.lhs, site.kind, site.a, site.b);
+      if (sc.op != ScalarOp::Neg) seed(sc.rhs, site.kind, site.a, site.b);
     }
   }
 
@@ -427,7 +498,7 @@ class Verifier {
           } else if (state[o] == 1) {
             if (!scalar_bad_[o]) {
               error(DiagCode::Cycle, "scalar " + scalarDesc(o) + " is defined in terms of itself",
-                    scalar_site_[o]);
+                    scalarPtr(o));
             }
             scalar_bad_[o] = 1;
             scalar_bad_[s] = 1;
@@ -455,7 +526,7 @@ class Verifier {
     }
     if (sc.op == ScalarOp::Size) {
       if (!tensorValid(sc.size_of)) {
-        error(DiagCode::DanglingTensor, "size() names a tensor that does not exist", scalar_site_[s]);
+        error(DiagCode::DanglingTensor, "size() names a tensor that does not exist", scalarPtr(s));
         scalar_bad_[s] = 1;
       } else if (sc.size_dim < 0 ||
                  static_cast<size_t>(sc.size_dim) >= f_.tensors[sc.size_of].logical.size()) {
@@ -463,7 +534,7 @@ class Verifier {
               "size(" + tname(sc.size_of) + ", " + std::to_string(sc.size_dim) + ") names an axis " +
                   tname(sc.size_of) + " does not have (it has " + num(f_.tensors[sc.size_of].logical.size()) +
                   ")",
-              scalar_site_[s]);
+              scalarPtr(s));
         scalar_bad_[s] = 1;
       }
       scalar_int_[s] = !scalar_bad_[s];
@@ -478,7 +549,7 @@ class Verifier {
       if (o == kNone || o >= f_.scalars.size()) {
         if (!scalar_bad_[s])
           error(DiagCode::DanglingScalar, "a scalar expression names an operand that does not exist",
-                scalar_site_[s]);
+                scalarPtr(s));
         scalar_bad_[s] = 1;
         return;
       }
@@ -512,36 +583,38 @@ class Verifier {
   void checkNames() {
     // Tensors and named scalars share one namespace: expr operands are
     // resolved by name among both.
-    std::unordered_map<NameId, std::string> first;
-    for (TensorId t = 0; t < f_.tensors.size(); ++t) {
-      NameId n = f_.tensors[t].name;
-      if (n == kNoName) continue;
-      std::string ptr = tp(t) + "/name";
-      auto [it, fresh] = first.emplace(n, ptr);
-      if (!fresh)
-        error(DiagCode::DuplicateName, "the name " + std::string(f_.names.str(n)) + " is defined twice", ptr)
-            .note("first defined here", at(it->second));
-    }
-    for (ScalarId s = 0; s < f_.scalars.size(); ++s) {
-      NameId n = f_.scalars[s].name;
-      if (n == kNoName) continue;
-      std::string ptr =
-          f_.scalars[s].decl != kNone ? "/scalars/" + num(f_.scalars[s].decl) + "/name" : scalar_site_[s];
-      auto [it, fresh] = first.emplace(n, ptr);
-      if (!fresh)
-        error(DiagCode::DuplicateName, "the name " + std::string(f_.names.str(n)) + " is defined twice", ptr)
-            .note("first defined here", at(it->second));
-    }
+    // First definition per name: a tensor (its id) or a scalar (id | kScalarBit).
+    constexpr uint32_t kScalarBit = 0x80000000u;
+    std::vector<uint32_t> first(f_.names.size(), kNone);
+    auto ptrOf = [&](uint32_t def) {
+      if (!(def & kScalarBit)) return tp(def) + "/name";
+      ScalarId s = def & ~kScalarBit;
+      return f_.scalars[s].decl != kNone ? "/scalars/" + num(f_.scalars[s].decl) + "/name" : scalarPtr(s);
+    };
+    auto define = [&](NameId n, uint32_t def) {
+      if (n >= first.size()) first.resize(size_t{n} + 1, kNone);
+      if (first[n] == kNone) {
+        first[n] = def;
+        return;
+      }
+      error(DiagCode::DuplicateName, "the name " + std::string(f_.names.str(n)) + " is defined twice",
+            ptrOf(def))
+          .note("first defined here", at(ptrOf(first[n])));
+    };
+    for (TensorId t = 0; t < f_.tensors.size(); ++t)
+      if (f_.tensors[t].name != kNoName) define(f_.tensors[t].name, t);
+    for (ScalarId s = 0; s < f_.scalars.size(); ++s)
+      if (f_.scalars[s].name != kNoName) define(f_.scalars[s].name, s | kScalarBit);
   }
 
   // ------------------------------------------------------------ axis fields
   void checkExtent(AxisId a, ScalarId s, const char* field) {
-    std::string ptr = axis_site_[a] + "/" + field;
+    auto ptr = [&] { return axisPtr(a) + "/" + field; };
     const bool expanded = std::string_view(field) == "expanded";
     if (s == kNone || s >= f_.scalars.size()) {
       if (s == kNone && expanded) return;
       error(DiagCode::BadExtent,
-            "axis " + axisDesc(a) + " has no " + (expanded ? "expanded extent" : "extent"), ptr);
+            "axis " + axisDesc(a) + " has no " + (expanded ? "expanded extent" : "extent"), ptr());
       return;
     }
     if (scalar_bad_[s] || scalar_reported_[s]) return;
@@ -555,7 +628,7 @@ class Verifier {
                      "the " + std::string(expanded ? "expanded extent" : "extent") + " of axis " +
                          axisDesc(a) + " is not an integer (" + scalarDesc(s) + " has dtype " +
                          std::string(dtypeName(sc.dtype)) + ")",
-                     ptr));
+                     ptr()));
       return;
     }
     if (scalar_overflow_[s]) {
@@ -563,7 +636,7 @@ class Verifier {
       noteDecl(error(DiagCode::NumberOutOfRange,
                      "the " + std::string(expanded ? "expanded extent" : "extent") + " of axis " +
                          axisDesc(a) + " is a constant expression that overflows int64 or divides by zero",
-                     ptr));
+                     ptr()));
       return;
     }
     if (scalar_const_[s] && *scalar_const_[s] < 0) {
@@ -571,21 +644,37 @@ class Verifier {
       noteDecl(error(DiagCode::NegativeExtent,
                      "axis " + axisDesc(a) + " has the negative " +
                          (expanded ? "expanded extent " : "extent ") + std::to_string(*scalar_const_[s]),
-                     ptr));
+                     ptr()));
     }
   }
 
   void checkAxes() {
-    std::unordered_map<uint32_t, AxisId> by_number;
+    // First axis per number: a flat table when the numbers are dense (they
+    // are in canonical repros), a hash map otherwise.
+    uint32_t max_number = 0;
+    for (AxisId a = 0; a < f_.axes.size(); ++a)
+      if (axis_owner_[a] != kNone) max_number = std::max(max_number, f_.axes[a].number);
+    const bool dense = max_number <= 2 * f_.axes.size() + 1024;
+    std::vector<AxisId> first_dense(dense ? size_t{max_number} + 1 : 0, kNone);
+    std::unordered_map<uint32_t, AxisId> first_sparse;
     for (AxisId a = 0; a < f_.axes.size(); ++a) {
       if (axis_owner_[a] == kNone) continue;  // not part of any tensor
-      auto [it, fresh] = by_number.emplace(f_.axes[a].number, a);
-      if (!fresh) {
+      const uint32_t number = f_.axes[a].number;
+      AxisId first = a;
+      if (dense) {
+        if (first_dense[number] == kNone)
+          first_dense[number] = a;
+        else
+          first = first_dense[number];
+      } else {
+        first = first_sparse.emplace(number, a).first->second;
+      }
+      if (first != a) {
         error(DiagCode::DuplicateAxisNumber,
-              "axis number " + num(f_.axes[a].number) + " is used by " + tname(axis_owner_[a]) + " and " +
-                  tname(axis_owner_[it->second]),
-              axis_site_[a] + "/id")
-            .note("first used here", at(axis_site_[it->second] + "/id"));
+              "axis number " + num(number) + " is used by " + tname(axis_owner_[a]) + " and " +
+                  tname(axis_owner_[first]),
+              axisPtr(a) + "/id")
+            .note("first used here", at(axisPtr(first) + "/id"));
       }
       checkExtent(a, f_.axes[a].extent, "extent");
       checkExtent(a, f_.axes[a].expanded, "expanded");
@@ -608,7 +697,7 @@ class Verifier {
         if (!prod) {
           error(DiagCode::NumberOutOfRange,
                 "the constant extents of " + tname(t) + " multiply beyond int64 at axis " + axisDesc(dom[j]),
-                axis_site_[dom[j]] + "/extent");
+                axisPtr(dom[j]) + "/extent");
           break;
         }
         product = *prod;
@@ -622,12 +711,11 @@ class Verifier {
     uint32_t cur = 0;
     for (TensorId t = 0; t < f_.tensors.size(); ++t) {
       const Tensor& tv = f_.tensors[t];
-      std::string base = tp(t);
       if (tv.mesh != kNone && tv.mesh >= f_.meshes.size()) {
         error(DiagCode::DanglingMesh,
               tname(t) + " names mesh " + num(tv.mesh) + " but the repro has " + num(f_.meshes.size()) +
                   (f_.meshes.size() == 1 ? " mesh" : " meshes"),
-              base + "/mesh");
+              tp(t) + "/mesh");
       }
       if (!tensor_ok_[t]) continue;
       // Duplicates inside one domain.
@@ -637,7 +725,7 @@ class Verifier {
           if (stamp[dom[j]] == cur) {
             error(DiagCode::DanglingAxis,
                   tname(t) + " lists axis " + axisDesc(dom[j]) + " twice in its " + name,
-                  base + "/" + name + "/" + num(j));
+                  tp(t) + "/" + name + "/" + num(j));
             tensor_ok_[t] = 0;
           }
           stamp[dom[j]] = cur;
@@ -654,7 +742,7 @@ class Verifier {
         for (size_t j = 0; j < dom.size() && !did_reported; ++j) {
           const Axis& ax = f_.axes[dom[j]];
           if (!isDeviceDim(ax.parallel)) continue;
-          std::string ptr = base + "/" + name + "/" + num(j);
+          std::string ptr = tp(t) + "/" + name + "/" + num(j);
           if (tv.mesh == kNone) {
             error(DiagCode::DidWithoutMesh,
                   tname(t) + " has the " + std::string(parallelTypeName(ax.parallel)) + " axis " +
@@ -685,7 +773,7 @@ class Verifier {
           error(DiagCode::BadContiguity,
                 tname(t) + " has " + num(tv.contiguity.size()) + " contiguity entries but its " + alloc_name +
                     " domain has " + num(alloc.size()) + " axes",
-                base + "/contiguity");
+                tp(t) + "/contiguity");
         } else {
           for (size_t j = 0; j < alloc.size(); ++j) {
             bool bcast = f_.axes[alloc[j]].iter == IterType::Broadcast;
@@ -693,12 +781,12 @@ class Verifier {
               error(
                   DiagCode::BadContiguity,
                   "contiguity of broadcast axis " + axisDesc(alloc[j]) + " of " + tname(t) + " must be null",
-                  base + "/contiguity/" + num(j));
+                  tp(t) + "/contiguity/" + num(j));
             else if (!bcast && !tv.contiguity[j].has_value())
               error(DiagCode::BadContiguity,
                     "contiguity of axis " + axisDesc(alloc[j]) + " of " + tname(t) +
                         " is null, but only broadcast axes have null contiguity",
-                    base + "/contiguity/" + num(j));
+                    tp(t) + "/contiguity/" + num(j));
           }
         }
       }
@@ -709,7 +797,6 @@ class Verifier {
   void checkTransforms(TensorId t, std::vector<uint32_t>& stamp, uint32_t& cur) {
     const Tensor& tv = f_.tensors[t];
     if (tv.transforms.empty()) return;
-    std::string base = tp(t);
     // stamp == known: root/logical or an earlier output; consumed tracks inputs.
     const uint32_t known = ++cur;
     const uint32_t consumed = ++cur;
@@ -724,47 +811,48 @@ class Verifier {
       for (AxisId o : {x.out, x.kind == AxisTransform::Kind::Split ? x.out2 : kNone})
         if (o != kNone && !output_of.emplace(o, k).second)
           error(DiagCode::BadTransform, "axis " + axisDesc(o) + " of " + tname(t) + " is produced twice",
-                base + "/transforms/" + num(k));
+                tp(t) + "/transforms/" + num(k));
     }
     if (!tv.root.empty())
       for (AxisId a : tv.logical)
         if (output_of.count(a)) stamp[a] = 0;  // produced from root by a transform
     for (size_t k = 0; k < tv.transforms.size(); ++k) {
       const AxisTransform& x = tv.transforms[k];
-      std::string p = base + "/transforms/" + num(k);
+      auto p = [&] { return tp(t) + "/transforms/" + num(k); };
       const bool split = x.kind == AxisTransform::Kind::Split;
-      std::vector<std::pair<AxisId, std::string>> ins = {{x.in, p + (split ? "/in" : "/outer")}};
-      if (!split) ins.push_back({x.in2, p + "/inner"});
+      std::pair<AxisId, const char*> ins_buf[2] = {{x.in, split ? "/in" : "/outer"}, {x.in2, "/inner"}};
+      const std::span<std::pair<AxisId, const char*>> ins(ins_buf, split ? 1 : 2);
       bool ok = true;
-      for (auto& [a, ptr] : ins) {
+      for (auto& [a, field] : ins) {
+        auto ptr = [&, field = field] { return p() + field; };
         if (stamp[a] == consumed) {
           error(DiagCode::BadTransform, "axis " + axisDesc(a) + " of " + tname(t) + " is transformed twice",
-                ptr);
+                ptr());
           ok = false;
         } else if (stamp[a] != known) {
           error(DiagCode::BadTransform,
                 "axis " + axisDesc(a) + " of " + tname(t) +
                     " is used by a transform before it exists (not in root/logical, not an earlier output)",
-                ptr);
+                ptr());
           ok = false;
         }
       }
       if (!split && x.in == x.in2) {
-        error(DiagCode::BadTransform, "merge of axis " + axisDesc(x.in) + " with itself", p + "/inner");
+        error(DiagCode::BadTransform, "merge of axis " + axisDesc(x.in) + " with itself", p() + "/inner");
         ok = false;
       }
       if (split) {
         ScalarId fct = x.factor;
         if (fct == kNone || fct >= f_.scalars.size()) {
-          error(DiagCode::BadTransform, "split of " + axisDesc(x.in) + " has no factor", p + "/factor");
+          error(DiagCode::BadTransform, "split of " + axisDesc(x.in) + " has no factor", p() + "/factor");
         } else if (!scalar_bad_[fct] &&
                    (!scalar_int_[fct] || (scalar_const_[fct] && *scalar_const_[fct] <= 0))) {
           error(DiagCode::BadTransform, "split factor " + scalarDesc(fct) + " must be a positive integer",
-                p + "/factor");
+                p() + "/factor");
         }
       }
       if (!ok) continue;
-      for (auto& [a, ptr] : ins) stamp[a] = consumed;
+      for (auto& in : ins) stamp[in.first] = consumed;
       stamp[x.out] = known;
       if (split) stamp[x.out2] = known;
     }
@@ -775,24 +863,24 @@ class Verifier {
     expr_ok_.assign(f_.exprs.size(), 1);
     for (ExprId e = 0; e < f_.exprs.size(); ++e) {
       const Expr& x = f_.exprs[e];
-      std::string p = ep(e);
+      auto p = [&] { return ep(e); };
       const OpInfo& info = opInfo(x.op);
       for (size_t k = 0; k < x.inputs.size(); ++k) {
         const ValueRef& v = x.inputs[k];
         if (v.isTensor() && !tensorValid(v.id)) {
           error(DiagCode::DanglingTensor, exprDesc(e) + " names a tensor that does not exist",
-                p + "/inputs/" + num(k));
+                p() + "/inputs/" + num(k));
           expr_ok_[e] = 0;
         } else if (v.isScalar() && (v.id == kNone || v.id >= f_.scalars.size())) {
           error(DiagCode::DanglingScalar, exprDesc(e) + " names a scalar that does not exist",
-                p + "/inputs/" + num(k));
+                p() + "/inputs/" + num(k));
           expr_ok_[e] = 0;
         }
       }
       for (size_t k = 0; k < x.outputs.size(); ++k)
         if (!tensorValid(x.outputs[k])) {
           error(DiagCode::DanglingTensor, exprDesc(e) + " names an output tensor that does not exist",
-                p + "/outputs/" + num(k));
+                p() + "/outputs/" + num(k));
           expr_ok_[e] = 0;
         }
       const int nin = static_cast<int>(x.inputs.size());
@@ -803,8 +891,8 @@ class Verifier {
                                : std::to_string(info.min_inputs) + " to " + std::to_string(info.max_inputs);
         error(DiagCode::ArityMismatch,
               std::string(info.name) + " takes " + want + " input(s) but " + exprDesc(e) + " has " + num(nin),
-              info.max_inputs >= 0 && nin > info.max_inputs ? p + "/inputs/" + num(info.max_inputs)
-                                                            : p + "/inputs");
+              info.max_inputs >= 0 && nin > info.max_inputs ? p() + "/inputs/" + num(info.max_inputs)
+                                                            : p() + "/inputs");
         expr_ok_[e] = 0;
       }
       if (static_cast<int>(x.outputs.size()) != info.num_outputs) {
@@ -812,8 +900,8 @@ class Verifier {
               std::string(info.name) + " has " + std::to_string(info.num_outputs) + " output(s) but " +
                   exprDesc(e) + " lists " + num(x.outputs.size()),
               x.outputs.size() > static_cast<size_t>(info.num_outputs)
-                  ? p + "/outputs/" + std::to_string(info.num_outputs)
-                  : p + "/outputs");
+                  ? p() + "/outputs/" + std::to_string(info.num_outputs)
+                  : p() + "/outputs");
         expr_ok_[e] = 0;
       }
       if (!expr_ok_[e]) continue;
@@ -823,7 +911,7 @@ class Verifier {
           error(DiagCode::ArityMismatch,
                 "input " + num(k) + " of " + exprDesc(e) + " must be a tensor, not the scalar " +
                     scalarDesc(x.inputs[k].id),
-                p + "/inputs/" + num(k));
+                p() + "/inputs/" + num(k));
           expr_ok_[e] = 0;
         }
       };
@@ -847,7 +935,7 @@ class Verifier {
           bool any = false;
           for (const ValueRef& v : x.inputs) any = any || v.isTensor();
           if (!any) {
-            error(DiagCode::ArityMismatch, exprDesc(e) + " has no tensor operand", p + "/inputs");
+            error(DiagCode::ArityMismatch, exprDesc(e) + " has no tensor operand", p() + "/inputs");
             expr_ok_[e] = 0;
           }
           break;
