@@ -14,6 +14,12 @@ std::vector<AxisId> noReductions(const Fusion& f, const std::vector<AxisId>& dom
 
 namespace {
 
+size_t nonReductionCount(const Fusion& f, const std::vector<AxisId>& dom) {
+  size_t n = 0;
+  for (AxisId a : dom) n += f.axes[a].iter != IterType::Reduction;
+  return n;
+}
+
 bool sameExtent(const Fusion& f, AxisId p, AxisId c) { return f.axes[p].extent == f.axes[c].extent; }
 
 void pair(const Fusion& f, std::vector<AxisPair>& out, AxisId p, AxisId c, bool resize_sensitive) {
@@ -40,13 +46,25 @@ void alignRight(const Fusion& f, std::vector<AxisPair>& out, const std::vector<A
 
 std::vector<AxisPair> mapProducerConsumer(const Fusion& f, ExprId eid, size_t in_idx, size_t out_idx) {
   std::vector<AxisPair> out;
+  appendProducerConsumer(f, eid, in_idx, out_idx, out);
+  return out;
+}
+
+void appendProducerConsumer(const Fusion& f, ExprId eid, size_t in_idx, size_t out_idx,
+                            std::vector<AxisPair>& out) {
   const Expr& e = f.exprs[eid];
-  if (in_idx >= e.inputs.size() || out_idx >= e.outputs.size()) return out;
+  if (in_idx >= e.inputs.size() || out_idx >= e.outputs.size()) return;
   const ValueRef& in = e.inputs[in_idx];
-  if (!in.isTensor() || in.id >= f.tensors.size() || e.outputs[out_idx] >= f.tensors.size()) return out;
+  if (!in.isTensor() || in.id >= f.tensors.size() || e.outputs[out_idx] >= f.tensors.size()) return;
   const Tensor& pt = f.tensors[in.id];
   const Tensor& ct = f.tensors[e.outputs[out_idx]];
-  const std::vector<AxisId> P = noReductions(f, pt.logical);
+  // The producer's non-Reduction logical axes, in a buffer reused across
+  // calls (this runs for every operand of every expr of every view).
+  thread_local std::vector<AxisId> producer_axes;
+  producer_axes.clear();
+  for (AxisId a : pt.logical)
+    if (f.axes[a].iter != IterType::Reduction) producer_axes.push_back(a);
+  const std::vector<AxisId>& P = producer_axes;
   const std::vector<AxisId>& C = ct.root.empty() ? ct.logical : ct.root;
   const Attrs& at = e.attrs;
   switch (opInfo(e.op).category) {
@@ -80,9 +98,9 @@ std::vector<AxisPair> mapProducerConsumer(const Fusion& f, ExprId eid, size_t in
       }
       // matmul, torch semantics; output [batch..., (M), (N), rK]
       const Tensor& at_ = f.tensors[e.inputs[0].id];
-      size_t a = noReductions(f, at_.logical).size();
+      size_t a = nonReductionCount(f, at_.logical);
       size_t b = e.inputs.size() > 1 && e.inputs[1].isTensor() && e.inputs[1].id < f.tensors.size()
-                     ? noReductions(f, f.tensors[e.inputs[1].id].logical).size()
+                     ? nonReductionCount(f, f.tensors[e.inputs[1].id].logical)
                      : 0;
       if (P.empty()) break;
       if (in_idx == 0) {
@@ -159,7 +177,6 @@ std::vector<AxisPair> mapProducerConsumer(const Fusion& f, ExprId eid, size_t in
       }
       break;
   }
-  return out;
 }
 
 int shardedLogicalPos(const Fusion& f, TensorId tid, ParallelType ptype) {

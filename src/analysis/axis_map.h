@@ -24,6 +24,9 @@ struct AxisPair {
 // malformed expr (the verifier reports those).
 std::vector<AxisPair> mapProducerConsumer(const Fusion& f, ExprId e, size_t input_index,
                                           size_t output_index = 0);
+// The same pairs appended to `out` (no allocation when `out` has room).
+void appendProducerConsumer(const Fusion& f, ExprId e, size_t input_index, size_t output_index,
+                            std::vector<AxisPair>& out);
 
 // Non-Reduction logical axes of a tensor.
 std::vector<AxisId> noReductions(const Fusion& f, const std::vector<AxisId>& dom);
