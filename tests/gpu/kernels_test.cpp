@@ -588,10 +588,16 @@ TEST(GpuKernels, ReductionsOfOtherDTypesAndNaN) {
     for (std::vector<int> red : {std::vector<int>{1}, std::vector<int>{0}}) {
       RedRun r = reduceBoth(x, red, OpKind::Sum, dt);
       EXPECT_EQ(r.counts.reduce_general, 0) << dtypeName(dt);
-      // fp64 sums in another order: one rounding apart in the output dtype, a few fp64 ulps in Double
-      uint64_t tol = dt == DType::Double ? 1024 : 1;
-      for (size_t i = 0; i < r.fast.size(); ++i)
-        EXPECT_LE(exec::ulpDistance(dt, r.fast[i], r.host[i]), tol) << dtypeName(dt) << " output " << i;
+      // fp64 sums in another order: one rounding apart in the output dtype. In Double the
+      // outputs themselves are fp64 sums in another order, and ulps of a sum that cancels
+      // mean nothing (measured: 3072 ulps on a result near 0): bound the difference by
+      // the reordering error n * eps * sum |x| instead (n <= 500, |x| <= 100).
+      for (size_t i = 0; i < r.fast.size(); ++i) {
+        if (dt == DType::Double)
+          EXPECT_LE(std::fabs(r.fast[i] - r.host[i]), 500 * 0x1p-52 * 500 * 100) << "Double output " << i;
+        else
+          EXPECT_LE(exec::ulpDistance(dt, r.fast[i], r.host[i]), 1u) << dtypeName(dt) << " output " << i;
+      }
     }
   }
   HostTensor x = halfInput({64, 256}, 16);
