@@ -33,6 +33,8 @@ ParallelType axisSharding(const Fusion& f, TensorId t, AxisId a) {
 
 bool isResharding(const Fusion& f, ExprId eid) {
   const Expr& e = f.exprs[eid];
+  // Runs for every expr: the pairs go into a buffer reused across calls.
+  thread_local std::vector<AxisPair> pairs;
   for (size_t o = 0; o < e.outputs.size(); ++o) {
     TensorId ct = e.outputs[o];
     for (size_t i = 0; i < e.inputs.size(); ++i) {
@@ -41,7 +43,9 @@ bool isResharding(const Fusion& f, ExprId eid) {
       MeshId pm = f.tensors[pt].mesh, cm = f.tensors[ct].mesh;
       if (pm == kNone && cm == kNone) continue;
       if (!sameMesh(f, pm, cm)) return true;
-      for (const AxisPair& p : mapProducerConsumer(f, eid, i, o)) {
+      pairs.clear();
+      appendProducerConsumer(f, eid, i, o, pairs);
+      for (const AxisPair& p : pairs) {
         // A broadcast axis holds no data: sharding the consumer's axis needs
         // no communication (every device already has the replicated value).
         if (f.axes[p.producer].iter == IterType::Broadcast) continue;
