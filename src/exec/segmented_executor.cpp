@@ -326,6 +326,21 @@ struct Runner {
 
 }  // namespace
 
+void runCommunicationOnHost(const SegmentedFusion& sf, const World& world, const Segment& s,
+                            ScalarValues& scalars, MemoryBudget* budget,
+                            std::vector<std::vector<std::optional<HostTensor>>>& local, SegmentRun& rec,
+                            const CommunicatorFactory& make_comm) {
+  FC_CHECK(sf.fusion != nullptr && local.size() == sf.fusion->tensors.size(), "host communication setup");
+  Runner run{sf, *sf.fusion, world, scalars, budget, make_comm, {}};
+  run.out.local = std::move(local);
+  struct Restore {  // hands the tensors back on every path, throws included
+    Runner& r;
+    std::vector<std::vector<std::optional<HostTensor>>>& l;
+    ~Restore() { l = std::move(r.out.local); }
+  } restore{run, local};
+  run.runCommunication(s, rec);
+}
+
 SegmentedRun runSegmented(const SegmentedFusion& sf, const World& world, const RunInputs& in,
                           ScalarValues& scalars, MemoryBudget* budget, std::optional<uint32_t> stop_at,
                           const CommunicatorFactory& make_comm, std::vector<SegmentRun>* progress) {

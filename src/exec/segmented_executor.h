@@ -46,6 +46,15 @@ HostTensor moveFromFront(const HostTensor& x, int64_t k);
 
 using CommunicatorFactory = std::function<std::unique_ptr<Communicator>(int64_t team_size)>;
 
+// Performs one communication segment on host tensors, as runSegmented
+// does: `local` ([TensorId][world rank]) holds the input tensor's per-rank
+// values; the output's are stored into it and `rec.summary` is set. Used by
+// the CUDA executor for the collectives it does not simulate on the device.
+void runCommunicationOnHost(const SegmentedFusion& sf, const World& world, const Segment& s,
+                            ScalarValues& scalars, MemoryBudget* budget,
+                            std::vector<std::vector<std::optional<HostTensor>>>& local, SegmentRun& rec,
+                            const CommunicatorFactory& make_comm = {});
+
 // Throws ExecError on a failure of a segment (the segment is recorded as
 // failed in `progress` first, when given).
 SegmentedRun runSegmented(const SegmentedFusion& sf, const World& world, const RunInputs& in,

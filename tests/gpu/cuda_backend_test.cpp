@@ -216,6 +216,27 @@ TEST(GpuBackend, PlantedWrongRewritesAreCaughtOnTheGpu) {
 }
 
 #if FC_HAVE_CUDA
+// ReduceScatter and Allgather have no device simulation: the executor
+// downloads the input's shards, runs the host's simulated ring (the same
+// model) and uploads the result, and says so in the segment's summary.
+TEST(GpuBackend, CollectivesWithoutADeviceSimulationRunOnTheHost) {
+  REQUIRE_GPU();
+  for (std::string name :
+       {"analysis/reduce_scatter_symbolic_ko.json", "analysis/control_allgather_edge.json"}) {
+    std::ifstream in(std::string(FC_SOURCE_DIR) + "/fixtures/" + name);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    Fusion f = parse(ss.str(), name);
+    RunResult cpu = runOn(f, RunDevice::Cpu, true), gpu = runOn(f, RunDevice::Cuda, true);
+    EXPECT_TRUE(cpu.passed) << name << ": " << explain(cpu);
+    EXPECT_TRUE(gpu.passed) << name << ": " << explain(gpu);
+    bool on_host = false;
+    for (const auto& sr : gpu.segments)
+      on_host |= sr.summary.find("simulated on the host") != std::string::npos;
+    EXPECT_TRUE(on_host) << name << ": " << explain(gpu);
+  }
+}
+
 TEST(GpuBackend, UploadDownloadIsExactForEveryDType) {
   REQUIRE_GPU();
   for (DType dt : {DType::Bool, DType::Int32, DType::Int, DType::Half, DType::BFloat16, DType::Float,

@@ -563,6 +563,22 @@ struct CudaProgram::Impl {
         if (pending[t][r]) need(t, r, "/segmentation");
   }
 
+  // The collectives without a device simulation (ReduceScatter, Allgather,
+  // Gather, Scatter, Broadcast, SendRecv): the input's per-rank tensors are
+  // downloaded, the host executor's simulated ring performs the collective
+  // (same model, bit for bit), and the output's are uploaded.
+  void runCommunicationOnHostFor(const Segment& s, TensorId I, TensorId O, SegmentRun& rec) {
+    std::vector<std::vector<std::optional<HostTensor>>> host(
+        f.tensors.size(), std::vector<std::optional<HostTensor>>(world.size()));
+    std::string ptr = "/exprs/" + std::to_string(s.exprs[0]);
+    for (int64_t r : world.ranksOf(I))
+      if (r >= 0) host[I][r] = need(I, r, ptr).download(budget);
+    runCommunicationOnHost(sf, world, s, sv, budget, host, rec);
+    for (int64_t r = 0; r < world.size(); ++r)
+      if (host[O][r]) local[O][r] = DeviceTensor::upload(*host[O][r], budget);
+    rec.summary += " (simulated on the host)";
+  }
+
   void runCommunication(const Segment& s, SegmentRun& rec) {
     if (s.exprs.size() != 1)
       fail("communication segment " + std::to_string(s.id) + " has " + std::to_string(s.exprs.size()) +
@@ -584,10 +600,10 @@ struct CudaProgram::Impl {
         fail("communications over n-D meshes are not supported by the CUDA executor yet", ptr,
              DiagCode::ExecutionFailed);
     }
-    if (s.comm != CommKind::Allreduce && s.comm != CommKind::Reduce)
-      fail(std::string("the CUDA executor does not perform ") + std::string(commKindName(s.comm)) +
-               " communications yet; run with --device cpu",
-           ptr, DiagCode::ExecutionFailed);
+    if (s.comm != CommKind::Allreduce && s.comm != CommKind::Reduce) {
+      runCommunicationOnHostFor(s, I, O, rec);
+      return;
+    }
     if (!deviceReduction(f, e) || e.op == OpKind::Mean)
       fail(std::string(opName(e.op)) + " cannot be lowered to a reduction collective on the GPU", ptr,
            DiagCode::UnlowerableResharding);
