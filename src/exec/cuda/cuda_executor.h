@@ -19,7 +19,10 @@
 //
 // Communication segments: Allreduce and Reduce are simulated on the device
 // with the CPU simulation's ring order and per-hop rounding
-// (launchRingReduce); other kinds are an ExecError (FC0503) for now.
+// (launchRingReduce); the other kinds (ReduceScatter, Allgather, Gather,
+// Scatter, Broadcast, SendRecv) download the input's shards, run the host
+// executor's simulation (runCommunicationOnHost: the same model, bit for
+// bit) and upload the result; the summary says "simulated on the host".
 // Cost: the kernels' O(numel) and the GEMMs; device memory is charged to
 // the run's MemoryBudget.
 #pragma once
