@@ -52,6 +52,22 @@ HostTensor moveFromFront(const HostTensor& x, int64_t k) {
   return r;
 }
 
+CommunicationExpr communicationExpr(const Fusion& f, const Segment& s) {
+  if (s.exprs.size() != 1)
+    fail("communication segment " + std::to_string(s.id) + " has " + std::to_string(s.exprs.size()) +
+             " exprs, not 1",
+         "/segmentation", DiagCode::ExecutionFailed);
+  CommunicationExpr c;
+  c.expr = s.exprs[0];
+  const Expr& ex = f.exprs[c.expr];
+  c.pointer = "/exprs/" + std::to_string(c.expr);
+  if (ex.inputs.empty() || !ex.inputs[0].isTensor() || ex.outputs.size() != 1)
+    fail("a communication needs one tensor input and one output", c.pointer, DiagCode::ExecutionFailed);
+  c.in = ex.inputs[0].id;
+  c.out = ex.outputs[0];
+  return c;
+}
+
 namespace {
 
 CommBuffer buf(HostTensor& t) { return CommBuffer{t.data(), t.numel(), t.dtype()}; }
@@ -125,16 +141,11 @@ struct Runner {
   }
 
   void runCommunication(const Segment& s, SegmentRun& rec) {
-    if (s.exprs.size() != 1)
-      fail("communication segment " + std::to_string(s.id) + " has " + std::to_string(s.exprs.size()) +
-               " exprs, not 1",
-           "/segmentation", DiagCode::ExecutionFailed);
-    ExprId e = s.exprs[0];
+    CommunicationExpr ce = communicationExpr(f, s);
+    ExprId e = ce.expr;
     const Expr& ex = f.exprs[e];
-    std::string ptr = "/exprs/" + std::to_string(e);
-    if (ex.inputs.empty() || !ex.inputs[0].isTensor() || ex.outputs.size() != 1)
-      fail("a communication needs one tensor input and one output", ptr, DiagCode::ExecutionFailed);
-    TensorId I = ex.inputs[0].id, O = ex.outputs[0];
+    const std::string& ptr = ce.pointer;
+    TensorId I = ce.in, O = ce.out;
     std::vector<int64_t> rin = world.ranksOf(I), rout = world.ranksOf(O), tm = team(I, O);
     std::vector<ShardDim> sin = shardDims(f, I), sout = shardDims(f, O);
     auto oneD = [&](TensorId t) {

@@ -46,6 +46,16 @@ HostTensor moveFromFront(const HostTensor& x, int64_t k);
 
 using CommunicatorFactory = std::function<std::unique_ptr<Communicator>(int64_t team_size)>;
 
+// The one expr of a communication segment, its tensor input and output,
+// and the expr's JSON pointer; ExecError (FC0502) unless the segment is one
+// expr with a tensor input and one output. Shared by the executors.
+struct CommunicationExpr {
+  ExprId expr = kNone;
+  TensorId in = kNone, out = kNone;
+  std::string pointer;
+};
+CommunicationExpr communicationExpr(const Fusion& f, const Segment& s);
+
 // Performs one communication segment on host tensors, as runSegmented
 // does: `local` ([TensorId][world rank]) holds the input tensor's per-rank
 // values; the output's are stored into it and `rec.summary` is set. Used by

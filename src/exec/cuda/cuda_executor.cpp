@@ -580,16 +580,10 @@ struct CudaProgram::Impl {
   }
 
   void runCommunication(const Segment& s, SegmentRun& rec) {
-    if (s.exprs.size() != 1)
-      fail("communication segment " + std::to_string(s.id) + " has " + std::to_string(s.exprs.size()) +
-               " exprs, not 1",
-           "/segmentation", DiagCode::ExecutionFailed);
-    ExprId id = s.exprs[0];
-    const Expr& e = f.exprs[id];
-    std::string ptr = "/exprs/" + std::to_string(id);
-    if (e.inputs.empty() || !e.inputs[0].isTensor() || e.outputs.size() != 1)
-      fail("a communication needs one tensor input and one output", ptr, DiagCode::ExecutionFailed);
-    TensorId I = e.inputs[0].id, O = e.outputs[0];
+    CommunicationExpr ce = communicationExpr(f, s);
+    const Expr& e = f.exprs[ce.expr];
+    const std::string& ptr = ce.pointer;
+    TensorId I = ce.in, O = ce.out;
     std::vector<int64_t> rin = world.ranksOf(I), rout = world.ranksOf(O);
     rec.summary = std::string(commKindName(s.comm)) + " " + std::string(f.tensorName(I)) + " -> " +
                   std::string(f.tensorName(O)) + " over " + std::to_string(rin.size()) +

@@ -198,16 +198,11 @@ std::optional<HostTensor> communicateOnRank(const Fusion& f, const World& world,
                                             const HostTensor* input, ScalarValues& sv, MemoryBudget* budget,
                                             const TeamCommFactory& make_comm, const Fault& fault,
                                             SegmentRun& rec) {
-  if (s.exprs.size() != 1)
-    fail("communication segment " + std::to_string(s.id) + " has " + std::to_string(s.exprs.size()) +
-             " exprs, not 1",
-         "/segmentation", DiagCode::ExecutionFailed);
-  ExprId e = s.exprs[0];
+  CommunicationExpr ce = communicationExpr(f, s);
+  ExprId e = ce.expr;
   const Expr& ex = f.exprs[e];
-  std::string ptr = "/exprs/" + std::to_string(e);
-  if (ex.inputs.empty() || !ex.inputs[0].isTensor() || ex.outputs.size() != 1)
-    fail("a communication needs one tensor input and one output", ptr, DiagCode::ExecutionFailed);
-  TensorId I = ex.inputs[0].id, O = ex.outputs[0];
+  const std::string& ptr = ce.pointer;
+  TensorId I = ce.in, O = ce.out;
   std::vector<int64_t> rin = world.ranksOf(I), rout = world.ranksOf(O), tm = rin;
   for (int64_t r : rout)
     if (indexIn(tm, r) < 0) tm.push_back(r);
