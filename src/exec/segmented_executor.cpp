@@ -68,6 +68,18 @@ CommunicationExpr communicationExpr(const Fusion& f, const Segment& s) {
   return c;
 }
 
+ReduceOp collectiveReduceOp(OpKind op, const std::string& pointer) {
+  switch (op) {
+    case OpKind::Sum: return ReduceOp::Sum;
+    case OpKind::Prod: return ReduceOp::Prod;
+    case OpKind::Max: return ReduceOp::Max;
+    case OpKind::Min: return ReduceOp::Min;
+    default:
+      fail(std::string(opName(op)) + " cannot be lowered to a reduction collective", pointer,
+           DiagCode::UnlowerableResharding);
+  }
+}
+
 namespace {
 
 CommBuffer buf(HostTensor& t) { return CommBuffer{t.data(), t.numel(), t.dtype()}; }
@@ -164,18 +176,7 @@ struct Runner {
     rec.summary = std::string(commKindName(s.comm)) + " " + std::string(f.tensorName(I)) + " -> " +
                   std::string(f.tensorName(O)) + " over " + std::to_string(tm.size()) + " ranks";
     bool is_reduction = opInfo(ex.op).category == OpCategory::Reduction;
-    ReduceOp rop = ReduceOp::Sum;
-    if (is_reduction) {
-      switch (ex.op) {
-        case OpKind::Sum: rop = ReduceOp::Sum; break;
-        case OpKind::Prod: rop = ReduceOp::Prod; break;
-        case OpKind::Max: rop = ReduceOp::Max; break;
-        case OpKind::Min: rop = ReduceOp::Min; break;
-        default:
-          fail(std::string(opName(ex.op)) + " cannot be lowered to a reduction collective", ptr,
-               DiagCode::UnlowerableResharding);
-      }
-    }
+    ReduceOp rop = is_reduction ? collectiveReduceOp(ex.op, ptr) : ReduceOp::Sum;
     OpContext c = ctx();
     switch (s.comm) {
       case CommKind::Allreduce:

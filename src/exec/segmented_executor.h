@@ -55,6 +55,9 @@ struct CommunicationExpr {
   std::string pointer;
 };
 CommunicationExpr communicationExpr(const Fusion& f, const Segment& s);
+// The collective reduction of a Sum / Prod / Max / Min expr; ExecError
+// (FC0307 unlowerable-resharding, at `pointer`) for any other op.
+ReduceOp collectiveReduceOp(OpKind op, const std::string& pointer);
 
 // Performs one communication segment on host tensors, as runSegmented
 // does: `local` ([TensorId][world rank]) holds the input tensor's per-rank

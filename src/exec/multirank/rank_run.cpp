@@ -238,16 +238,7 @@ std::optional<HostTensor> communicateOnRank(const Fusion& f, const World& world,
     case CommKind::Allreduce:
     case CommKind::ReduceScatter:
     case CommKind::Reduce: {
-      ReduceOp rop = ReduceOp::Sum;
-      switch (ex.op) {
-        case OpKind::Sum: rop = ReduceOp::Sum; break;
-        case OpKind::Prod: rop = ReduceOp::Prod; break;
-        case OpKind::Max: rop = ReduceOp::Max; break;
-        case OpKind::Min: rop = ReduceOp::Min; break;
-        default:
-          fail(std::string(opName(ex.op)) + " cannot be lowered to a reduction collective", ptr,
-               DiagCode::UnlowerableResharding);
-      }
+      ReduceOp rop = collectiveReduceOp(ex.op, ptr);
       OpContext pc = hostContext(f, sv, budget);
       pc.localize = nullptr;  // the local part: the rank's slice of the reduced dims
       HostTensor partial = std::move(evalExpr(pc, e, {input})[0]);
