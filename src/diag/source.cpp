@@ -4,6 +4,20 @@
 
 namespace fc {
 
+SourceText& SourceText::operator=(SourceText&& o) noexcept {
+  if (this == &o) return *this;
+  bool in_buffer = o.buffer_.capacity() > 0;
+  path_ = std::move(o.path_);
+  owned_ = std::move(o.owned_);  // may be a short string: re-point text_ below
+  buffer_ = std::move(o.buffer_);
+  line_starts_ = std::move(o.line_starts_);
+  text_ = in_buffer ? buffer_.view() : std::string_view(owned_);
+  o.text_ = {};
+  o.owned_.clear();
+  o.line_starts_.clear();
+  return *this;
+}
+
 void SourceText::index() const {
   if (!line_starts_.empty()) return;
   line_starts_.push_back(0);

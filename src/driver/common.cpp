@@ -44,35 +44,7 @@ bool sameFile(const std::string& a, const std::string& b) {
 }
 
 std::optional<SourceText> readInputText(const std::string& path, DiagnosticSink& sink, uint64_t max_bytes) {
-  std::error_code ec;
-  auto size = std::filesystem::file_size(path, ec);
-  if (ec) {
-    sink.error(DiagCode::FileUnreadable, "cannot read " + path + ": " + ec.message(),
-               Location{path, "", 0, 0});
-    return std::nullopt;
-  }
-  if (max_bytes > 0 && size > max_bytes) {
-    sink.error(
-        DiagCode::FileTooLarge,
-        "the file has " + std::to_string(size) + " bytes, more than --max-bytes " + std::to_string(max_bytes),
-        Location{path, "", 0, 0});
-    return std::nullopt;
-  }
-  std::FILE* fp = std::fopen(path.c_str(), "rb");
-  if (!fp) {
-    sink.error(DiagCode::FileUnreadable, "cannot open " + path + ": " + std::strerror(errno),
-               Location{path, "", 0, 0});
-    return std::nullopt;
-  }
-  std::string text(static_cast<size_t>(size), '\0');
-  size_t got = size > 0 ? std::fread(text.data(), 1, text.size(), fp) : 0;
-  bool bad = std::ferror(fp) != 0 || got != text.size();
-  std::fclose(fp);
-  if (bad) {
-    sink.error(DiagCode::FileUnreadable, "cannot read " + path + ": short read", Location{path, "", 0, 0});
-    return std::nullopt;
-  }
-  return SourceText(path, std::move(text));
+  return readSourceFile(path, sink, max_bytes);
 }
 
 std::optional<PipelineOptions> pipelineOptions(const PipelineFlags& flags, const Fusion& f,

@@ -1334,7 +1334,7 @@ class IrImporter {
   }
 
   const SourceText& src_;
-  const std::string& t_;
+  const std::string t_;  // a copy: import inputs are small hand-written or dumped files
   DiagnosticSink& sink_;
   size_t p_ = 0;
   int errors_ = 0;

@@ -30,7 +30,7 @@ struct Tok {
 
 class Lexer {
  public:
-  Lexer(const std::string& t, std::vector<Tok>& out, std::string& err, size_t& err_off)
+  Lexer(std::string_view t, std::vector<Tok>& out, std::string& err, size_t& err_off)
       : t_(t), out_(out), err_(err), err_off_(err_off) {}
 
   bool run() {
@@ -179,7 +179,7 @@ class Lexer {
     err_off_ = off;
     return false;
   }
-  const std::string& t_;
+  const std::string t_;
   std::vector<Tok>& out_;
   std::string& err_;
   size_t& err_off_;

@@ -43,38 +43,34 @@ std::optional<Fusion> readFusion(const SourceText& source, DiagnosticSink& sink,
   return reader_builtin::Reader(source, sink).run();
 }
 
-std::optional<Fusion> readFusionFile(const std::string& path, DiagnosticSink& sink, SourceText& source_out,
-                                     const ReadOptions& opts) {
+std::optional<SourceText> readSourceFile(const std::string& path, DiagnosticSink& sink, uint64_t max_bytes) {
   std::error_code ec;
   auto size = std::filesystem::file_size(path, ec);
   if (ec) {
     sink.error(DiagCode::FileUnreadable, "cannot read " + path + ": " + ec.message(), Location{path, ""});
     return std::nullopt;
   }
-  if (opts.max_bytes > 0 && size > opts.max_bytes) {
-    sink.error(DiagCode::FileTooLarge,
-               "the file has " + std::to_string(size) + " bytes, more than --max-bytes " +
-                   std::to_string(opts.max_bytes),
-               Location{path, ""});
+  if (max_bytes > 0 && size > max_bytes) {
+    sink.error(
+        DiagCode::FileTooLarge,
+        "the file has " + std::to_string(size) + " bytes, more than --max-bytes " + std::to_string(max_bytes),
+        Location{path, ""});
     return std::nullopt;
   }
-  std::FILE* fp = std::fopen(path.c_str(), "rb");
-  if (!fp) {
-    sink.error(DiagCode::FileUnreadable, "cannot open " + path + ": " + std::strerror(errno),
-               Location{path, ""});
+  std::string why;
+  auto text = TextBuffer::readFile(path, why);
+  if (!text) {
+    sink.error(DiagCode::FileUnreadable, "cannot read " + path + ": " + why, Location{path, ""});
     return std::nullopt;
   }
-  std::string text;
-  text.reserve(static_cast<size_t>(size) + simdjson::SIMDJSON_PADDING + 1);
-  text.resize(static_cast<size_t>(size));
-  size_t got = size > 0 ? std::fread(text.data(), 1, text.size(), fp) : 0;
-  bool read_err = std::ferror(fp) != 0;
-  std::fclose(fp);
-  if (read_err || got != text.size()) {
-    sink.error(DiagCode::FileUnreadable, "cannot read " + path + ": short read", Location{path, ""});
-    return std::nullopt;
-  }
-  source_out = SourceText(path, std::move(text));
+  return SourceText(path, std::move(*text));
+}
+
+std::optional<Fusion> readFusionFile(const std::string& path, DiagnosticSink& sink, SourceText& source_out,
+                                     const ReadOptions& opts) {
+  auto src = readSourceFile(path, sink, opts.max_bytes);
+  if (!src) return std::nullopt;
+  source_out = std::move(*src);
   return readFusion(source_out, sink, opts);
 }
 

@@ -22,7 +22,13 @@ struct ReadOptions {
 std::optional<Fusion> readFusion(const SourceText& source, DiagnosticSink& sink,
                                  const ReadOptions& opts = {});
 
-// Reads the file into `source_out` first (FC0001 when unreadable).
+// Reads a whole file as source text, padded for in-place parsing: FC0001 when
+// it cannot be read, FC0005 when it is larger than max_bytes (0: no limit),
+// checked before reading.
+std::optional<SourceText> readSourceFile(const std::string& path, DiagnosticSink& sink,
+                                         uint64_t max_bytes = 0);
+
+// Reads the file into `source_out` first (readSourceFile).
 std::optional<Fusion> readFusionFile(const std::string& path, DiagnosticSink& sink, SourceText& source_out,
                                      const ReadOptions& opts = {});
 

@@ -1,19 +1,183 @@
 #include "support/interner.h"
 
+#include <algorithm>
+#include <cstring>
+
 namespace fc {
 
+namespace {
+constexpr size_t kChunkBytes = size_t{1} << 16;
+constexpr size_t kMinSlots = 64;
+}  // namespace
+
+Interner::Key Interner::keyOf(std::string_view s) {
+  uint64_t word = 0;
+  size_t n = s.size() < 7 ? s.size() : 7;
+  if (n > 0) std::memcpy(&word, s.data(), n);  // little or big endian: only equality matters
+  if (s.size() <= 7) {
+    uint64_t key = word | (static_cast<uint64_t>(s.size()) << 56);
+    uint64_t h = key * 0x9E3779B97F4A7C15ull;  // Fibonacci hashing of the whole word
+    return Key{key, static_cast<uint32_t>(h >> 32), true};
+  }
+  uint64_t h = 1469598103934665603ull;  // FNV-1a
+  for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  return Key{word | (uint64_t{0xFF} << 56), static_cast<uint32_t>(h ^ (h >> 32)), false};
+}
+
+size_t Interner::probe(std::string_view s, const Key& k) const {
+  size_t mask = table_.size() - 1;
+  size_t i = k.hash & mask;
+  while (true) {
+    const Slot& e = table_[i];
+    if (e.id_plus_1 == 0) return i;
+    if (e.key == k.key && e.hash == k.hash) {
+      if (k.inline_name) return i;
+      std::string_view t = strs_[e.id_plus_1 - 1];
+      if (t.size() == s.size() && std::memcmp(t.data(), s.data(), s.size()) == 0) return i;
+    }
+    i = (i + 1) & mask;
+  }
+}
+
+void Interner::rehash(size_t slots) {
+  std::vector<Slot> old(slots);
+  old.swap(table_);
+  size_t mask = table_.size() - 1;
+  for (const Slot& e : old) {
+    if (e.id_plus_1 == 0) continue;
+    size_t j = e.hash & mask;
+    while (table_[j].id_plus_1 != 0) j = (j + 1) & mask;
+    table_[j] = e;
+  }
+}
+
+void Interner::reserve(size_t n) { strs_.reserve(n); }
+
+const char* Interner::store(std::string_view s) {
+  if (s.size() > chunk_left_) {
+    size_t bytes = std::max(kChunkBytes, s.size());
+    chunks_.push_back(std::make_unique<char[]>(bytes));
+    chunk_pos_ = chunks_.back().get();
+    chunk_left_ = bytes;
+  }
+  char* p = chunk_pos_;
+  if (!s.empty()) std::memcpy(p, s.data(), s.size());
+  chunk_pos_ += s.size();
+  chunk_left_ -= s.size();
+  return p;
+}
+
+bool Interner::splitNumbered(std::string_view s, uint64_t& prefix, uint32_t& number) {
+  size_t p = 0;
+  while (p < s.size() && p < 7) {
+    char c = s[p];
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_')) break;
+    ++p;
+  }
+  size_t digits = s.size() - p;
+  if (p == 0 || p > 6 || digits == 0 || digits > 9) return false;
+  if (s[p] == '0' && digits > 1) return false;  // "T01" is not "T1"
+  uint32_t n = 0;
+  for (size_t i = p; i < s.size(); ++i) {
+    auto d = static_cast<unsigned>(s[i] - '0');
+    if (d > 9) return false;
+    n = n * 10 + d;
+  }
+  uint64_t word = 0;
+  std::memcpy(&word, s.data(), p);
+  prefix = word | (static_cast<uint64_t>(p) << 56);
+  number = n;
+  return true;
+}
+
+const Interner::Numbered* Interner::numberedFor(uint64_t prefix) const {
+  for (const Numbered& d : numbered_)
+    if (d.prefix == prefix) return &d;
+  return nullptr;
+}
+
+NameId Interner::add(std::string_view s) {
+  auto id = static_cast<NameId>(strs_.size());
+  strs_.emplace_back(store(s), s.size());
+  return id;
+}
+
+NameId Interner::findHashed(std::string_view s) const {
+  if (table_.empty()) return kNoName;
+  size_t i = probe(s, keyOf(s));
+  return table_[i].id_plus_1 == 0 ? kNoName : table_[i].id_plus_1 - 1;
+}
+
+NameId Interner::internHashed(std::string_view s) {
+  if (table_.empty()) rehash(kMinSlots);
+  Key k = keyOf(s);
+  size_t i = probe(s, k);
+  if (table_[i].id_plus_1 != 0) return table_[i].id_plus_1 - 1;
+  NameId id = add(s);
+  table_[i] = Slot{k.key, k.hash, id + 1};
+  if (2 * ++hashed_ > table_.size()) rehash(table_.size() * 2);
+  return id;
+}
+
 NameId Interner::intern(std::string_view s) {
-  auto it = index_.find(s);
-  if (it != index_.end()) return it->second;
-  auto id = static_cast<NameId>(storage_.size());
-  storage_.emplace_back(s);
-  index_.emplace(std::string_view(storage_.back()), id);
+  uint64_t prefix = 0;
+  uint32_t number = 0;
+  if (!splitNumbered(s, prefix, number)) return internHashed(s);
+  auto* d = const_cast<Numbered*>(numberedFor(prefix));
+  if (d == nullptr) {
+    if (numbered_.size() >= kMaxPrefixes) return internHashed(s);
+    numbered_.push_back(Numbered{prefix, {}, 0, false});
+    d = &numbered_.back();
+  }
+  if (number < d->id_plus_1.size() && d->id_plus_1[number] != 0) return d->id_plus_1[number] - 1;
+  if (d->spilled) {
+    NameId h = findHashed(s);
+    if (h != kNoName) return h;
+  }
+  if (number >= d->id_plus_1.size()) {
+    size_t limit = 4 * (d->count + 1) + 4096;
+    if (number >= limit) {
+      d->spilled = true;
+      return internHashed(s);
+    }
+    size_t want = std::max<size_t>(number + 1, 2 * d->id_plus_1.size());
+    d->id_plus_1.resize(std::min(want, std::max<size_t>(number + 1, limit)), 0);
+  }
+  NameId id = add(s);
+  d->id_plus_1[number] = id + 1;
+  ++d->count;
   return id;
 }
 
 NameId Interner::find(std::string_view s) const {
-  auto it = index_.find(s);
-  return it == index_.end() ? kNoName : it->second;
+  uint64_t prefix = 0;
+  uint32_t number = 0;
+  if (splitNumbered(s, prefix, number)) {
+    if (const Numbered* d = numberedFor(prefix)) {
+      if (number < d->id_plus_1.size() && d->id_plus_1[number] != 0) return d->id_plus_1[number] - 1;
+      if (!d->spilled) return kNoName;
+    }
+  }
+  return findHashed(s);
+}
+
+void Interner::copyFrom(const Interner& o) {
+  size_t total = 0;
+  for (std::string_view s : o.strs_) total += s.size();
+  chunks_.clear();
+  chunk_pos_ = nullptr;
+  chunk_left_ = 0;
+  if (total > 0) {
+    chunks_.push_back(std::make_unique<char[]>(total));
+    chunk_pos_ = chunks_.back().get();
+    chunk_left_ = total;
+  }
+  strs_.clear();
+  strs_.reserve(o.strs_.size());
+  for (std::string_view s : o.strs_) strs_.emplace_back(store(s), s.size());
+  table_ = o.table_;
+  hashed_ = o.hashed_;
+  numbered_ = o.numbered_;
 }
 
 }  // namespace fc
