@@ -5,6 +5,7 @@
 #include "diag/render.h"
 #include "io/writer.h"
 #include "support/atomic_file.h"
+#include "support/keep_until_exit.h"
 
 namespace fc::driver {
 namespace {
@@ -33,7 +34,9 @@ int validate(const ValidateArgs& a, std::ostream& out, std::ostream& err) {
   } else {
     emitDiagnostics(sink.all(), src, a.format, out);
   }
-  return loaded ? kExitClean : kExitBadInput;
+  if (!loaded) return kExitBadInput;
+  keepUntilExit(*loaded);
+  return kExitClean;
 }
 
 int print(const PrintArgs& a, std::ostream& out, std::ostream& err) {

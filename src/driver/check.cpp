@@ -8,6 +8,7 @@
 #include "io/json_locate.h"
 #include "passes/segment.h"
 #include "support/atomic_file.h"
+#include "support/keep_until_exit.h"
 
 namespace fc::driver {
 namespace {
@@ -126,7 +127,10 @@ int check(const CheckArgs& a, std::ostream& out, std::ostream& err) {
   } else {
     out << renderSarif(r.diagnostics, "0.1.0");
   }
-  return r.failed() ? kExitFindings : kExitClean;
+  int rc = r.failed() ? kExitFindings : kExitClean;
+  keepUntilExit(*loaded);
+  keepUntilExit(r);
+  return rc;
 }
 
 }  // namespace fc::driver

@@ -4,6 +4,7 @@
 
 #include "command.h"
 #include "support/internal_error.h"
+#include "support/keep_until_exit.h"
 
 namespace fc::cli {
 
@@ -39,6 +40,7 @@ void addMaxBytesOption(CLI::App* sub, uint64_t& max_bytes) {
 }  // namespace fc::cli
 
 int main(int argc, char** argv) {
+  fc::setKeepUntilExit(true);  // the process ends after one command: skip freeing its IR
   CLI::App app{"fusecheck: replay, diagnose and repair nvFuser-style fusions"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "fusecheck 0.1.0");
