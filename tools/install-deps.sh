@@ -15,6 +15,8 @@ packages=(
   cmake ninja-build g++ ccache pkg-config
   # libraries (Debian versions: nlohmann 3.11.2, simdjson 3.0.1, CLI11 2.1.2)
   nlohmann-json3-dev libsimdjson-dev libcli11-dev libgraphviz-dev
+  # the CLI's allocator (huge-page heap for million-expr repros; optional in CMake)
+  libmimalloc-dev
   # tests and benchmarks
   libgtest-dev libbenchmark-dev graphviz python3 python3-jsonschema
   # the determinism test compiles de_DE.UTF-8 (comma decimals) with localedef

@@ -1,6 +1,11 @@
 // fusecheck CLI entry point. See command.h for how subcommands register.
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
+
+#ifdef FC_HAVE_MIMALLOC
+#include <mimalloc.h>
+#endif
 
 #include "command.h"
 #include "support/internal_error.h"
@@ -40,6 +45,12 @@ void addMaxBytesOption(CLI::App* sub, uint64_t& max_bytes) {
 }  // namespace fc::cli
 
 int main(int argc, char** argv) {
+#ifdef FC_HAVE_MIMALLOC
+  // 2 MiB pages for the heap (transparent huge pages where the kernel allows):
+  // a million-expr IR then costs ~500x fewer page faults and far fewer TLB
+  // misses. The environment (MIMALLOC_LARGE_OS_PAGES=0) still decides.
+  if (std::getenv("MIMALLOC_LARGE_OS_PAGES") == nullptr) mi_option_enable(mi_option_large_os_pages);
+#endif
   fc::setKeepUntilExit(true);  // the process ends after one command: skip freeing its IR
   CLI::App app{"fusecheck: replay, diagnose and repair nvFuser-style fusions"};
   app.require_subcommand(1);
