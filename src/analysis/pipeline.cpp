@@ -422,7 +422,7 @@ PipelineResult runPipeline(const Fusion& f, const PipelineOptions& opts) {
     if (opts.trace) c.apply("whole fusion", topo, c.whole);
   }
 
-  SegmentPassResult sp = segmentFusion(f, opts.era, opts.trace, c.sink, opts.file);
+  SegmentPassResult sp = segmentFusion(f, opts.era, opts.trace, c.sink, opts.file, &topo);
   r.segmented = std::move(sp.segmented);
   const bool from_repro = f.segmentation && f.segmentation->input_rewrite.has_value();
   const InputRewrite rw = from_repro ? *f.segmentation->input_rewrite : eraInputRewrite(opts.era);

@@ -182,12 +182,14 @@ std::string exprLabel(const Fusion& f, ExprId e) {
 }  // namespace
 
 SegmentPassResult segmentFusion(const Fusion& f, Era era, bool trace, DiagnosticSink& sink,
-                                const std::string& file) {
+                                const std::string& file, const std::vector<ExprId>* topo) {
   SegmentPassResult r;
   SegmentedFusion& sf = r.segmented;
   sf.fusion = &f;
   const size_t n = f.exprs.size();
-  std::vector<ExprId> order = topoOrder(f);
+  std::vector<ExprId> own_order;
+  if (topo == nullptr) own_order = topoOrder(f);
+  const std::vector<ExprId>& order = topo != nullptr ? *topo : own_order;
   std::vector<uint32_t> topo_pos(n, 0);
   for (uint32_t i = 0; i < order.size(); ++i) topo_pos[order[i]] = i;
   const bool multi = isMultiDevice(f);

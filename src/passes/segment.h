@@ -25,8 +25,10 @@ struct SegmentPassResult {
   std::vector<std::string> trace;  // initial groups, merges made / refused (when asked)
 };
 
+// `topo`, when given, is topoOrder(f) computed by the caller (the pipeline
+// needs it too; it is a walk over the whole graph).
 SegmentPassResult segmentFusion(const Fusion& f, Era era, bool trace, DiagnosticSink& sink,
-                                const std::string& file);
+                                const std::string& file, const std::vector<ExprId>* topo = nullptr);
 
 // Exprs of `f` in a topological order (producers first); stable w.r.t. the
 // expr order of the repro.
