@@ -31,7 +31,7 @@ step() { echo; echo "=== $*"; }
   step "environment"
   date -u
   nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv
-  ldd "$BIN/fusecheck" | grep -E "cublas|nccl|simdjson|cudart|not found"
+  ldd "$BIN/fusecheck" | grep -E "cublas|nccl|simdjson|mimalloc|cudart|not found"
 
   step "fc_gpu_tests"
   "$BIN/fc_gpu_tests" --gtest_color=no || status=1
