@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ir/printer.h"
+#include "support/epoch_marks.h"
 
 namespace fc {
 namespace {
@@ -87,9 +88,12 @@ ConcretizationInfo analyzeConcretization(const Fusion& f, const ViewSpec& view, 
     }
   };
 
-  std::vector<uint8_t> visited(f.tensors.size(), 0);
+  // Called once per compute segment: the marks are cleared in O(1), not
+  // allocated per call (that was O(segments x tensors)).
+  thread_local EpochMarks visited;
+  visited.reset(f.tensors.size());
   for (const BoundInput& in : view.inputs) {
-    visited[in.tensor] = 1;
+    visited.set(in.tensor);
     visitAxes(in.tensor, in.domain, true);
   }
   for (ExprId eid : view.exprs) {
@@ -118,8 +122,8 @@ ConcretizationInfo analyzeConcretization(const Fusion& f, const ViewSpec& view, 
       }
     }
     for (TensorId t : e.outputs)
-      if (!visited[t]) {
-        visited[t] = 1;
+      if (!visited.test(t)) {
+        visited.set(t);
         visitAxes(t, f.tensors[t].logical, false);
       }
     // Dynamic reshape (reference §2.3 analyzeReshapes).

@@ -14,6 +14,7 @@ struct Counters {
   uint64_t eval_resets = 0;        // ScalarEval: entries cleared (bind's retry list, reset())
   uint64_t eval_slots = 0;         // ScalarEval: per-scalar slots allocated (constructor)
   uint64_t free_symbol_steps = 0;  // ScalarEval::freeSymbols: nodes visited
+  uint64_t scratch_inits = 0;      // per-view scratch arrays: elements initialized
 };
 
 inline thread_local Counters counters;

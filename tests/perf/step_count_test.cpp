@@ -15,7 +15,7 @@ namespace fc {
 namespace {
 
 uint64_t total(const steps::Counters& c) {
-  return c.eval_steps + c.eval_resets + c.eval_slots + c.free_symbol_steps;
+  return c.eval_steps + c.eval_resets + c.eval_slots + c.free_symbol_steps + c.scratch_inits;
 }
 
 steps::Counters pipelineSteps(const Fusion& f) {
@@ -37,7 +37,9 @@ void expectLinear(const steps::Counters& small, const steps::Counters& big, doub
   double ratio = static_cast<double>(total(big)) / static_cast<double>(total(small));
   EXPECT_LE(ratio, factor * 1.3) << what << ": steps " << total(small) << " -> " << total(big)
                                  << " (eval_slots " << small.eval_slots << " -> " << big.eval_slots
-                                 << ", eval_steps " << small.eval_steps << " -> " << big.eval_steps << ")";
+                                 << ", eval_steps " << small.eval_steps << " -> " << big.eval_steps
+                                 << ", scratch_inits " << small.scratch_inits << " -> " << big.scratch_inits
+                                 << ")";
   if (tracks) {
     EXPECT_GE(ratio, factor / 1.3) << what << ": counters do not track the work";
   }
