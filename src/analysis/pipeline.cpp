@@ -57,6 +57,7 @@ struct Ctx {
   PipelineResult& r;
   DiagnosticSink sink;
   ScalarEval& whole;
+  EpochMarks concretize_scratch;  // reused by every view's analyzeConcretization
   Ctx(const Fusion& fu, const PipelineOptions& o, PipelineResult& res)
       : f(fu), opts(o), r(res), whole(*(res.whole = std::make_shared<ScalarEval>(fu))) {}
 
@@ -413,7 +414,8 @@ PipelineResult runPipeline(const Fusion& f, const PipelineOptions& opts) {
     wv.exprs = topo;
     for (const ValueRef& in : f.inputs)
       if (in.isTensor()) wv.inputs.push_back({in.id, f.tensors[in.id].logical, std::nullopt, false});
-    ConcretizationInfo info = analyzeConcretization(f, wv, c.whole, opts.era, c.sink, opts.file);
+    ConcretizationInfo info =
+        analyzeConcretization(f, wv, c.whole, opts.era, c.sink, opts.file, &c.concretize_scratch);
     c.reportUnbound(info, -1, nullptr, wv.inputs, InputRewrite::StripReductions, false);
     std::string t = std::to_string(info.checked_extents) + " dynamic extents checked\n";
     for (auto& s : info.empty_extents) t += "  empty: " + s + "\n";
@@ -492,7 +494,8 @@ PipelineResult runPipeline(const Fusion& f, const PipelineOptions& opts) {
       bindView(f, req, ev, c.sink);
       if (opts.trace) c.trace("bind", "segment " + std::to_string(seg.id), c.bindingsText(ev));
       ViewSpec view{static_cast<int>(seg.id), seg.exprs, inputs};
-      ConcretizationInfo info = analyzeConcretization(f, view, ev, opts.era, c.sink, opts.file);
+      ConcretizationInfo info =
+          analyzeConcretization(f, view, ev, opts.era, c.sink, opts.file, &c.concretize_scratch);
       c.reportUnbound(info, static_cast<int>(seg.id), &seg, inputs, rw, from_repro);
       std::string t = std::to_string(info.checked_extents) + " dynamic extents checked";
       t += info.unbound.empty() ? ", all evaluable\n"

@@ -33,7 +33,7 @@ bool isConstNonZero(const Fusion& f, ScalarId s) {
 }  // namespace
 
 ConcretizationInfo analyzeConcretization(const Fusion& f, const ViewSpec& view, ScalarEval& ev, Era era,
-                                         DiagnosticSink& sink, const std::string& file) {
+                                         DiagnosticSink& sink, const std::string& file, EpochMarks* scratch) {
   ConcretizationInfo info;
   // Symbols a reshape already reported (FC0303): nvFuser fails there first.
   std::vector<ScalarId> reported;
@@ -88,9 +88,10 @@ ConcretizationInfo analyzeConcretization(const Fusion& f, const ViewSpec& view, 
     }
   };
 
-  // Called once per compute segment: the marks are cleared in O(1), not
-  // allocated per call (that was O(segments x tensors)).
-  thread_local EpochMarks visited;
+  // Called once per compute segment: with the caller's scratch the marks are
+  // cleared in O(1), not allocated per call (that was O(segments x tensors)).
+  EpochMarks local;
+  EpochMarks& visited = scratch != nullptr ? *scratch : local;
   visited.reset(f.tensors.size());
   for (const BoundInput& in : view.inputs) {
     visited.set(in.tensor);

@@ -16,6 +16,7 @@
 #include "analysis/scalar_eval.h"
 #include "diag/diagnostic.h"
 #include "ir/fusion.h"
+#include "support/epoch_marks.h"
 
 namespace fc {
 
@@ -44,7 +45,11 @@ struct ConcretizationInfo {
   size_t checked_extents = 0;
 };
 
+// `scratch`: a caller that analyzes many views of one fusion (one per compute
+// segment) passes the same marks each time, so that they are not allocated and
+// cleared per view (O(segments x tensors)); null: local marks.
 ConcretizationInfo analyzeConcretization(const Fusion& f, const ViewSpec& view, ScalarEval& ev, Era era,
-                                         DiagnosticSink& sink, const std::string& file);
+                                         DiagnosticSink& sink, const std::string& file,
+                                         EpochMarks* scratch = nullptr);
 
 }  // namespace fc
