@@ -1,9 +1,6 @@
 #include "driver/common.h"
 
-#include <cerrno>
 #include <charconv>
-#include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <ostream>
 
@@ -41,10 +38,6 @@ bool sameFile(const std::string& a, const std::string& b) {
   fs::path pa = fs::weakly_canonical(fs::absolute(a, ec), ec);
   fs::path pb = fs::weakly_canonical(fs::absolute(b, ec), ec);
   return pa.lexically_normal() == pb.lexically_normal();
-}
-
-std::optional<SourceText> readInputText(const std::string& path, DiagnosticSink& sink, uint64_t max_bytes) {
-  return readSourceFile(path, sink, max_bytes);
 }
 
 std::optional<PipelineOptions> pipelineOptions(const PipelineFlags& flags, const Fusion& f,

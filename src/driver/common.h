@@ -49,11 +49,6 @@ std::optional<Loaded> loadRepro(const std::string& path, DiagnosticSink& sink, u
 // unless told to (--in-place), whatever spelling the two paths use.
 bool sameFile(const std::string& a, const std::string& b);
 
-// Reads a text input (the importers' FILE) after checking its size against
-// `max_bytes` (0: no limit; FC0005 beyond it, before anything is allocated).
-// FC0001 when unreadable.
-std::optional<SourceText> readInputText(const std::string& path, DiagnosticSink& sink, uint64_t max_bytes);
-
 // Turns flags into pipeline options; reports FC0901/FC0309 for bad values.
 std::optional<PipelineOptions> pipelineOptions(const PipelineFlags& flags, const Fusion& f,
                                                const std::string& file, DiagnosticSink& sink);

@@ -5,6 +5,7 @@
 #include "io/export_cpp_test.h"
 #include "io/export_python.h"
 #include "io/import_detect.h"
+#include "io/reader.h"
 #include "io/writer.h"
 #include "ir/verifier.h"
 #include "support/atomic_file.h"
@@ -42,7 +43,7 @@ int importRepro(const ImportArgs& a, std::ostream& out, std::ostream& err) {
     if (!fmt) sink.error(DiagCode::Usage, "--from takes nvfuser-python, nvfuser-ir or nvfuser-segments");
   }
   std::optional<SourceText> src;
-  if (!sink.hasErrors()) src = readInputText(a.file, sink, a.max_bytes);
+  if (!sink.hasErrors()) src = readSourceFile(a.file, sink, a.max_bytes);  // io/reader.h
   if (!src) {
     emitDiagnostics(sink.all(), nullptr, a.format, diag_out);
     return kExitBadInput;

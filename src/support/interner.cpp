@@ -123,7 +123,7 @@ NameId Interner::intern(std::string_view s) {
   uint64_t prefix = 0;
   uint32_t number = 0;
   if (!splitNumbered(s, prefix, number)) return internHashed(s);
-  auto* d = const_cast<Numbered*>(numberedFor(prefix));
+  Numbered* d = numberedFor(prefix);
   if (d == nullptr) {
     if (numbered_.size() >= kMaxPrefixes) return internHashed(s);
     numbered_.push_back(Numbered{prefix, {}, 0, false});

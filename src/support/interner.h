@@ -1,12 +1,13 @@
 // String interning: names are stored once and referred to by a dense id.
 //
 // The characters live in large chunks (stable addresses, no per-name heap
-// block) and the index is an open-addressing table of ids with a cached
-// 32-bit hash beside each: a lookup touches one table line and, on a hash
-// match, the name's bytes. A million-expr repro interns millions of names,
-// so this is on the reader's hot path (docs/performance.md).
+// block). Numbered names ("T12", "i3": nvFuser's naming, most of a repro)
+// are found through a dense array per prefix, indexed by the number; other
+// names through an open-addressing table whose slots hold short names inline
+// and a cached hash. A million-expr repro interns millions of names, so this
+// is on the reader's hot path (docs/performance.md).
 //
-// Copying copies the characters into one chunk and the table verbatim (ids
+// Copying copies the characters into one chunk and the tables verbatim (ids
 // are preserved, no rehash); moving is cheap. Complexity: intern and find are
 // O(len) expected; str(id) is O(1).
 #pragma once
@@ -91,6 +92,9 @@ class Interner {
   static constexpr size_t kMaxPrefixes = 8;
   static bool splitNumbered(std::string_view s, uint64_t& prefix, uint32_t& number);
   const Numbered* numberedFor(uint64_t prefix) const;
+  Numbered* numberedFor(uint64_t prefix) {
+    return const_cast<Numbered*>(static_cast<const Interner*>(this)->numberedFor(prefix));
+  }
   // Finds `s` in the hash table only.
   NameId findHashed(std::string_view s) const;
   NameId internHashed(std::string_view s);
