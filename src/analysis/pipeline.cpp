@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 #include <sstream>
+#include <string_view>
+#include <unordered_set>
 
 #include "analysis/axis_map.h"
 #include "analysis/binding.h"
@@ -11,6 +13,8 @@
 #include "passes/concretize.h"
 #include "passes/segment.h"
 #include "passes/segment_inputs.h"
+#include "support/phase_times.h"
+#include "support/step_counters.h"
 
 namespace fc {
 
@@ -403,13 +407,18 @@ PipelineResult runPipeline(const Fusion& f, const PipelineOptions& opts) {
 
   // Bind the complete fusion: needed for provenance and runtime sizes in
   // every era; it is a concretization step only in whole-first eras.
+  PhaseScope bind_phase("pipeline: bind whole fusion");
   bindView(f, c.wholeRequest(), c.whole, c.sink);
+  bind_phase.stop();
   // bindingsText walks every scalar: build it only when tracing (it was
   // built and dropped per segment, O(segments x scalars)).
   if (opts.trace) c.trace("bind", "whole fusion", c.bindingsText(c.whole));
 
+  PhaseScope topo_phase("pipeline: topological order");
   std::vector<ExprId> topo = topoOrder(f);
+  topo_phase.stop();
   if (r.whole_first) {
+    PhaseScope phase("pipeline: concretize whole fusion");
     ViewSpec wv;
     wv.exprs = topo;
     for (const ValueRef& in : f.inputs)
@@ -424,7 +433,9 @@ PipelineResult runPipeline(const Fusion& f, const PipelineOptions& opts) {
     if (opts.trace) c.apply("whole fusion", topo, c.whole);
   }
 
+  PhaseScope segment_phase("pipeline: segment");
   SegmentPassResult sp = segmentFusion(f, opts.era, opts.trace, c.sink, opts.file, &topo);
+  segment_phase.stop();
   r.segmented = std::move(sp.segmented);
   const bool from_repro = f.segmentation && f.segmentation->input_rewrite.has_value();
   const InputRewrite rw = from_repro ? *f.segmentation->input_rewrite : eraInputRewrite(opts.era);
@@ -448,6 +459,7 @@ PipelineResult runPipeline(const Fusion& f, const PipelineOptions& opts) {
   std::optional<ScalarEval> seg_ev;
   for (const Segment& seg : r.segmented.segments) {
     if (seg.kind != SegmentKind::Compute) continue;
+    PhaseScope inputs_phase("pipeline: segment inputs");
     std::vector<BoundInput> inputs;
     std::vector<std::pair<ScalarId, std::optional<int64_t>>> scalars;
     for (const ValueRef& v : seg.inputs) {
@@ -474,8 +486,10 @@ PipelineResult runPipeline(const Fusion& f, const PipelineOptions& opts) {
            (from_repro ? " (from the repro)" : "") + "\n";
       c.trace("segment-inputs", "segment " + std::to_string(seg.id), t);
     }
+    inputs_phase.stop();
     size_t before = c.sink.all().size();
     if (!r.whole_first) {
+      PhaseScope seg_bind_phase("pipeline: bind segments");
       // 2024 multi-device: each compute segment is bound and concretized alone.
       if (seg_ev)
         seg_ev->reset();
@@ -492,6 +506,8 @@ PipelineResult runPipeline(const Fusion& f, const PipelineOptions& opts) {
           req.forwarded.push_back({fw.symbol, c.whole.value(fw.symbol)});
       req.exprs = seg.exprs;
       bindView(f, req, ev, c.sink);
+      seg_bind_phase.stop();
+      PhaseScope seg_concretize_phase("pipeline: concretize segments");
       if (opts.trace) c.trace("bind", "segment " + std::to_string(seg.id), c.bindingsText(ev));
       ViewSpec view{static_cast<int>(seg.id), seg.exprs, inputs};
       ConcretizationInfo info =
@@ -505,17 +521,37 @@ PipelineResult runPipeline(const Fusion& f, const PipelineOptions& opts) {
       c.trace("concretize", "segment " + std::to_string(seg.id), t);
       if (opts.trace && info.unbound.empty()) c.apply("segment " + std::to_string(seg.id), seg.exprs, ev);
     }
+    PhaseScope hazards_phase("pipeline: edge hazards");
     bool failed_here = c.sink.all().size() != before;
     if (!failed_here && rw == InputRewrite::KeepReductions) c.edgeHazards(seg, inputs);
   }
   // The whole-fusion binding and a segment's binding can report the same
-  // input problem: keep the first of identical diagnostics.
-  for (Diagnostic& d : c.sink.all()) {
-    bool dup = std::any_of(r.diagnostics.begin(), r.diagnostics.end(), [&](const Diagnostic& x) {
-      return x.code == d.code && x.loc.pointer == d.loc.pointer && x.message == d.message;
-    });
-    if (!dup) r.diagnostics.push_back(std::move(d));
-  }
+  // input problem: keep the first of identical diagnostics (same code,
+  // pointer and message). Hashed: a failing 1M-expr repro has ~20k errors,
+  // and comparing each with every kept one was quadratic.
+  struct Key {
+    const Diagnostic* d;
+    bool operator==(const Key& o) const {
+      ++steps::counters.dedup_compares;
+      return d->code == o.d->code && d->loc.pointer == o.d->loc.pointer && d->message == o.d->message;
+    }
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      size_t h = std::hash<std::string_view>()(k.d->message);
+      h ^= std::hash<std::string_view>()(k.d->loc.pointer) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+      return h ^ static_cast<size_t>(k.d->code);
+    }
+  };
+  PhaseScope dedup_phase("pipeline: drop duplicate diagnostics");
+  std::vector<Diagnostic>& all = c.sink.all();
+  std::unordered_set<Key, KeyHash> seen;
+  seen.reserve(all.size());
+  std::vector<char> keep(all.size(), 0);
+  for (size_t i = 0; i < all.size(); ++i) keep[i] = seen.insert(Key{&all[i]}).second;
+  r.diagnostics.reserve(seen.size());
+  for (size_t i = 0; i < all.size(); ++i)
+    if (keep[i]) r.diagnostics.push_back(std::move(all[i]));
   return r;
 }
 

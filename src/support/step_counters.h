@@ -15,6 +15,7 @@ struct Counters {
   uint64_t eval_slots = 0;         // ScalarEval: per-scalar slots allocated (constructor)
   uint64_t free_symbol_steps = 0;  // ScalarEval::freeSymbols: nodes visited
   uint64_t scratch_inits = 0;      // per-view scratch arrays: elements initialized
+  uint64_t dedup_compares = 0;     // runPipeline: diagnostics compared when dropping duplicates
 };
 
 inline thread_local Counters counters;

@@ -15,17 +15,19 @@ namespace fc {
 namespace {
 
 uint64_t total(const steps::Counters& c) {
-  return c.eval_steps + c.eval_resets + c.eval_slots + c.free_symbol_steps + c.scratch_inits;
+  return c.eval_steps + c.eval_resets + c.eval_slots + c.free_symbol_steps + c.scratch_inits + c.dedup_compares;
 }
 
-steps::Counters pipelineSteps(const Fusion& f) {
+steps::Counters pipelineSteps(const Fusion& f, std::optional<Era> era = std::nullopt,
+                              size_t* errors = nullptr) {
   DiagnosticSink sink;
   EXPECT_TRUE(verifyFusion(f, sink)) << (sink.all().empty() ? "" : sink.all()[0].message);
   PipelineOptions o;
-  o.era = f.era.value_or(Era::E2024_06);
+  o.era = era.value_or(f.era.value_or(Era::E2024_06));
   steps::reset();
   PipelineResult r = runPipeline(f, o);
   EXPECT_GT(r.segmented.segments.size(), 0u);
+  if (errors) *errors = r.diagnostics.size();
   return steps::counters;
 }
 
@@ -59,6 +61,19 @@ TEST(StepCounts, ShardedPipelineIsLinearInSegments) {
   auto a = pipelineSteps(small);
   auto b = pipelineSteps(big);
   expectLinear(a, b, 4.0, "tp transformer");
+}
+
+// The bug's own era on a large tensor-parallel repro: thousands of errors,
+// from which the pipeline drops duplicates. Comparing each diagnostic with
+// every kept one was quadratic (22k errors at 1M exprs).
+TEST(StepCounts, FailingShardedPipelineIsLinearInDiagnostics) {
+  size_t small_errors = 0, big_errors = 0;
+  auto a = pipelineSteps(synth::transformer({4000, 3, true}), Era::E2024_06, &small_errors);
+  auto b = pipelineSteps(synth::transformer({16000, 3, true}), Era::E2024_06, &big_errors);
+  ASSERT_GE(small_errors, 50u);
+  EXPECT_GE(big_errors, 3 * small_errors);
+  expectLinear(a, b, 4.0, "failing tp transformer");
+  EXPECT_LE(b.dedup_compares, 2 * big_errors) << "duplicate removal compares more than a hash lookup";
 }
 
 TEST(StepCounts, PublicCasesAreLinear) {
