@@ -9,6 +9,7 @@
 #include "passes/segment.h"
 #include "support/atomic_file.h"
 #include "support/keep_until_exit.h"
+#include "support/phase_times.h"
 
 namespace fc::driver {
 namespace {
@@ -112,7 +113,10 @@ int check(const CheckArgs& a, std::ostream& out, std::ostream& err) {
     return any_fail ? kExitFindings : kExitClean;
   }
   PipelineResult r = runPipeline(loaded->fusion, *opts);
+  PhaseScope locate_phase("report: locate diagnostics");
   fillLocations(r.diagnostics, loaded->source);
+  locate_phase.stop();
+  PhaseScope render_phase("report: render");
   if (a.format == OutputFormat::Text) {
     emitTrace(r, a.flags, out, err);
     renderText(r.diagnostics, &loaded->source, out);

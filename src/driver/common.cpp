@@ -8,6 +8,7 @@
 #include "io/json_locate.h"
 #include "io/reader.h"
 #include "ir/verifier.h"
+#include "support/phase_times.h"
 
 namespace fc::driver {
 
@@ -19,11 +20,14 @@ std::optional<Loaded> loadRepro(const std::string& path, DiagnosticSink& sink, u
   if (!f) return std::nullopt;
   l.fusion = std::move(*f);
   size_t before = sink.all().size();
+  PhaseScope verify_phase("load: verify");
   bool ok = verifyFusion(l.fusion, sink, path);
+  verify_phase.stop();
   std::vector<Diagnostic> fresh(sink.all().begin() + static_cast<ptrdiff_t>(before), sink.all().end());
   fillLocations(fresh, l.source);
   std::copy(fresh.begin(), fresh.end(), sink.all().begin() + static_cast<ptrdiff_t>(before));
   if (!ok) return std::nullopt;
+  PhaseScope uses_phase("load: uses");
   l.fusion.rebuildUses();
   return l;
 }

@@ -22,6 +22,7 @@
 #include "io/json_validate.h"
 #include "io/scalar_expr.h"
 #include "support/internal_error.h"
+#include "support/phase_times.h"
 
 namespace fc::reader_builtin {
 namespace {
@@ -57,6 +58,7 @@ std::optional<SourceText> readSourceFile(const std::string& path, DiagnosticSink
         Location{path, ""});
     return std::nullopt;
   }
+  PhaseScope phase("load: read file");
   std::string why;
   auto text = TextBuffer::readFile(path, why);
   if (!text) {

@@ -16,7 +16,11 @@ Register check_cmd("check", [](CLI::App& app, int& rc) {
   addPipelineOptions(sub, a->flags);
   addFormatOption(sub, a->format, /*allow_sarif=*/true);
   addMaxBytesOption(sub, a->max_bytes);
-  sub->callback([a, &rc] { rc = driver::check(*a, std::cout, std::cerr); });
+  auto time_report = std::make_shared<bool>(false);
+  addTimeReportOption(sub, *time_report);
+  sub->callback([a, time_report, &rc] {
+    rc = timed(*time_report, [&] { return driver::check(*a, std::cout, std::cerr); });
+  });
 });
 
 Register segment_cmd("segment", [](CLI::App& app, int& rc) {
@@ -28,7 +32,11 @@ Register segment_cmd("segment", [](CLI::App& app, int& rc) {
   addPipelineOptions(sub, a->flags);
   addFormatOption(sub, a->format);
   addMaxBytesOption(sub, a->max_bytes);
-  sub->callback([a, &rc] { rc = driver::segment(*a, std::cout, std::cerr); });
+  auto time_report = std::make_shared<bool>(false);
+  addTimeReportOption(sub, *time_report);
+  sub->callback([a, time_report, &rc] {
+    rc = timed(*time_report, [&] { return driver::segment(*a, std::cout, std::cerr); });
+  });
 });
 
 Register concretize_cmd("concretize", [](CLI::App& app, int& rc) {

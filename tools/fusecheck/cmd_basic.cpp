@@ -14,7 +14,11 @@ Register validate_cmd("validate", [](CLI::App& app, int& rc) {
   sub->add_option("file", a->file, "Repro JSON")->required();
   addFormatOption(sub, a->format);
   addMaxBytesOption(sub, a->max_bytes);
-  sub->callback([a, &rc] { rc = driver::validate(*a, std::cout, std::cerr); });
+  auto time_report = std::make_shared<bool>(false);
+  addTimeReportOption(sub, *time_report);
+  sub->callback([a, time_report, &rc] {
+    rc = timed(*time_report, [&] { return driver::validate(*a, std::cout, std::cerr); });
+  });
 });
 
 Register print_cmd("print", [](CLI::App& app, int& rc) {

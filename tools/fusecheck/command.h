@@ -33,5 +33,9 @@ void addFormatOption(CLI::App* sub, driver::OutputFormat& fmt, bool allow_sarif 
 void addPipelineOptions(CLI::App* sub, driver::PipelineFlags& flags);
 // Adds --max-bytes N.
 void addMaxBytesOption(CLI::App* sub, uint64_t& max_bytes);
+// Adds --time-report; timed() runs the command, then prints the phase table
+// (support/phase_times.h) on stderr when it is set.
+void addTimeReportOption(CLI::App* sub, bool& on);
+int timed(bool on, const std::function<int()>& command);
 
 }  // namespace fc::cli

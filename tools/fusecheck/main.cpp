@@ -1,5 +1,7 @@
 // fusecheck CLI entry point. See command.h for how subcommands register.
 #include <algorithm>
+#include <chrono>
+#include <functional>
 #include <cstdlib>
 #include <iostream>
 
@@ -10,6 +12,7 @@
 #include "command.h"
 #include "support/internal_error.h"
 #include "support/keep_until_exit.h"
+#include "support/phase_times.h"
 
 namespace fc::cli {
 
@@ -40,6 +43,23 @@ void addPipelineOptions(CLI::App* sub, driver::PipelineFlags& flags) {
 
 void addMaxBytesOption(CLI::App* sub, uint64_t& max_bytes) {
   sub->add_option("--max-bytes", max_bytes, "Refuse inputs (and allocations) larger than N bytes");
+}
+
+void addTimeReportOption(CLI::App* sub, bool& on) {
+  sub->add_flag("--time-report", on, "Print the wall time and peak RSS of each phase on stderr");
+}
+
+int timed(bool on, const std::function<int()>& command) {
+  if (!on) return command();
+  PhaseTimes times;
+  PhaseTimes* prev = PhaseTimes::activate(&times);
+  auto start = std::chrono::steady_clock::now();
+  int rc = command();
+  double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  PhaseTimes::activate(prev);
+  std::cout.flush();
+  std::cerr << times.render(total);
+  return rc;
 }
 
 }  // namespace fc::cli

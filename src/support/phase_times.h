@@ -1,0 +1,72 @@
+// Wall time and peak resident set per phase of one command, for
+// `fusecheck check --time-report` (like clang's -ftime-report or ninja's
+// -d stats): where a slow run on a large repro spends its time, printed by
+// the tool itself instead of guessed from a profiler.
+//
+// A phase is timed by a PhaseScope. Scopes do nothing (one thread-local load)
+// unless a PhaseTimes is active on the calling thread, so library code keeps
+// them in place at no measurable cost. A phase entered many times (once per
+// segment) accumulates; phases are reported in the order first entered.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fc {
+
+class PhaseTimes {
+ public:
+  struct Phase {
+    std::string name;
+    double seconds = 0;
+    uint64_t calls = 0;
+    uint64_t peak_rss_kb = 0;  // the process's peak RSS when the phase last ended
+  };
+
+  // The active collector of this thread (nullptr: none); returns the previous.
+  static PhaseTimes* activate(PhaseTimes* t);
+  static PhaseTimes* active();
+
+  // Index of the phase called `name`, created on first use.
+  size_t slot(std::string_view name);
+  void add(size_t slot, double seconds);
+
+  const std::vector<Phase>& phases() const { return phases_; }
+  // A table: phase, calls, ms, share of `total_seconds`, peak RSS.
+  std::string render(double total_seconds) const;
+
+ private:
+  std::vector<Phase> phases_;
+};
+
+// Process peak resident set so far, in KiB (getrusage); 0 where unknown.
+uint64_t peakRssKb();
+
+class PhaseScope {
+ public:
+  explicit PhaseScope(std::string_view name) : t_(PhaseTimes::active()) {
+    if (t_) {
+      slot_ = t_->slot(name);
+      start_ = std::chrono::steady_clock::now();
+    }
+  }
+  ~PhaseScope() { stop(); }
+  // Ends the phase before the scope does.
+  void stop() {
+    if (!t_) return;
+    t_->add(slot_, std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count());
+    t_ = nullptr;
+  }
+  PhaseScope(const PhaseScope&) = delete;
+  PhaseScope& operator=(const PhaseScope&) = delete;
+
+ private:
+  PhaseTimes* t_;
+  size_t slot_ = 0;
+  std::chrono::steady_clock::time_point start_{};
+};
+
+}  // namespace fc
