@@ -47,6 +47,35 @@ TextBuffer TextBuffer::allocate(size_t size) {
   return b;
 }
 
+// A large file is mapped, not read: no copy, no zeroed anonymous pages
+// (reading a 350 MB repro into fresh memory was 10-15% of `check`). The
+// mapping is read-only and private; the page after the file's last one is
+// an anonymous zero page whenever the padding would reach past the last
+// page, so the kPadding bytes after the text always read as zero. nullopt
+// when mapping fails: the caller falls back to read().
+std::optional<TextBuffer> TextBuffer::mapFile(int fd, size_t size) {
+  const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t file_pages = (size + page - 1) / page * page;
+  const size_t total = (size + kPadding + page - 1) / page * page;
+  // Reserve the whole range as zero pages, then put the file over its start.
+  void* region = mmap(nullptr, total, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (region == MAP_FAILED) return std::nullopt;
+  int flags = MAP_PRIVATE | MAP_FIXED;
+#ifdef MAP_POPULATE
+  flags |= MAP_POPULATE;  // fault the file in now, in one call, not page by page
+#endif
+  void* m = mmap(region, file_pages, PROT_READ, flags, fd, 0);
+  if (m == MAP_FAILED) {
+    munmap(region, total);
+    return std::nullopt;
+  }
+  TextBuffer b;
+  b.data_ = std::unique_ptr<char, Release>(static_cast<char*>(region), Release{total});
+  b.size_ = size;
+  b.maps_file_ = true;
+  return b;
+}
+
 TextBuffer::TextBuffer(std::string_view text) {
   *this = allocate(text.size());
   if (!text.empty()) std::memcpy(data_.get(), text.data(), text.size());
@@ -70,6 +99,12 @@ std::optional<TextBuffer> TextBuffer::readFile(const std::string& path, std::str
     return std::nullopt;
   }
   auto size = static_cast<size_t>(st.st_size);
+  if (size >= kMapThreshold) {
+    if (auto m = mapFile(fd, size)) {
+      close(fd);
+      return m;
+    }
+  }
   TextBuffer b = allocate(size);
   size_t got = 0;
   errno = 0;
