@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "support/text_buffer.h"
@@ -26,7 +27,8 @@ class SourceText {
   SourceText(std::string path, TextBuffer text) : path_(std::move(path)), buffer_(std::move(text)) {
     text_ = buffer_.view();
   }
-  SourceText(const SourceText& o) : path_(o.path_), owned_(o.text_), line_starts_(o.line_starts_) {
+  SourceText(const SourceText& o)
+      : path_(o.path_), owned_(o.text_), blocks_(o.blocks_), arrays_(o.arrays_) {
     text_ = owned_;
   }
   SourceText& operator=(const SourceText& o) {
@@ -45,13 +47,32 @@ class SourceText {
   // The text of 1-based line `line`, without its newline.
   std::string_view lineText(int line) const;
 
+  // Offsets of the elements of an array whose '[' is at `open`, recorded by
+  // a parser that walked the array anyway (the repro reader does it for the
+  // large top-level arrays), so that locating a diagnostic (fillLocations)
+  // need not scan the array again: on a failing 1M-expr repro that scan was
+  // a second pass over most of the file. A cache, like the line index.
+  void recordArray(size_t open, std::vector<size_t> elements) const;
+  const std::vector<size_t>* recordedArray(size_t open) const;
+
  private:
   void index() const;
   std::string path_;
   std::string owned_;  // text given as a string
   TextBuffer buffer_;  // or read from a file
   std::string_view text_;
-  mutable std::vector<size_t> line_starts_;
+  // The line index is sparse: per 4 KiB block, what a lookup needs to finish
+  // inside that block. O(size / 4096) memory, built in one counting pass; a
+  // lookup scans at most two blocks. (A vector of every line start took
+  // 100 MB and most of the locating time on a failing 1M-expr repro.)
+  struct LineBlock {
+    size_t newlines_before = 0;  // newlines in text[0, k * kLineBlock)
+    size_t line_start = 0;       // start of the line holding offset k * kLineBlock
+    size_t next_newline = 0;     // first newline at or after k * kLineBlock; size() if none
+  };
+  static constexpr size_t kLineBlock = 4096;
+  mutable std::vector<LineBlock> blocks_;  // one per block, and one for the end
+  mutable std::vector<std::pair<size_t, std::vector<size_t>>> arrays_;  // open -> element offsets
 };
 
 }  // namespace fc

@@ -20,10 +20,29 @@ namespace {
 using jsonscan::kNpos;
 using jsonscan::skipWs;
 
+size_t skipValue(std::string_view t, size_t i, const SourceText* recorded = nullptr);
+
+// An array the reader recorded is skipped from its last element: O(last
+// element), not O(array) (the root object's scan for its keys would
+// otherwise pass over the whole `tensors` and `exprs` arrays).
+size_t skipRecordedArray(std::string_view t, const std::vector<size_t>& elems, const SourceText* recorded) {
+  size_t pos = skipValue(t, elems.back(), recorded);
+  if (pos == kNpos) return kNpos;
+  pos = skipWs(t, pos);
+  return pos < t.size() && t[pos] == ']' ? pos + 1 : kNpos;
+}
+
 // Offset just past the value starting at t[i], or kNpos.
-size_t skipValue(std::string_view t, size_t i) {
+size_t skipValue(std::string_view t, size_t i, const SourceText* recorded) {
   if (i >= t.size()) return kNpos;
   char c = t[i];
+  if (c == '[' && recorded != nullptr) {
+    const std::vector<size_t>* elems = recorded->recordedArray(i);
+    if (elems != nullptr && !elems->empty()) {
+      size_t end = skipRecordedArray(t, *elems, recorded);
+      if (end != kNpos) return end;
+    }
+  }
   if (c == '"') {
     size_t end = 0;
     return jsonscan::scanString(t, i, end, nullptr) == jsonscan::StrStatus::Ok ? end : kNpos;
@@ -93,19 +112,23 @@ bool parseIndex(std::string_view s, size_t& out) {
 }
 
 // Offsets of the values inside each container visited, filled on first
-// visit by one scan of the container (up to its end or a malformed part).
+// visit by one scan of the container (up to its end or a malformed part), or
+// taken from the arrays the reader recorded as it walked them.
 struct ContainerIndex {
+  const SourceText* source = nullptr;
   std::unordered_map<size_t, std::vector<size_t>> arrays;  // '[' offset -> element offsets
   std::unordered_map<size_t, std::unordered_map<std::string, size_t>> objects;  // '{' -> key -> value
 
   const std::vector<size_t>& array(std::string_view t, size_t open) {
+    if (source != nullptr)
+      if (const std::vector<size_t>* recorded = source->recordedArray(open)) return *recorded;
     auto [it, fresh] = arrays.try_emplace(open);
     if (!fresh) return it->second;
     std::vector<size_t>& out = it->second;
     size_t pos = skipWs(t, open + 1);
     while (pos < t.size() && t[pos] != ']') {
       out.push_back(pos);
-      pos = skipValue(t, pos);
+      pos = skipValue(t, pos, source);
       if (pos == kNpos) break;
       pos = skipWs(t, pos);
       if (pos >= t.size() || t[pos] != ',') break;
@@ -128,7 +151,7 @@ struct ContainerIndex {
       if (pos >= t.size() || t[pos] != ':') break;
       pos = skipWs(t, pos + 1);
       out.emplace(key, pos);  // first occurrence wins
-      pos = skipValue(t, pos);
+      pos = skipValue(t, pos, source);
       if (pos == kNpos) break;
       pos = skipWs(t, pos);
       if (pos >= t.size() || t[pos] != ',') break;
@@ -246,6 +269,7 @@ void fillOne(Location& loc, const SourceText& source, ContainerIndex& idx) {
 
 void fillLocations(std::vector<Diagnostic>& diags, const SourceText& source) {
   ContainerIndex idx;
+  idx.source = &source;
   for (Diagnostic& d : diags) {
     fillOne(d.loc, source, idx);
     for (Note& n : d.notes) fillOne(n.loc, source, idx);
