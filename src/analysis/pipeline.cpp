@@ -70,6 +70,7 @@ struct Ctx {
   }
 
   std::string bindingsText(ScalarEval& ev, bool only_named = true) {
+    steps::counters.trace_elements += f.scalars.size();
     std::ostringstream os;
     std::vector<std::string> unknown;
     for (ScalarId s = 0; s < f.scalars.size(); ++s) {

@@ -40,14 +40,16 @@ std::vector<int64_t> involvedDevices(const Fusion& f, const Segment& s) {
   return devs;
 }
 
-// Load, verify and run the traced pipeline; on bad input the diagnostics
-// are emitted and nullopt is returned (the caller exits 2).
+// Load, verify and run the pipeline, traced when `trace` (the per-segment
+// trace costs O(fusion) per segment: only commands that print it ask); on
+// bad input the diagnostics are emitted and nullopt is returned (the caller
+// exits 2).
 struct TracedRun {
   Loaded loaded;
   PipelineResult result;
 };
 std::optional<TracedRun> loadAndTrace(const std::string& file, const PipelineFlags& flags,
-                                      OutputFormat format, uint64_t max_bytes, std::ostream& out,
+                                      OutputFormat format, uint64_t max_bytes, bool trace, std::ostream& out,
                                       std::ostream& err) {
   DiagnosticSink sink;
   auto loaded = loadRepro(file, sink, max_bytes);
@@ -60,7 +62,7 @@ std::optional<TracedRun> loadAndTrace(const std::string& file, const PipelineFla
     emitDiagnostics(sink.all(), nullptr, format, err);
     return std::nullopt;
   }
-  opts->trace = true;
+  opts->trace = trace;
   PipelineResult r = runPipeline(loaded->fusion, *opts);
   fillLocations(r.diagnostics, loaded->source);
   return TracedRun{std::move(*loaded), std::move(r)};
@@ -69,7 +71,8 @@ std::optional<TracedRun> loadAndTrace(const std::string& file, const PipelineFla
 }  // namespace
 
 int segment(const SegmentArgs& a, std::ostream& out, std::ostream& err) {
-  auto run = loadAndTrace(a.file, a.flags, a.format, a.max_bytes, out, err);
+  // Only --trace prints a pass's state here; the segments come from the result.
+  auto run = loadAndTrace(a.file, a.flags, a.format, a.max_bytes, a.flags.trace, out, err);
   if (!run) return kExitBadInput;
   const Loaded* loaded = &run->loaded;
   PipelineResult& r = run->result;
@@ -142,7 +145,7 @@ int segment(const SegmentArgs& a, std::ostream& out, std::ostream& err) {
 }
 
 int concretize(const ConcretizeArgs& a, std::ostream& out, std::ostream& err) {
-  auto run = loadAndTrace(a.file, a.flags, a.format, a.max_bytes, out, err);
+  auto run = loadAndTrace(a.file, a.flags, a.format, a.max_bytes, /*trace=*/true, out, err);
   if (!run) return kExitBadInput;
   const Loaded* loaded = &run->loaded;
   PipelineResult& r = run->result;

@@ -2,11 +2,13 @@
 
 #include "ir/printer.h"
 #include "ir/verifier.h"
+#include "support/step_counters.h"
 
 namespace fc {
 
 ApplyResult applyConcretization(const Fusion& f, const std::vector<ExprId>& exprs, ScalarEval& ev) {
   ApplyResult r;
+  steps::counters.trace_elements += f.tensors.size() + f.axes.size() + f.scalars.size() + f.exprs.size();
   r.concretized = f;
   Fusion& g = r.concretized;
   std::vector<uint8_t> in_view(f.tensors.size(), 0);

@@ -16,6 +16,7 @@ struct Counters {
   uint64_t free_symbol_steps = 0;  // ScalarEval::freeSymbols: nodes visited
   uint64_t scratch_inits = 0;      // per-view scratch arrays: elements initialized
   uint64_t dedup_compares = 0;     // runPipeline: diagnostics compared when dropping duplicates
+  uint64_t trace_elements = 0;     // traced pipeline: whole-fusion elements walked per traced view
 };
 
 inline thread_local Counters counters;

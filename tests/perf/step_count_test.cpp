@@ -6,6 +6,13 @@
 #include <gtest/gtest.h>
 
 #include "analysis/pipeline.h"
+
+#include <filesystem>
+#include <sstream>
+
+#include "driver/analysis_commands.h"
+#include "io/writer.h"
+#include "support/atomic_file.h"
 #include "analysis/scalar_eval.h"
 #include "ir/verifier.h"
 #include "support/step_counters.h"
@@ -74,6 +81,28 @@ TEST(StepCounts, FailingShardedPipelineIsLinearInDiagnostics) {
   EXPECT_GE(big_errors, 3 * small_errors);
   expectLinear(a, b, 4.0, "failing tp transformer");
   EXPECT_LE(b.dedup_compares, 2 * big_errors) << "duplicate removal compares more than a hash lookup";
+}
+
+// `fusecheck segment` lists segments from the pipeline's result; it ran the
+// traced pipeline, which copies and verifies the whole fusion per segment
+// (over 10 minutes on a 100k-expr repro). Only --trace may pay for that.
+TEST(StepCounts, SegmentCommandDoesNotTraceUnlessAsked) {
+  Fusion f = synth::transformer({2000, 3, true});
+  std::string path = (std::filesystem::temp_directory_path() / "fc_step_segment.json").string();
+  ASSERT_EQ(writeFileAtomic(path, writeFusion(f)), "");
+  driver::SegmentArgs a;
+  a.file = path;
+  std::ostringstream out, err;
+  steps::reset();
+  EXPECT_EQ(driver::segment(a, out, err), 0) << err.str();
+  EXPECT_EQ(steps::counters.trace_elements, 0u);
+  EXPECT_NE(out.str().find("segment 0:"), std::string::npos);
+  a.flags.trace = true;
+  std::ostringstream out2, err2;
+  steps::reset();
+  EXPECT_EQ(driver::segment(a, out2, err2), 0) << err2.str();
+  EXPECT_GT(steps::counters.trace_elements, 0u);  // the counter sees the traced walk
+  std::filesystem::remove(path);
 }
 
 TEST(StepCounts, PublicCasesAreLinear) {
