@@ -460,6 +460,8 @@ PipelineResult runPipeline(const Fusion& f, const PipelineOptions& opts) {
   std::optional<ScalarEval> seg_ev;
   for (const Segment& seg : r.segmented.segments) {
     if (seg.kind != SegmentKind::Compute) continue;
+    // Per-segment trace (the whole-fusion passes above are traced regardless).
+    const bool tr = opts.trace && (opts.trace_segment < 0 || static_cast<uint32_t>(opts.trace_segment) == seg.id);
     PhaseScope inputs_phase("pipeline: segment inputs");
     std::vector<BoundInput> inputs;
     std::vector<std::pair<ScalarId, std::optional<int64_t>>> scalars;
@@ -475,7 +477,7 @@ PipelineResult runPipeline(const Fusion& f, const PipelineOptions& opts) {
         scalars.push_back({v.id, c.whole.value(v.id)});
       }
     }
-    if (opts.trace) {
+    if (tr) {
       std::string t;
       for (const BoundInput& b : inputs) {
         t += "  " + std::string(f.tensorName(b.tensor)) + " enters as " + domainToString(f, b.domain);
@@ -509,18 +511,20 @@ PipelineResult runPipeline(const Fusion& f, const PipelineOptions& opts) {
       bindView(f, req, ev, c.sink);
       seg_bind_phase.stop();
       PhaseScope seg_concretize_phase("pipeline: concretize segments");
-      if (opts.trace) c.trace("bind", "segment " + std::to_string(seg.id), c.bindingsText(ev));
+      if (tr) c.trace("bind", "segment " + std::to_string(seg.id), c.bindingsText(ev));
       ViewSpec view{static_cast<int>(seg.id), seg.exprs, inputs};
       ConcretizationInfo info =
           analyzeConcretization(f, view, ev, opts.era, c.sink, opts.file, &c.concretize_scratch);
       c.reportUnbound(info, static_cast<int>(seg.id), &seg, inputs, rw, from_repro);
-      std::string t = std::to_string(info.checked_extents) + " dynamic extents checked";
-      t += info.unbound.empty() ? ", all evaluable\n"
-                                : ", " + std::to_string(info.unbound.size()) + " not evaluable\n";
-      for (auto& s : info.empty_extents) t += "  empty: " + s + "\n";
-      for (auto& s : info.decisions) t += "  " + s + "\n";
-      c.trace("concretize", "segment " + std::to_string(seg.id), t);
-      if (opts.trace && info.unbound.empty()) c.apply("segment " + std::to_string(seg.id), seg.exprs, ev);
+      if (tr) {
+        std::string t = std::to_string(info.checked_extents) + " dynamic extents checked";
+        t += info.unbound.empty() ? ", all evaluable\n"
+                                  : ", " + std::to_string(info.unbound.size()) + " not evaluable\n";
+        for (auto& s : info.empty_extents) t += "  empty: " + s + "\n";
+        for (auto& s : info.decisions) t += "  " + s + "\n";
+        c.trace("concretize", "segment " + std::to_string(seg.id), t);
+      }
+      if (tr && info.unbound.empty()) c.apply("segment " + std::to_string(seg.id), seg.exprs, ev);
     }
     PhaseScope hazards_phase("pipeline: edge hazards");
     bool failed_here = c.sink.all().size() != before;

@@ -25,6 +25,10 @@ struct PipelineOptions {
   bool concrete = true;
   std::string file;    // for diagnostic locations
   bool trace = false;  // record each pass's state in PipelineResult::trace
+  // With trace: record the per-segment passes of this segment only (-1: of
+  // every segment). A segment's trace walks the whole fusion (its binding
+  // list, the concretized copy), so tracing them all is O(segments x fusion).
+  int trace_segment = -1;
 };
 
 // Pass names, the same everywhere (trace headings, --print-after,

@@ -50,7 +50,7 @@ struct TracedRun {
 };
 std::optional<TracedRun> loadAndTrace(const std::string& file, const PipelineFlags& flags,
                                       OutputFormat format, uint64_t max_bytes, bool trace, std::ostream& out,
-                                      std::ostream& err) {
+                                      std::ostream& err, int trace_segment = -1) {
   DiagnosticSink sink;
   auto loaded = loadRepro(file, sink, max_bytes);
   if (!loaded) {
@@ -63,6 +63,7 @@ std::optional<TracedRun> loadAndTrace(const std::string& file, const PipelineFla
     return std::nullopt;
   }
   opts->trace = trace;
+  opts->trace_segment = trace_segment;
   PipelineResult r = runPipeline(loaded->fusion, *opts);
   fillLocations(r.diagnostics, loaded->source);
   return TracedRun{std::move(*loaded), std::move(r)};
@@ -145,7 +146,8 @@ int segment(const SegmentArgs& a, std::ostream& out, std::ostream& err) {
 }
 
 int concretize(const ConcretizeArgs& a, std::ostream& out, std::ostream& err) {
-  auto run = loadAndTrace(a.file, a.flags, a.format, a.max_bytes, /*trace=*/true, out, err);
+  // --segment N: only that segment's passes are traced (and printed).
+  auto run = loadAndTrace(a.file, a.flags, a.format, a.max_bytes, /*trace=*/true, out, err, a.segment);
   if (!run) return kExitBadInput;
   const Loaded* loaded = &run->loaded;
   PipelineResult& r = run->result;

@@ -7,6 +7,7 @@
 
 #include "analysis/pipeline.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 
@@ -103,6 +104,34 @@ TEST(StepCounts, SegmentCommandDoesNotTraceUnlessAsked) {
   EXPECT_EQ(driver::segment(a, out2, err2), 0) << err2.str();
   EXPECT_GT(steps::counters.trace_elements, 0u);  // the counter sees the traced walk
   std::filesystem::remove(path);
+}
+
+// `concretize --segment N` traces that segment only: linear, where tracing
+// every segment walks the whole fusion once per segment.
+TEST(StepCounts, TracingOneSegmentIsLinear) {
+  auto run = [](uint32_t exprs, int only, std::vector<std::string>* scopes) {
+    Fusion f = synth::transformer({exprs, 3, true});
+    DiagnosticSink sink;
+    EXPECT_TRUE(verifyFusion(f, sink));
+    PipelineOptions o;
+    o.era = Era::E2024_07;
+    o.trace = true;
+    o.trace_segment = only;
+    steps::reset();
+    PipelineResult r = runPipeline(f, o);
+    for (const PassTrace& t : r.trace) scopes->push_back(t.scope);
+    return steps::counters;
+  };
+  std::vector<std::string> small_scopes, big_scopes, all_scopes;
+  auto a = run(2000, 3, &small_scopes);
+  auto b = run(8000, 3, &big_scopes);
+  expectLinear(a, b, 4.0, "trace one segment");
+  EXPECT_GT(b.trace_elements, 0u);
+  for (const std::string& s : big_scopes) EXPECT_TRUE(s == "whole fusion" || s == "segment 3") << s;
+  EXPECT_NE(std::find(big_scopes.begin(), big_scopes.end(), "segment 3"), big_scopes.end());
+  auto all = run(2000, -1, &all_scopes);
+  EXPECT_GT(all_scopes.size(), 4 * small_scopes.size());
+  EXPECT_GT(all.trace_elements, 10 * a.trace_elements);
 }
 
 TEST(StepCounts, PublicCasesAreLinear) {
