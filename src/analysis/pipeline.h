@@ -53,7 +53,8 @@ struct PipelineResult {
   bool failed() const;
 };
 
-// Runs the pipeline on a verified fusion.
+// Runs the pipeline on a verified fusion. The result's evaluator (`whole`)
+// refers to `f`: keep `f` alive and in place (not moved) while using it.
 PipelineResult runPipeline(const Fusion& f, const PipelineOptions& opts);
 
 // Per-rank local sizes of the non-Reduction logical axes of `t`, from the

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <ostream>
 
@@ -44,29 +45,34 @@ std::vector<int64_t> involvedDevices(const Fusion& f, const Segment& s) {
 // trace costs O(fusion) per segment: only commands that print it ask); on
 // bad input the diagnostics are emitted and nullopt is returned (the caller
 // exits 2).
+// Heap-allocated and never moved: the result's evaluator (`result.whole`)
+// refers to `loaded.fusion`. (Returning it by value moved the fusion out
+// from under the evaluator: `segment --ranks` read freed memory.)
 struct TracedRun {
   Loaded loaded;
   PipelineResult result;
 };
-std::optional<TracedRun> loadAndTrace(const std::string& file, const PipelineFlags& flags,
+std::unique_ptr<TracedRun> loadAndTrace(const std::string& file, const PipelineFlags& flags,
                                       OutputFormat format, uint64_t max_bytes, bool trace, std::ostream& out,
                                       std::ostream& err, int trace_segment = -1) {
   DiagnosticSink sink;
   auto loaded = loadRepro(file, sink, max_bytes);
   if (!loaded) {
     emitDiagnostics(sink.all(), nullptr, format, format == OutputFormat::Text ? err : out);
-    return std::nullopt;
+    return nullptr;
   }
   auto opts = pipelineOptions(flags, loaded->fusion, file, sink);
   if (!opts) {
     emitDiagnostics(sink.all(), nullptr, format, err);
-    return std::nullopt;
+    return nullptr;
   }
   opts->trace = trace;
   opts->trace_segment = trace_segment;
-  PipelineResult r = runPipeline(loaded->fusion, *opts);
-  fillLocations(r.diagnostics, loaded->source);
-  return TracedRun{std::move(*loaded), std::move(r)};
+  auto run = std::make_unique<TracedRun>();
+  run->loaded = std::move(*loaded);
+  run->result = runPipeline(run->loaded.fusion, *opts);
+  fillLocations(run->result.diagnostics, run->loaded.source);
+  return run;
 }
 
 }  // namespace
