@@ -256,9 +256,35 @@ DotOutput writeDot(const VizGraph& vg) {
   set(g, "label", escString(title));
   set(g, "id", vg.id_prefix + "graph");
 
+  // libcgraph's writer checks, for every node and edge it writes at a level,
+  // each subgraph of that level for membership: O((nodes + edges) x
+  // clusters) with all clusters at the root (minutes at 100k exprs). Past
+  // kFanout clusters they are nested in plain (non-cluster) subgraphs of at
+  // most kFanout children each, which changes nothing in the layout and
+  // makes a check O(kFanout x depth).
+  constexpr size_t kFanout = 16;
+  std::vector<size_t> groups;  // groups[k]: how many at level k + 1 (level 0: the clusters)
+  for (size_t n = vg.clusters.size(); n > kFanout;) {
+    n = (n + kFanout - 1) / kFanout;
+    groups.push_back(n);
+  }
+  std::vector<Agraph_t*> above;  // the level built last (none yet: the root)
+  for (size_t k = groups.size(); k-- > 0;) {
+    std::vector<Agraph_t*> level(groups[k]);
+    for (size_t j = 0; j < groups[k]; ++j) {
+      std::string name = "group_" + std::to_string(k + 1) + "_" + std::to_string(j);
+      level[j] = agsubg(above.empty() ? g : above[j / kFanout], c(name), 1);
+    }
+    above = std::move(level);
+  }
+  std::vector<Agraph_t*> parent_of(vg.clusters.size(), g);
+  if (!above.empty())
+    for (size_t i = 0; i < vg.clusters.size(); ++i) parent_of[i] = above[i / kFanout];
+
   std::vector<Agraph_t*> clusters;
-  for (const VizCluster& vc : vg.clusters) {
-    Agraph_t* sg = agsubg(g, c(vc.name), 1);
+  for (size_t ci = 0; ci < vg.clusters.size(); ++ci) {
+    const VizCluster& vc = vg.clusters[ci];
+    Agraph_t* sg = agsubg(parent_of[ci], c(vc.name), 1);
     set(sg, "label", escString(vc.label));
     set(sg, "id", vg.id_prefix + vc.anchor);
     set(sg, "style", "rounded,filled");

@@ -168,6 +168,56 @@ TEST(DotGolden, GraphvizRendersEveryFixtureWithoutWarnings) {
   fs::remove_all(tmp);
 }
 
+// A graph of many segments: libcgraph's writer checks every subgraph of a
+// level for each node and edge it writes there, so the clusters are nested
+// in plain subgraphs of at most 16 children (O(nodes x 16 x depth), not
+// O(nodes x clusters): a 100k-expr repro took minutes). Nothing is lost: the
+// same clusters, nodes and edges, and Graphviz lays it out without warnings.
+VizGraph manyClusters(size_t n) {
+  VizGraph g;
+  g.title = "many";
+  for (size_t i = 0; i < n; ++i) {
+    g.clusters.push_back({static_cast<uint32_t>(i), "cluster_seg" + std::to_string(i),
+                          "segment " + std::to_string(i), "segment_" + std::to_string(i), false, false});
+    VizNode a;
+    a.name = "T" + std::to_string(i);
+    a.anchor = "tensor_T" + std::to_string(i);
+    a.label = "T" + std::to_string(i);
+    a.cluster = static_cast<int>(i);
+    g.nodes.push_back(a);
+    if (i > 0) g.edges.push_back({i - 1, i});
+  }
+  return g;
+}
+
+TEST(DotGolden, ManyClustersAreNestedInGroupsOfSixteen) {
+  if (!graphvizAvailable()) GTEST_SKIP() << "SKIPPED: built without Graphviz";
+  DotOutput d = writeDot(manyClusters(300));
+  ASSERT_TRUE(d.ok) << d.error;
+  auto count = [&](const std::string& needle) {
+    size_t k = 0;
+    for (size_t at = d.text.find(needle); at != std::string::npos; at = d.text.find(needle, at + 1)) ++k;
+    return k;
+  };
+  EXPECT_EQ(count("subgraph cluster_seg"), 300u);
+  EXPECT_EQ(count("subgraph group_1_"), 19u);  // ceil(300 / 16)
+  EXPECT_EQ(count("subgraph group_2_"), 2u);   // ceil(19 / 16): the root's only subgraphs
+  EXPECT_EQ(count("\n\tsubgraph "), 2u);     // one tab: a child of the root
+  EXPECT_EQ(count(" -> "), 299u);
+  for (size_t i = 0; i < 300; i += 37) EXPECT_NE(d.text.find("id=segment_" + std::to_string(i) + ","), std::string::npos);
+  // At most 16 clusters: written flat, as before.
+  DotOutput small = writeDot(manyClusters(16));
+  ASSERT_TRUE(small.ok);
+  EXPECT_EQ(small.text.find("group_"), std::string::npos);
+  if (!viztest::haveProgram("dot")) GTEST_SKIP() << "SKIPPED: the Graphviz CLI `dot` is not installed";
+  const fs::path tmp = fs::temp_directory_path() / ("fc-viz-many-" + std::to_string(::getpid()) + ".dot");
+  std::ofstream(tmp, std::ios::binary) << writeDot(manyClusters(40)).text;
+  viztest::CommandResult res = viztest::runCommand("dot -Tsvg '" + tmp.string() + "' -o /dev/null");
+  EXPECT_EQ(res.rc, 0) << res.out;
+  EXPECT_EQ(res.out, "") << "Graphviz printed warnings";
+  fs::remove(tmp);
+}
+
 TEST(DotGolden, InProcessSvg) {
   std::string text = dotFor(cases()[0]);
   SvgOutput s = renderSvg(text);
