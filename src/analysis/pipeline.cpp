@@ -461,7 +461,8 @@ PipelineResult runPipeline(const Fusion& f, const PipelineOptions& opts) {
   for (const Segment& seg : r.segmented.segments) {
     if (seg.kind != SegmentKind::Compute) continue;
     // Per-segment trace (the whole-fusion passes above are traced regardless).
-    const bool tr = opts.trace && (opts.trace_segment < 0 || static_cast<uint32_t>(opts.trace_segment) == seg.id);
+    const bool tr =
+        opts.trace && (opts.trace_segment < 0 || static_cast<uint32_t>(opts.trace_segment) == seg.id);
     PhaseScope inputs_phase("pipeline: segment inputs");
     std::vector<BoundInput> inputs;
     std::vector<std::pair<ScalarId, std::optional<int64_t>>> scalars;

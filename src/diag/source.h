@@ -27,8 +27,7 @@ class SourceText {
   SourceText(std::string path, TextBuffer text) : path_(std::move(path)), buffer_(std::move(text)) {
     text_ = buffer_.view();
   }
-  SourceText(const SourceText& o)
-      : path_(o.path_), owned_(o.text_), blocks_(o.blocks_), arrays_(o.arrays_) {
+  SourceText(const SourceText& o) : path_(o.path_), owned_(o.text_), blocks_(o.blocks_), arrays_(o.arrays_) {
     text_ = owned_;
   }
   SourceText& operator=(const SourceText& o) {
@@ -71,8 +70,10 @@ class SourceText {
     size_t next_newline = 0;     // first newline at or after k * kLineBlock; size() if none
   };
   static constexpr size_t kLineBlock = 4096;
-  mutable std::vector<LineBlock> blocks_;  // one per block, and one for the end
-  mutable std::vector<std::pair<size_t, std::vector<size_t>>> arrays_;  // open -> element offsets
+  // One per block, and one for the end of the text.
+  mutable std::vector<LineBlock> blocks_;
+  // Recorded arrays: the offset of '[' and the offsets of the elements.
+  mutable std::vector<std::pair<size_t, std::vector<size_t>>> arrays_;
 };
 
 }  // namespace fc

@@ -53,8 +53,8 @@ struct TracedRun {
   PipelineResult result;
 };
 std::unique_ptr<TracedRun> loadAndTrace(const std::string& file, const PipelineFlags& flags,
-                                      OutputFormat format, uint64_t max_bytes, bool trace, std::ostream& out,
-                                      std::ostream& err, int trace_segment = -1) {
+                                        OutputFormat format, uint64_t max_bytes, bool trace,
+                                        std::ostream& out, std::ostream& err, int trace_segment = -1) {
   DiagnosticSink sink;
   auto loaded = loadRepro(file, sink, max_bytes);
   if (!loaded) {

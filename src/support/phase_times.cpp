@@ -43,7 +43,8 @@ uint64_t peakRssKb() {
 std::string PhaseTimes::render(double total_seconds) const {
   std::string out = "time report (wall clock; peak RSS of the process as the phase ended)\n";
   char line[160];
-  std::snprintf(line, sizeof line, "  %-40s %9s %10s %6s %10s\n", "phase", "calls", "ms", "share", "peak RSS");
+  std::snprintf(line, sizeof line, "  %-40s %9s %10s %6s %10s\n", "phase", "calls", "ms", "share",
+                "peak RSS");
   out += line;
   double sum = 0;
   for (const Phase& p : phases_) {

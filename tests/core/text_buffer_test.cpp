@@ -51,8 +51,8 @@ TEST(TextBuffer, SmallAndLargeFilesReadExactlyWithZeroPadding) {
 // Large files are mapped: the padding is the zero tail of the file's last
 // page, or a zero page after it when the file ends at (or near) a page end.
 TEST(TextBuffer, LargeFilesAreMappedWithZeroPadding) {
-  for (size_t size : {size_t{5} << 20, (size_t{5} << 20) - 100, (size_t{5} << 20) - 17,
-                      (size_t{5} << 20) + 1}) {
+  for (size_t size :
+       {size_t{5} << 20, (size_t{5} << 20) - 100, (size_t{5} << 20) - 17, (size_t{5} << 20) + 1}) {
     std::string text(size, 'y');
     for (size_t i = 0; i < size; i += 997) text[i] = static_cast<char>('0' + i % 10);
     text.back() = '}';
@@ -142,7 +142,8 @@ TEST(SourceText, LineColMatchesAByteByByteCount) {
     int n = 1;
     for (;; ++n) {
       size_t nl = whole.find('\n', start);
-      std::string_view want = whole.substr(start, nl == std::string_view::npos ? whole.size() - start : nl - start);
+      std::string_view want =
+          whole.substr(start, nl == std::string_view::npos ? whole.size() - start : nl - start);
       ASSERT_EQ(src.lineText(n), want) << "cut " << cut << " line " << n;
       if (nl == std::string_view::npos) break;
       start = nl + 1;

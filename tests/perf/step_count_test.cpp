@@ -5,17 +5,16 @@
 // most 4 x a small slack. A quadratic pass grows by ~16 and fails.
 #include <gtest/gtest.h>
 
-#include "analysis/pipeline.h"
-
 #include <algorithm>
 #include <filesystem>
 #include <sstream>
 
+#include "analysis/pipeline.h"
+#include "analysis/scalar_eval.h"
 #include "driver/analysis_commands.h"
 #include "io/writer.h"
-#include "support/atomic_file.h"
-#include "analysis/scalar_eval.h"
 #include "ir/verifier.h"
+#include "support/atomic_file.h"
 #include "support/step_counters.h"
 #include "synth.h"
 
@@ -23,7 +22,8 @@ namespace fc {
 namespace {
 
 uint64_t total(const steps::Counters& c) {
-  return c.eval_steps + c.eval_resets + c.eval_slots + c.free_symbol_steps + c.scratch_inits + c.dedup_compares;
+  return c.eval_steps + c.eval_resets + c.eval_slots + c.free_symbol_steps + c.scratch_inits +
+         c.dedup_compares;
 }
 
 steps::Counters pipelineSteps(const Fusion& f, std::optional<Era> era = std::nullopt,

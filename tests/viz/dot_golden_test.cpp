@@ -202,9 +202,10 @@ TEST(DotGolden, ManyClustersAreNestedInGroupsOfSixteen) {
   EXPECT_EQ(count("subgraph cluster_seg"), 300u);
   EXPECT_EQ(count("subgraph group_1_"), 19u);  // ceil(300 / 16)
   EXPECT_EQ(count("subgraph group_2_"), 2u);   // ceil(19 / 16): the root's only subgraphs
-  EXPECT_EQ(count("\n\tsubgraph "), 2u);     // one tab: a child of the root
+  EXPECT_EQ(count("\n\tsubgraph "), 2u);       // one tab: a child of the root
   EXPECT_EQ(count(" -> "), 299u);
-  for (size_t i = 0; i < 300; i += 37) EXPECT_NE(d.text.find("id=segment_" + std::to_string(i) + ","), std::string::npos);
+  for (size_t i = 0; i < 300; i += 37)
+    EXPECT_NE(d.text.find("id=segment_" + std::to_string(i) + ","), std::string::npos);
   // At most 16 clusters: written flat, as before.
   DotOutput small = writeDot(manyClusters(16));
   ASSERT_TRUE(small.ok);

@@ -1,8 +1,8 @@
 // fusecheck CLI entry point. See command.h for how subcommands register.
 #include <algorithm>
 #include <chrono>
-#include <functional>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 
 #ifdef FC_HAVE_MIMALLOC
