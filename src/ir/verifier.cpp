@@ -1040,27 +1040,41 @@ class Verifier {
   void checkCycles() {
     const size_t ne = f_.exprs.size();
     std::vector<uint32_t> indeg(ne, 0);
-    std::vector<std::vector<ExprId>> succ(ne);
     auto prodOf = [&](const ValueRef& v) -> ExprId {
       if (!v.isTensor() || !tensorValid(v.id)) return kNone;
       return producer_[v.id];
     };
+    // Successor lists in one flat array (CSR), in the order a vector per
+    // expr would hold them: a million small heap vectors cost more than the
+    // sort itself.
+    std::vector<uint32_t> succ_begin(ne + 1, 0);
     for (ExprId e = 0; e < ne; ++e)
       for (const ValueRef& v : f_.exprs[e].inputs) {
         ExprId p = prodOf(v);
         if (p == kNone) continue;
         ++indeg[e];
-        succ[p].push_back(e);
+        ++succ_begin[p + 1];
       }
+    for (size_t i = 0; i < ne; ++i) succ_begin[i + 1] += succ_begin[i];
+    std::vector<ExprId> succ(succ_begin[ne]);
+    {
+      std::vector<uint32_t> fill(succ_begin.begin(), succ_begin.end() - 1);
+      for (ExprId e = 0; e < ne; ++e)
+        for (const ValueRef& v : f_.exprs[e].inputs) {
+          ExprId p = prodOf(v);
+          if (p != kNone) succ[fill[p]++] = e;
+        }
+    }
     std::vector<char> done(ne, 0);
     order_.clear();
+    order_.reserve(ne);
     for (ExprId e = 0; e < ne; ++e)
       if (indeg[e] == 0) order_.push_back(e);
     for (size_t head = 0; head < order_.size(); ++head) {
       ExprId e = order_[head];
       done[e] = 1;
-      for (ExprId s : succ[e])
-        if (--indeg[s] == 0) order_.push_back(s);
+      for (uint32_t k = succ_begin[e]; k < succ_begin[e + 1]; ++k)
+        if (--indeg[succ[k]] == 0) order_.push_back(succ[k]);
     }
     for (ExprId e = 0; e < ne; ++e)
       if (!done[e]) order_.push_back(e);
