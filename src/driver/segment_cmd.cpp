@@ -42,9 +42,9 @@ std::vector<int64_t> involvedDevices(const Fusion& f, const Segment& s) {
 }
 
 // Load, verify and run the pipeline, traced when `trace` (the per-segment
-// trace costs O(fusion) per segment: only commands that print it ask); on
-// bad input the diagnostics are emitted and nullopt is returned (the caller
-// exits 2).
+// trace costs O(fusion) per segment: only commands that print it ask), and
+// then only segment `trace_segment` when it is not -1; on bad input the
+// diagnostics are emitted and nullptr is returned (the caller exits 2).
 // Heap-allocated and never moved: the result's evaluator (`result.whole`)
 // refers to `loaded.fusion`. (Returning it by value moved the fusion out
 // from under the evaluator: `segment --ranks` read freed memory.)
@@ -54,7 +54,7 @@ struct TracedRun {
 };
 std::unique_ptr<TracedRun> loadAndTrace(const std::string& file, const PipelineFlags& flags,
                                         OutputFormat format, uint64_t max_bytes, bool trace,
-                                        std::ostream& out, std::ostream& err, int trace_segment = -1) {
+                                        int trace_segment, std::ostream& out, std::ostream& err) {
   DiagnosticSink sink;
   auto loaded = loadRepro(file, sink, max_bytes);
   if (!loaded) {
@@ -79,7 +79,7 @@ std::unique_ptr<TracedRun> loadAndTrace(const std::string& file, const PipelineF
 
 int segment(const SegmentArgs& a, std::ostream& out, std::ostream& err) {
   // Only --trace prints a pass's state here; the segments come from the result.
-  auto run = loadAndTrace(a.file, a.flags, a.format, a.max_bytes, a.flags.trace, out, err);
+  auto run = loadAndTrace(a.file, a.flags, a.format, a.max_bytes, a.flags.trace, -1, out, err);
   if (!run) return kExitBadInput;
   const Loaded* loaded = &run->loaded;
   PipelineResult& r = run->result;
@@ -153,7 +153,7 @@ int segment(const SegmentArgs& a, std::ostream& out, std::ostream& err) {
 
 int concretize(const ConcretizeArgs& a, std::ostream& out, std::ostream& err) {
   // --segment N: only that segment's passes are traced (and printed).
-  auto run = loadAndTrace(a.file, a.flags, a.format, a.max_bytes, /*trace=*/true, out, err, a.segment);
+  auto run = loadAndTrace(a.file, a.flags, a.format, a.max_bytes, /*trace=*/true, a.segment, out, err);
   if (!run) return kExitBadInput;
   const Loaded* loaded = &run->loaded;
   PipelineResult& r = run->result;

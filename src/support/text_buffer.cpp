@@ -47,8 +47,9 @@ TextBuffer TextBuffer::allocate(size_t size) {
   return b;
 }
 
-// A large file is mapped, not read: no copy, no zeroed anonymous pages
-// (reading a 350 MB repro into fresh memory was 10-15% of `check`). The
+// A large file is mapped, not read: no copy and no freshly zeroed pages
+// for a 350 MB repro (the copy's page clearing was ~9% of `check` on the
+// development machine; a few percent on the device host). The
 // mapping is read-only and private; the page after the file's last one is
 // an anonymous zero page whenever the padding would reach past the last
 // page, so the kPadding bytes after the text always read as zero. nullopt

@@ -32,7 +32,7 @@ void expectPadded(const TextBuffer& b, const std::string& want) {
 
 TEST(TextBuffer, SmallAndLargeFilesReadExactlyWithZeroPadding) {
   std::string small = "{\"format\": \"fusecheck.fusion/1\"}\n";
-  // Larger than the threshold for an anonymous mapping, and not a multiple
+  // Larger than the threshold for mapping the file, and not a multiple
   // of the page size, so the padding crosses into the last page.
   std::string large(size_t{5} << 20, 'x');
   for (size_t i = 0; i < large.size(); i += 4093) large[i] = static_cast<char>('a' + i % 26);
