@@ -3,7 +3,7 @@
 
 namespace fc {
 
-std::vector<ExprId> topoOrder(const Fusion& f) {
+std::vector<ExprId> definitionOrder(const Fusion& f) {
   const size_t ne = f.exprs.size(), nt = f.tensors.size();
   std::vector<char> state(ne, 0);  // 0 new, 1 on stack, 2 done
   std::vector<ExprId> out;

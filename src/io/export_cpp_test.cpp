@@ -92,7 +92,7 @@ class CppExporter {
       }
     }
     blank();
-    for (ExprId e : topoOrder(f_)) expr(e);
+    for (ExprId e : definitionOrder(f_)) expr(e);
     for (TensorId t : f_.outputs) line("fusion->addOutput(" + tv_[t] + ");");
     if (multi) schedule();
     blank();

@@ -87,7 +87,7 @@ class Exporter {
       else
         defineScalarInput(v.id);
     }
-    for (ExprId e : topoOrder(f_)) expr(e);
+    for (ExprId e : definitionOrder(f_)) expr(e);
     for (TensorId t : f_.outputs) line("fd.add_output(" + tname_[t] + ")");
     if (failed_) return std::nullopt;
 

@@ -17,6 +17,7 @@
 #include "analysis/segmented_fusion.h"
 #include "diag/diagnostic.h"
 #include "ir/fusion.h"
+#include "ir/topo_order.h"
 
 namespace fc {
 
@@ -29,10 +30,6 @@ struct SegmentPassResult {
 // needs it too; it is a walk over the whole graph).
 SegmentPassResult segmentFusion(const Fusion& f, Era era, bool trace, DiagnosticSink& sink,
                                 const std::string& file, const std::vector<ExprId>* topo = nullptr);
-
-// Exprs of `f` in a topological order (producers first); stable w.r.t. the
-// expr order of the repro.
-std::vector<ExprId> topoOrder(const Fusion& f);
 
 bool isMultiDevice(const Fusion& f);
 
