@@ -9,10 +9,12 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -22,6 +24,7 @@
 #include "io/json_validate.h"
 #include "io/scalar_expr.h"
 #include "support/internal_error.h"
+#include "support/parallel.h"
 #include "support/phase_times.h"
 
 namespace fc::reader_builtin {
@@ -33,6 +36,13 @@ namespace sj = simdjson::SIMDJSON_BUILTIN_IMPLEMENTATION::ondemand;
 
 namespace fc {
 
+namespace {
+std::atomic<unsigned> g_read_threads{0};
+}  // namespace
+
+unsigned defaultReadThreads() { return g_read_threads.load(std::memory_order_relaxed); }
+void setDefaultReadThreads(unsigned threads) { g_read_threads.store(threads, std::memory_order_relaxed); }
+
 std::optional<Fusion> readFusion(const SourceText& source, DiagnosticSink& sink, const ReadOptions& opts) {
   if (opts.max_bytes > 0 && source.text().size() > opts.max_bytes) {
     sink.error(DiagCode::FileTooLarge,
@@ -41,7 +51,7 @@ std::optional<Fusion> readFusion(const SourceText& source, DiagnosticSink& sink,
                Location{source.path(), ""});
     return std::nullopt;
   }
-  return reader_builtin::Reader(source, sink).run();
+  return reader_builtin::Reader(source, sink, opts).run();
 }
 
 std::optional<SourceText> readSourceFile(const std::string& path, DiagnosticSink& sink, uint64_t max_bytes) {

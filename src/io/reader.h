@@ -14,8 +14,30 @@
 
 namespace fc {
 
+// The process-wide default of ReadOptions::threads (0: every core), set by
+// the CLI's --threads.
+unsigned defaultReadThreads();
+void setDefaultReadThreads(unsigned threads);
+
+// What a read did, for tests and --time-report: how many arrays were read
+// in chunks, in how many chunks in all, and whether a chunk gave up so that
+// the text was read again on one thread.
+struct ReadStats {
+  unsigned chunked_arrays = 0;
+  unsigned chunks = 0;
+  bool reread = false;
+};
+
 struct ReadOptions {
   uint64_t max_bytes = 0;  // 0: no limit; otherwise FC0005 beyond it, checked before reading
+  // Threads for the "tensors" and "exprs" arrays of a large repro: 0 uses
+  // every core, 1 reads on the calling thread only. The result, and every
+  // diagnostic, is the same for any value (a chunk that meets anything but
+  // a valid element makes the whole text be read again on one thread).
+  unsigned threads = defaultReadThreads();
+  // Texts shorter than this are read on one thread.
+  size_t parallel_min_bytes = size_t{4} << 20;
+  ReadStats* stats = nullptr;  // filled in when given
 };
 
 // Parses `source.text()`. Diagnostics carry source.path() and line:col.

@@ -144,7 +144,10 @@ class Parser {
     return f_.addConstInt(v.i, opts_.int_dtype);
   }
 
-  DType dtypeOf(ScalarId s) const { return s < f_.scalars.size() ? f_.scalars[s].dtype : opts_.int_dtype; }
+  DType dtypeOf(ScalarId s) const {
+    if (s < f_.scalars.size()) return f_.scalars[s].dtype;
+    return names_.dtypeOf(s).value_or(opts_.int_dtype);
+  }
   ScalarId addBinary(ScalarOp op, ScalarId a, ScalarId b) {
     DType da = dtypeOf(a), db = dtypeOf(b);
     DType d = (isFloatingPoint(da) || isFloatingPoint(db)) ? DType::Double

@@ -30,6 +30,9 @@ class ScalarNameResolver {
   virtual std::optional<ScalarId> scalar(std::string_view name) = 0;
   // A tensor id for the TENSOR of size(TENSOR, d), or nullopt.
   virtual std::optional<TensorId> tensor(std::string_view name) = 0;
+  // The dtype of a scalar id that is not in the Fusion being built (one of
+  // the resolver's own ids), or nullopt to let the parser assume an integer.
+  virtual std::optional<DType> dtypeOf(ScalarId) const { return std::nullopt; }
 };
 
 // Resolves through Fusion::findScalar / findTensor (names must exist).

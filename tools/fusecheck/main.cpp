@@ -10,8 +10,10 @@
 #endif
 
 #include "command.h"
+#include "io/reader.h"
 #include "support/internal_error.h"
 #include "support/keep_until_exit.h"
+#include "support/parallel.h"
 #include "support/phase_times.h"
 
 namespace fc::cli {
@@ -75,6 +77,11 @@ int main(int argc, char** argv) {
   CLI::App app{"fusecheck: replay, diagnose and repair nvFuser-style fusions"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "fusecheck 0.1.0");
+  app.add_option_function<unsigned>(
+         "--threads", [](unsigned n) { fc::setDefaultReadThreads(n); },
+         "Threads for reading large repros (0: every core, the default; 1: one). Give it before the "
+         "command; results never depend on it")
+      ->check(CLI::Range(0u, fc::kMaxThreads));
   auto& reg = fc::cli::registry();
   std::sort(reg.begin(), reg.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   int exit_code = 0;

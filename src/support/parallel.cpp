@@ -1,0 +1,34 @@
+#include "support/parallel.h"
+
+#include <algorithm>
+#include <exception>
+#include <thread>
+#include <vector>
+
+namespace fc {
+
+void parallelFor(size_t tasks, const std::function<void(size_t)>& fn) {
+  if (tasks == 0) return;
+  std::vector<std::exception_ptr> errors(tasks);
+  auto guarded = [&](size_t k) {
+    try {
+      fn(k);
+    } catch (...) {
+      errors[k] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> threads;
+  threads.reserve(tasks - 1);
+  for (size_t k = 1; k < tasks; ++k) threads.emplace_back(guarded, k);
+  guarded(0);
+  for (std::thread& t : threads) t.join();
+  for (std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+unsigned threadsFor(unsigned requested) {
+  unsigned n = requested != 0 ? requested : std::thread::hardware_concurrency();
+  return std::clamp(n, 1u, kMaxThreads);
+}
+
+}  // namespace fc

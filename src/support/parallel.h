@@ -1,0 +1,23 @@
+// Fork-join over a few coarse tasks: the reader splits a million-expr
+// repro's arrays into one chunk per core (docs/performance.md).
+//
+// parallelFor(n, fn) runs fn(0) .. fn(n-1), task 0 on the calling thread and
+// each other task on a thread of its own, and returns when all have ended.
+// An exception thrown by a task is rethrown on the caller (the first one in
+// task order) after every task has ended. Tasks must not share mutable state
+// unless they synchronize it themselves.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+
+namespace fc {
+
+void parallelFor(size_t tasks, const std::function<void(size_t)>& fn);
+
+// The number of threads worth starting: `requested` when it is not 0,
+// otherwise the hardware's concurrency, at most kMaxThreads and at least 1.
+inline constexpr unsigned kMaxThreads = 64;
+unsigned threadsFor(unsigned requested);
+
+}  // namespace fc
