@@ -742,12 +742,12 @@ class Verifier {
         for (size_t j = 0; j < dom.size() && !did_reported; ++j) {
           const Axis& ax = f_.axes[dom[j]];
           if (!isDeviceDim(ax.parallel)) continue;
-          std::string ptr = tp(t) + "/" + name + "/" + num(j);
+          auto ptr = [&] { return tp(t) + "/" + name + "/" + num(j); };  // for a diagnostic only
           if (tv.mesh == kNone) {
             error(DiagCode::DidWithoutMesh,
                   tname(t) + " has the " + std::string(parallelTypeName(ax.parallel)) + " axis " +
                       axisDesc(dom[j]) + " but no device mesh",
-                  ptr);
+                  ptr());
             did_reported = true;
           } else if (tv.mesh < f_.meshes.size() && !f_.meshes[tv.mesh].devices.empty() &&
                      !f_.meshes[tv.mesh].shape.empty() && f_.meshes[tv.mesh].sizeFor(ax.parallel) < 0) {
@@ -755,7 +755,7 @@ class Verifier {
                   tname(t) + " has the " + std::string(parallelTypeName(ax.parallel)) + " axis " +
                       axisDesc(dom[j]) + " but its mesh " + num(tv.mesh) + " has only " +
                       num(f_.meshes[tv.mesh].shape.size()) + " dimension(s)",
-                  ptr)
+                  ptr())
                 .note("the mesh is here", at("/meshes/" + num(tv.mesh)));
             did_reported = true;
           }
@@ -971,15 +971,15 @@ class Verifier {
     std::vector<char> scalar_input(f_.scalars.size(), 0);
     for (size_t k = 0; k < f_.inputs.size(); ++k) {
       const ValueRef& v = f_.inputs[k];
-      std::string ptr = "/inputs/" + num(k);
+      auto ptr = [k] { return "/inputs/" + num(k); };  // for a diagnostic only
       if (v.isTensor()) {
         if (!tensorValid(v.id)) {
           error(DiagCode::DanglingTensor, "fusion input " + num(k) + " names a tensor that does not exist",
-                ptr);
+                ptr());
           continue;
         }
         if (input_pos_[v.id] != kNone) {
-          error(DiagCode::DuplicateInput, tname(v.id) + " is listed twice as a fusion input", ptr)
+          error(DiagCode::DuplicateInput, tname(v.id) + " is listed twice as a fusion input", ptr())
               .note("first listed here", at("/inputs/" + num(input_pos_[v.id])));
           continue;
         }
@@ -988,15 +988,15 @@ class Verifier {
           error(DiagCode::InputProduced,
                 tname(v.id) + " is a fusion input but " + exprDesc(producer_[v.id]) + " produces it",
                 ep(producer_[v.id]) + "/outputs/" + num(producer_slot_[v.id]))
-              .note(tname(v.id) + " is declared a fusion input here", at(ptr));
+              .note(tname(v.id) + " is declared a fusion input here", at(ptr()));
       } else {
         if (v.id == kNone || v.id >= f_.scalars.size()) {
           error(DiagCode::DanglingScalar, "fusion input " + num(k) + " names a scalar that does not exist",
-                ptr);
+                ptr());
           continue;
         }
         if (scalar_input[v.id]) {
-          error(DiagCode::DuplicateInput, scalarDesc(v.id) + " is listed twice as a fusion input", ptr);
+          error(DiagCode::DuplicateInput, scalarDesc(v.id) + " is listed twice as a fusion input", ptr());
           continue;
         }
         scalar_input[v.id] = 1;
@@ -1316,12 +1316,12 @@ class Verifier {
     bool ok = true;
     for (size_t k = 0; k < dims.size(); ++k) {
       int64_t d = normDim(dims[k], rank);
-      std::string ptr = ep(e) + "/dims/" + num(k);
+      auto ptr = [e, k] { return ep(e) + "/dims/" + num(k); };  // for a diagnostic only
       if (d < 0) {
         rankError(e,
                   std::string(what) + " dim " + std::to_string(dims[k]) + " of " + exprDesc(e) +
                       " is out of range for its rank-" + num(rank) + " input",
-                  ptr);
+                  ptr());
         ok = false;
         continue;
       }
@@ -1329,7 +1329,7 @@ class Verifier {
         opError(
             DiagCode::BadAttribute,
             std::string(what) + " dim " + std::to_string(dims[k]) + " of " + exprDesc(e) + " is listed twice",
-            ptr);
+            ptr());
         ok = false;
         continue;
       }
@@ -1767,22 +1767,23 @@ class Verifier {
     std::vector<uint32_t> scalar_seen(f_.scalars.size(), kNone);
     for (size_t k = 0; k < f_.concrete_inputs.size(); ++k) {
       const ConcreteInput& ci = f_.concrete_inputs[k];
-      std::string p = "/concrete_inputs/" + num(k);
+      // Built only for a diagnostic: a million-expr repro has ~300k inputs.
+      auto p = [k] { return "/concrete_inputs/" + num(k); };
       if (ci.value.isScalar()) {
         if (ci.value.id == kNone || ci.value.id >= f_.scalars.size()) {
           error(DiagCode::DanglingScalar, "concrete input " + num(k) + " names a scalar that does not exist",
-                p + "/input");
+                p() + "/input");
           continue;
         }
         if (f_.scalars[ci.value.id].kind != ScalarKind::Input) {
           error(DiagCode::BadConcreteInput,
                 "concrete input " + num(k) + " describes " + scalarDesc(ci.value.id) +
                     ", which is not a fusion input",
-                p + "/input");
+                p() + "/input");
           continue;
         }
         if (scalar_seen[ci.value.id] != kNone) {
-          error(DiagCode::BadConcreteInput, scalarDesc(ci.value.id) + " is described twice", p + "/input")
+          error(DiagCode::BadConcreteInput, scalarDesc(ci.value.id) + " is described twice", p() + "/input")
               .note("first described here", at("/concrete_inputs/" + num(scalar_seen[ci.value.id])));
           continue;
         }
@@ -1790,24 +1791,24 @@ class Verifier {
         if (!ci.scalar)
           error(DiagCode::BadConcreteInput,
                 "concrete input " + num(k) + " for scalar " + scalarDesc(ci.value.id) + " has no \"value\"",
-                p);
+                p());
         continue;
       }
       TensorId t = ci.value.id;
       if (!tensorValid(t)) {
         error(DiagCode::DanglingTensor, "concrete input " + num(k) + " names a tensor that does not exist",
-              p + "/input");
+              p() + "/input");
         continue;
       }
       if (input_pos_[t] == kNone) {
         if (undefined_reported_[t]) continue;  // same root cause as the FC0108 / FC0107 already reported
         error(DiagCode::BadConcreteInput,
               "concrete input " + num(k) + " describes " + tname(t) + ", which is not a fusion input",
-              p + "/input");
+              p() + "/input");
         continue;
       }
       if (tensor_seen[t] != kNone) {
-        error(DiagCode::BadConcreteInput, tname(t) + " is described twice", p + "/input")
+        error(DiagCode::BadConcreteInput, tname(t) + " is described twice", p() + "/input")
             .note("first described here", at("/concrete_inputs/" + num(tensor_seen[t])));
         continue;
       }
@@ -1818,7 +1819,7 @@ class Verifier {
         error(DiagCode::BadConcreteInput,
               "concrete input " + num(k) + " gives " + tname(t) + " " + num(ci.shape.size()) + " sizes but " +
                   tname(t) + " has " + num(r) + " non-Reduction logical axes",
-              p + "/shape")
+              p() + "/shape")
             .note(tname(t) + " is declared here", at(tp(t) + "/logical"));
         continue;
       }
@@ -1828,7 +1829,7 @@ class Verifier {
           error(DiagCode::BadConcreteInput,
                 "concrete input " + num(k) + " gives " + tname(t) + " the negative size " +
                     std::to_string(ci.shape[j]),
-                p + "/shape/" + num(j));
+                p() + "/shape/" + num(j));
           continue;
         }
         if (elements < 0) continue;  // the overflow is reported once
@@ -1836,7 +1837,7 @@ class Verifier {
         if (!prod) {
           error(DiagCode::BadConcreteInput,
                 "concrete input " + num(k) + " gives " + tname(t) + " sizes whose product overflows int64",
-                p + "/shape/" + num(j));
+                p() + "/shape/" + num(j));
           elements = -1;
           continue;
         }
@@ -1846,7 +1847,7 @@ class Verifier {
         error(DiagCode::BadConcreteInput,
               "concrete input " + num(k) + " gives " + tname(t) + " " + num(ci.strides.size()) +
                   " strides but " + num(r) + " sizes",
-              p + "/strides");
+              p() + "/strides");
     }
   }
 };
