@@ -64,8 +64,13 @@ void finish(const Fusion& f, SegmentedFusion& sf, const std::vector<uint32_t>& s
   std::vector<uint32_t> first(nseg, UINT32_MAX);
   for (uint32_t s = 0; s < nseg; ++s)
     for (ExprId e : sf.segments[s].exprs) first[s] = std::min(first[s], topo_pos[e]);
-  std::vector<std::vector<uint32_t>> succ(nseg);
-  std::vector<uint32_t> indeg(nseg, 0);
+  // Segment dependencies, each (producer, consumer) pair once: the pairs of
+  // one consumer are made together, so a mark per producer segment finds
+  // repeats in O(1) (a search of the producer's successor list was
+  // quadratic in the fan-out of a tensor read by many segments). Successor
+  // lists are one flat array (CSR).
+  std::vector<uint32_t> indeg(nseg, 0), mark(nseg, UINT32_MAX), succ_begin(nseg + 1, 0);
+  std::vector<std::pair<uint32_t, uint32_t>> deps;
   for (uint32_t s = 0; s < nseg; ++s)
     for (ExprId e : sf.segments[s].exprs)
       for (const ValueRef& v : f.exprs[e].inputs) {
@@ -73,11 +78,19 @@ void finish(const Fusion& f, SegmentedFusion& sf, const std::vector<uint32_t>& s
         ExprId p = f.tensors[v.id].definition;
         if (p == kNone) continue;
         uint32_t ps = seg_of_expr[p];
-        if (ps != s && std::find(succ[ps].begin(), succ[ps].end(), s) == succ[ps].end()) {
-          succ[ps].push_back(s);
+        if (ps != s && mark[ps] != s) {
+          mark[ps] = s;
+          deps.push_back({ps, s});
           ++indeg[s];
+          ++succ_begin[ps + 1];
         }
       }
+  for (uint32_t s = 0; s < nseg; ++s) succ_begin[s + 1] += succ_begin[s];
+  std::vector<uint32_t> succ(deps.size());
+  {
+    std::vector<uint32_t> fill(succ_begin.begin(), succ_begin.end() - 1);
+    for (auto [ps, s] : deps) succ[fill[ps]++] = s;
+  }
   using Item = std::pair<uint32_t, uint32_t>;  // (first, seg)
   std::priority_queue<Item, std::vector<Item>, std::greater<>> ready;
   for (uint32_t s = 0; s < nseg; ++s)
@@ -87,8 +100,8 @@ void finish(const Fusion& f, SegmentedFusion& sf, const std::vector<uint32_t>& s
     uint32_t s = ready.top().second;
     ready.pop();
     order.push_back(s);
-    for (uint32_t t : succ[s])
-      if (--indeg[t] == 0) ready.push({first[t], t});
+    for (uint32_t i = succ_begin[s]; i < succ_begin[s + 1]; ++i)
+      if (uint32_t t = succ[i]; --indeg[t] == 0) ready.push({first[t], t});
   }
   std::vector<uint32_t> renum(nseg, 0);
   std::vector<Segment> sorted;
@@ -203,12 +216,16 @@ SegmentPassResult segmentFusion(const Fusion& f, Era era, bool trace, Diagnostic
     return r;
   }
 
+  // Each tensor's producer, gathered once: the passes below read 4 bytes per
+  // operand instead of a cache line of the Tensor.
+  std::vector<ExprId> producer(f.tensors.size());
+  for (size_t t = 0; t < f.tensors.size(); ++t) producer[t] = f.tensors[t].definition;
   // Barriers: exprs that run alone. Cut tensors: segment_set outputs.
   std::vector<uint8_t> barrier(n, 0);
   for (ExprId e = 0; e < n; ++e) barrier[e] = multi ? resharding[e] : isExprEvalOnly(f.exprs[e].op);
   sf.approximate = !multi;
   auto isCut = [&](TensorId t) {
-    ExprId p = f.tensors[t].definition;
+    ExprId p = producer[t];
     return !multi && p != kNone && f.exprs[p].op == OpKind::SegmentSet;
   };
   auto weight = [&](ExprId p, TensorId t) { return (barrier[p] || isCut(t)) ? 1u : 0u; };
@@ -219,20 +236,34 @@ SegmentPassResult segmentFusion(const Fusion& f, Era era, bool trace, Diagnostic
   for (ExprId e : order) {
     for (const ValueRef& v : f.exprs[e].inputs) {
       if (!v.isTensor()) continue;
-      ExprId p = f.tensors[v.id].definition;
+      ExprId p = producer[v.id];
       if (p != kNone) asap[e] = std::max(asap[e], asap[p] + weight(p, v.id));
     }
     max_level = std::max(max_level, asap[e]);
   }
-  std::vector<std::vector<std::pair<ExprId, TensorId>>> consumers(n);
+  // Each expr's (consumer, tensor) pairs in the consumers' topological
+  // order, as one flat array (CSR): a vector per expr was a million heap
+  // blocks at a million exprs.
+  std::vector<uint32_t> cons_begin(n + 1, 0);
   for (ExprId e : order)
     for (const ValueRef& v : f.exprs[e].inputs)
-      if (v.isTensor() && f.tensors[v.id].definition != kNone)
-        consumers[f.tensors[v.id].definition].push_back({e, v.id});
+      if (v.isTensor() && producer[v.id] != kNone) ++cons_begin[producer[v.id] + 1];
+  for (size_t e = 0; e < n; ++e) cons_begin[e + 1] += cons_begin[e];
+  std::vector<std::pair<ExprId, TensorId>> cons(cons_begin[n]);
+  {
+    std::vector<uint32_t> fill(cons_begin.begin(), cons_begin.end() - 1);
+    for (ExprId e : order)
+      for (const ValueRef& v : f.exprs[e].inputs)
+        if (v.isTensor() && producer[v.id] != kNone) cons[fill[producer[v.id]]++] = {e, v.id};
+  }
+  auto consumers = [&](ExprId e) {
+    return std::pair(cons.begin() + cons_begin[e], cons.begin() + cons_begin[e + 1]);
+  };
   for (size_t k = order.size(); k-- > 0;) {
     ExprId e = order[k];
     uint32_t l = max_level;
-    for (auto [c, t] : consumers[e]) l = std::min(l, alap[c] - weight(e, t));
+    for (auto [it, end] = consumers(e); it != end; ++it)
+      l = std::min(l, alap[it->first] - weight(e, it->second));
     alap[e] = barrier[e] ? asap[e] : std::max(l, asap[e]);
   }
 
@@ -243,21 +274,31 @@ SegmentPassResult segmentFusion(const Fusion& f, Era era, bool trace, Diagnostic
   }
   UnionFind uf(n);
   for (ExprId e : order)
-    for (auto [c, t] : consumers[e]) {
-      std::string why;
-      if (barrier[e] || barrier[c]) {
-        ExprId b = barrier[e] ? e : c;
-        why = multi ? exprLabel(f, b) + " is resharding and runs alone"
-                    : exprLabel(f, b) + " runs on ExprEval alone";
-      } else if (isCut(t)) {
-        why = std::string(f.tensorName(t)) + " is a segment_set output";
-      } else if (alap[e] != alap[c]) {
-        why = "a resharding expr lies between them on another path (merging would form a cycle)";
-      }
-      if (!why.empty()) {
-        if (trace)
+    for (auto [it, end] = consumers(e); it != end; ++it) {
+      auto [c, t] = *it;
+      // Why the two may not merge; the text is built only for the trace.
+      enum class Refuse { No, Barrier, Cut, Level } refuse = Refuse::No;
+      if (barrier[e] || barrier[c])
+        refuse = Refuse::Barrier;
+      else if (isCut(t))
+        refuse = Refuse::Cut;
+      else if (alap[e] != alap[c])
+        refuse = Refuse::Level;
+      if (refuse != Refuse::No) {
+        if (trace) {
+          std::string why;
+          if (refuse == Refuse::Barrier) {
+            ExprId b = barrier[e] ? e : c;
+            why = multi ? exprLabel(f, b) + " is resharding and runs alone"
+                        : exprLabel(f, b) + " runs on ExprEval alone";
+          } else if (refuse == Refuse::Cut) {
+            why = std::string(f.tensorName(t)) + " is a segment_set output";
+          } else {
+            why = "a resharding expr lies between them on another path (merging would form a cycle)";
+          }
           r.trace.push_back("refuse merge g" + std::to_string(e) + "+g" + std::to_string(c) + " over " +
                             std::string(f.tensorName(t)) + ": " + why);
+        }
         continue;
       }
       if (trace && uf.find(e) != uf.find(c))
