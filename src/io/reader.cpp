@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -35,13 +34,6 @@ namespace sj = simdjson::SIMDJSON_BUILTIN_IMPLEMENTATION::ondemand;
 }  // namespace fc::reader_builtin
 
 namespace fc {
-
-namespace {
-std::atomic<unsigned> g_read_threads{0};
-}  // namespace
-
-unsigned defaultReadThreads() { return g_read_threads.load(std::memory_order_relaxed); }
-void setDefaultReadThreads(unsigned threads) { g_read_threads.store(threads, std::memory_order_relaxed); }
 
 std::optional<Fusion> readFusion(const SourceText& source, DiagnosticSink& sink, const ReadOptions& opts) {
   if (opts.max_bytes > 0 && source.text().size() > opts.max_bytes) {

@@ -11,13 +11,9 @@
 #include "diag/diagnostic.h"
 #include "diag/source.h"
 #include "ir/fusion.h"
+#include "support/parallel.h"
 
 namespace fc {
-
-// The process-wide default of ReadOptions::threads (0: every core), set by
-// the CLI's --threads.
-unsigned defaultReadThreads();
-void setDefaultReadThreads(unsigned threads);
 
 // What a read did, for tests and --time-report: how many arrays were read
 // in chunks, in how many chunks in all, and whether a chunk gave up so that
@@ -34,7 +30,7 @@ struct ReadOptions {
   // every core, 1 reads on the calling thread only. The result, and every
   // diagnostic, is the same for any value (a chunk that meets anything but
   // a valid element makes the whole text be read again on one thread).
-  unsigned threads = defaultReadThreads();
+  unsigned threads = defaultThreads();
   // Texts shorter than this are read on one thread.
   size_t parallel_min_bytes = size_t{4} << 20;
   ReadStats* stats = nullptr;  // filled in when given

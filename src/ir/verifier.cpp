@@ -23,6 +23,7 @@
 #include "ir/verifier.h"
 
 #include <algorithm>
+#include <atomic>
 #include <optional>
 #include <span>
 #include <string>
@@ -32,6 +33,7 @@
 
 #include "ir/op_kind.h"
 #include "support/checked.h"
+#include "support/parallel.h"
 
 namespace fc {
 namespace {
@@ -121,8 +123,8 @@ bool isFloatUnary(OpKind k) {
 
 class Verifier {
  public:
-  Verifier(const Fusion& f, DiagnosticSink& sink, const std::string& file)
-      : f_(f), sink_(sink), file_(file) {}
+  Verifier(const Fusion& f, DiagnosticSink& sink, const std::string& file, const VerifyOptions& opts)
+      : f_(f), sink_(sink), file_(file), opts_(opts) {}
 
   bool run() {
     const size_t before = sink_.errorCount();
@@ -137,10 +139,7 @@ class Verifier {
     checkExprRefs();
     checkDefinitions();
     checkCycles();
-    shape_suspect_.assign(f_.tensors.size(), 0);
-    dtype_suspect_.assign(f_.tensors.size(), 0);
-    for (ExprId e : order_)
-      if (exprUsable(e)) checkOpGuarded(e);
+    checkOps();
     checkSegmentation();
     checkConcreteInputs();
     return sink_.errorCount() == before;
@@ -150,6 +149,7 @@ class Verifier {
   const Fusion& f_;
   DiagnosticSink& sink_;
   const std::string& file_;
+  VerifyOptions opts_;
 
   // Per axis: the tensor whose domain claims it, and the pointer of its object.
   std::vector<TensorId> axis_owner_;
@@ -204,13 +204,21 @@ class Verifier {
   // after a cycle are appended in id order.
   std::vector<ExprId> order_;
   std::vector<char> shape_suspect_, dtype_suspect_;
-  bool skip_shape_ = false, skip_dtype_ = false;
-  size_t op_shape_errors_ = 0, op_dtype_errors_ = 0;
-  Diagnostic scratch_;
+  // What the op checks of one thread carry from check to check (checkOps).
+  struct OpState {
+    DiagnosticSink* sink = nullptr;  // where error() reports
+    bool skip_shape = false, skip_dtype = false;
+    size_t shape_errors = 0, dtype_errors = 0;
+    Diagnostic scratch;
+  };
+  OpState main_op_{&sink_};
+  // Set on a thread that runs a chunk of the op checks; null elsewhere.
+  static thread_local OpState* chunk_op_;
+  OpState& op() { return chunk_op_ != nullptr ? *chunk_op_ : main_op_; }
 
   Location at(const std::string& pointer) const { return Location{file_, pointer, 0, 0}; }
   Diagnostic& error(DiagCode c, std::string msg, const std::string& pointer) {
-    return sink_.error(c, std::move(msg), at(pointer));
+    return op().sink->error(c, std::move(msg), at(pointer));
   }
 
   static std::string tp(TensorId t) { return "/tensors/" + num(t); }
@@ -1135,29 +1143,67 @@ class Verifier {
   // diagnostic does not repeat the same root cause in that category.
   Diagnostic& opError(DiagCode c, std::string msg, const std::string& ptr) {
     const bool dtype = c == DiagCode::DTypeMismatch;
-    if (dtype ? skip_dtype_ : skip_shape_) {
-      scratch_ = Diagnostic{};
-      return scratch_;
+    OpState& st = op();
+    if (dtype ? st.skip_dtype : st.skip_shape) {
+      st.scratch = Diagnostic{};
+      return st.scratch;
     }
-    (dtype ? op_dtype_errors_ : op_shape_errors_)++;
+    (dtype ? st.dtype_errors : st.shape_errors)++;
     return error(c, std::move(msg), ptr);
+  }
+
+  // The per-op checks, in topological order. A large fusion is checked in
+  // chunks of that order on several threads first: an op's diagnostics
+  // depend only on the IR and on whether a producer already got one, so
+  // when no chunk reports anything, neither would the sequential loop, and
+  // that is the answer. When any chunk reports, its findings are dropped
+  // and the loop runs on this thread, which orders and suppresses them
+  // exactly as always (tests/io/verifier_parallel_test.cpp).
+  void checkOps() {
+    shape_suspect_.assign(f_.tensors.size(), 0);
+    dtype_suspect_.assign(f_.tensors.size(), 0);
+    const size_t n = order_.size();
+    const size_t w = std::min<size_t>(threadsFor(opts_.threads), n);
+    if (w > 1 && n >= opts_.parallel_min_exprs) {
+      std::vector<DiagnosticSink> sinks(w);
+      std::atomic<bool> reported{false};
+      parallelFor(w, [&](size_t k) {
+        OpState st{&sinks[k]};
+        chunk_op_ = &st;
+        for (size_t i = n * k / w; i < n * (k + 1) / w && !reported.load(std::memory_order_relaxed); ++i)
+          if (exprUsable(order_[i])) {
+            checkOpGuarded(order_[i]);
+            if (!sinks[k].all().empty()) reported = true;
+          }
+        chunk_op_ = nullptr;
+      });
+      if (opts_.stats != nullptr) {
+        opts_.stats->ops_in_chunks = true;
+        opts_.stats->ops_rerun = reported;
+      }
+      if (!reported) return;
+    }
+    for (ExprId e : order_)
+      if (exprUsable(e)) checkOpGuarded(e);
   }
 
   void checkOpGuarded(ExprId e) {
     const Expr& x = f_.exprs[e];
-    skip_shape_ = skip_dtype_ = false;
+    OpState& st = op();
+    st.skip_shape = st.skip_dtype = false;
     for (const ValueRef& v : x.inputs)
       if (v.isTensor()) {
-        skip_shape_ = skip_shape_ || shape_suspect_[v.id];
-        skip_dtype_ = skip_dtype_ || dtype_suspect_[v.id];
+        st.skip_shape = st.skip_shape || shape_suspect_[v.id];
+        st.skip_dtype = st.skip_dtype || dtype_suspect_[v.id];
       }
-    op_shape_errors_ = op_dtype_errors_ = 0;
+    st.shape_errors = st.dtype_errors = 0;
     checkOp(e);
-    for (TensorId t : x.outputs) {
-      if (op_shape_errors_) shape_suspect_[t] = 1;
-      if (op_dtype_errors_) dtype_suspect_[t] = 1;
-    }
-    skip_shape_ = skip_dtype_ = false;
+    if (chunk_op_ == nullptr)  // a chunk that reports anything is thrown away (checkOps)
+      for (TensorId t : x.outputs) {
+        if (st.shape_errors) shape_suspect_[t] = 1;
+        if (st.dtype_errors) dtype_suspect_[t] = 1;
+      }
+    st.skip_shape = st.skip_dtype = false;
   }
 
   void checkOp(ExprId e) {
@@ -1852,10 +1898,12 @@ class Verifier {
   }
 };
 
+thread_local Verifier::OpState* Verifier::chunk_op_ = nullptr;
+
 }  // namespace
 
-bool verifyFusion(const Fusion& f, DiagnosticSink& sink, const std::string& file) {
-  Verifier v(f, sink, file);
+bool verifyFusion(const Fusion& f, DiagnosticSink& sink, const std::string& file, const VerifyOptions& opts) {
+  Verifier v(f, sink, file, opts);
   return v.run();
 }
 

@@ -6,12 +6,31 @@
 // the source text). Linear in the size of the fusion.
 #pragma once
 
+#include <cstddef>
+
 #include "diag/diagnostic.h"
 #include "ir/fusion.h"
+#include "support/parallel.h"
 
 namespace fc {
 
+// What verification did, for tests: whether the op checks ran in chunks,
+// and whether a chunk reported so that they ran again on one thread.
+struct VerifyStats {
+  bool ops_in_chunks = false;
+  bool ops_rerun = false;
+};
+
+struct VerifyOptions {
+  // Threads for the per-op checks of a large fusion (0: every core). The
+  // diagnostics are the same for any value.
+  unsigned threads = defaultThreads();
+  size_t parallel_min_exprs = 65536;  // fewer exprs are checked on one thread
+  VerifyStats* stats = nullptr;       // filled in when given
+};
+
 // Returns true when no error was reported. `file` is copied into locations.
-bool verifyFusion(const Fusion& f, DiagnosticSink& sink, const std::string& file = {});
+bool verifyFusion(const Fusion& f, DiagnosticSink& sink, const std::string& file = {},
+                  const VerifyOptions& opts = {});
 
 }  // namespace fc

@@ -1,6 +1,7 @@
 #include "support/parallel.h"
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
 #include <thread>
 #include <vector>
@@ -25,6 +26,13 @@ void parallelFor(size_t tasks, const std::function<void(size_t)>& fn) {
   for (std::exception_ptr& e : errors)
     if (e) std::rethrow_exception(e);
 }
+
+namespace {
+std::atomic<unsigned> g_default_threads{0};
+}  // namespace
+
+unsigned defaultThreads() { return g_default_threads.load(std::memory_order_relaxed); }
+void setDefaultThreads(unsigned threads) { g_default_threads.store(threads, std::memory_order_relaxed); }
 
 unsigned threadsFor(unsigned requested) {
   unsigned n = requested != 0 ? requested : std::thread::hardware_concurrency();

@@ -20,4 +20,10 @@ void parallelFor(size_t tasks, const std::function<void(size_t)>& fn);
 inline constexpr unsigned kMaxThreads = 64;
 unsigned threadsFor(unsigned requested);
 
+// The process-wide default thread count of the parallel passes (the
+// reader's chunks, the verifier's op checks); 0: every core. The CLI's
+// --threads sets it.
+unsigned defaultThreads();
+void setDefaultThreads(unsigned threads);
+
 }  // namespace fc

@@ -10,7 +10,6 @@
 #endif
 
 #include "command.h"
-#include "io/reader.h"
 #include "support/internal_error.h"
 #include "support/keep_until_exit.h"
 #include "support/parallel.h"
@@ -78,9 +77,9 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "fusecheck 0.1.0");
   app.add_option_function<unsigned>(
-         "--threads", [](unsigned n) { fc::setDefaultReadThreads(n); },
-         "Threads for reading large repros (0: every core, the default; 1: one). Give it before the "
-         "command; results never depend on it")
+         "--threads", [](unsigned n) { fc::setDefaultThreads(n); },
+         "Threads for reading and verifying large repros (0: every core, the default; 1: one). Give it "
+         "before the command; results never depend on it")
       ->check(CLI::Range(0u, fc::kMaxThreads));
   auto& reg = fc::cli::registry();
   std::sort(reg.begin(), reg.end(), [](const auto& a, const auto& b) { return a.name < b.name; });

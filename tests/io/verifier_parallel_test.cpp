@@ -1,0 +1,118 @@
+// The verifier's op checks run in chunks on several threads for a large
+// fusion (ir/verifier.cpp, checkOps). For any thread count the diagnostics
+// must be the sequential ones, in the same order, with the same
+// suppression of follow-on findings. Each case verifies the same fusion
+// with threads = 1 and with 2, 3 and 7 threads, the size threshold lowered
+// to 0 so that small fusions take the chunked path too.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "io/reader.h"
+#include "io/writer.h"
+#include "io_test_util.h"
+#include "ir/verifier.h"
+#include "synth.h"
+
+namespace fc {
+namespace {
+
+std::string diagText(const DiagnosticSink& sink) {
+  std::string out;
+  for (const Diagnostic& d : sink.all()) {
+    out += std::to_string(static_cast<int>(d.code)) + " " + d.loc.pointer + " " + d.message + "\n";
+    for (const Note& n : d.notes) out += "  note: " + n.message + " @" + n.loc.pointer + "\n";
+  }
+  return out;
+}
+
+// Verifies `f` on one thread and in chunks; returns what the 3-thread run did.
+VerifyStats expectSameOnAnyThreadCount(const Fusion& f, const std::string& what) {
+  SCOPED_TRACE(what);
+  VerifyOptions one;
+  one.threads = 1;
+  DiagnosticSink s1;
+  bool ok1 = verifyFusion(f, s1, "x.json", one);
+  VerifyStats stats3;
+  for (unsigned threads : {2u, 3u, 7u}) {
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    VerifyOptions many;
+    many.threads = threads;
+    many.parallel_min_exprs = 0;
+    VerifyStats st;
+    many.stats = &st;
+    DiagnosticSink sn;
+    EXPECT_EQ(verifyFusion(f, sn, "x.json", many), ok1);
+    EXPECT_EQ(diagText(sn), diagText(s1));
+    if (threads == 3) stats3 = st;
+  }
+  return stats3;
+}
+
+TEST(VerifierParallel, EveryFixtureVerifiesTheSameOnAnyThreadCount) {
+  size_t read = 0, with_errors = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(testing::fixturePath("fixtures"))) {
+    if (!e.is_regular_file() || e.path().extension() != ".json") continue;
+    auto r = testing::readText(testing::slurp(e.path().string()));
+    if (!r.fusion) continue;
+    ++read;
+    DiagnosticSink s;
+    if (!verifyFusion(*r.fusion, s)) ++with_errors;
+    expectSameOnAnyThreadCount(*r.fusion, e.path().string());
+  }
+  EXPECT_GT(read, 50u);
+  EXPECT_GT(with_errors, 10u);  // the invalid/ fixtures: op errors among them
+}
+
+TEST(VerifierParallel, CleanSyntheticFusionsStayInChunks) {
+  for (bool sharded : {false, true}) {
+    synth::TransformerOptions o;
+    o.exprs = 3000;
+    o.sharded = sharded;
+    Fusion f = synth::transformer(o);
+    VerifyStats st = expectSameOnAnyThreadCount(f, sharded ? "tensor-parallel" : "transformer");
+    EXPECT_TRUE(st.ops_in_chunks);
+    EXPECT_FALSE(st.ops_rerun);
+  }
+  // The default threshold keeps small fusions on one thread.
+  VerifyStats st;
+  VerifyOptions o;
+  o.threads = 4;
+  o.stats = &st;
+  DiagnosticSink s;
+  EXPECT_TRUE(verifyFusion(synth::linearRelu(30), s, "", o));
+  EXPECT_FALSE(st.ops_in_chunks);
+}
+
+// Op errors in different chunks, one of them feeding later ops: the rerun
+// on one thread reports them in order and suppresses the follow-on
+// findings of consumers, exactly as the sequential verifier does.
+TEST(VerifierParallel, OpErrorsAreReportedAsOnOneThread) {
+  synth::TransformerOptions o;
+  o.exprs = 3000;
+  Fusion f = synth::transformer(o);
+  size_t changed = 0;
+  for (size_t at : {f.exprs.size() / 5, f.exprs.size() / 2, 4 * f.exprs.size() / 5}) {
+    // The first elementwise expr from `at` on gets an output of another dtype.
+    for (size_t e = at; e < f.exprs.size(); ++e) {
+      Expr& x = f.exprs[e];
+      if (x.outputs.size() != 1 || opInfo(x.op).category != OpCategory::Binary) continue;
+      Tensor& t = f.tensors[x.outputs[0]];
+      t.dtype = t.dtype == DType::Float ? DType::Int : DType::Float;
+      ++changed;
+      break;
+    }
+  }
+  ASSERT_EQ(changed, 3u);
+  DiagnosticSink s;
+  VerifyOptions one;
+  one.threads = 1;
+  ASSERT_FALSE(verifyFusion(f, s, "", one));
+  VerifyStats st = expectSameOnAnyThreadCount(f, "three dtype errors");
+  EXPECT_TRUE(st.ops_in_chunks);
+  EXPECT_TRUE(st.ops_rerun);
+}
+
+}  // namespace
+}  // namespace fc
