@@ -2,7 +2,8 @@
 // points and file reading. The reader itself is io/reader_impl.inc.
 //
 // One forward pass of simdjson On-Demand over the text builds the Fusion
-// directly (no DOM); see reader_impl.inc for the design and costs.
+// directly (no DOM), the two large arrays in chunks on several threads when
+// the text is large; see reader_impl.inc for the design and costs.
 #include "io/reader.h"
 
 #include <simdjson.h>
