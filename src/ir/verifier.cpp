@@ -1169,13 +1169,18 @@ class Verifier {
       std::atomic<bool> reported{false};
       parallelFor(w, [&](size_t k) {
         OpState st{&sinks[k]};
-        chunk_op_ = &st;
+        // Task 0 runs on this thread: reset the pointer even if a check throws.
+        struct Route {
+          explicit Route(OpState* s) { chunk_op_ = s; }
+          ~Route() { chunk_op_ = nullptr; }
+          Route(const Route&) = delete;
+          Route& operator=(const Route&) = delete;
+        } route(&st);
         for (size_t i = n * k / w; i < n * (k + 1) / w && !reported.load(std::memory_order_relaxed); ++i)
           if (exprUsable(order_[i])) {
             checkOpGuarded(order_[i]);
             if (!sinks[k].all().empty()) reported = true;
           }
-        chunk_op_ = nullptr;
       });
       if (opts_.stats != nullptr) {
         opts_.stats->ops_in_chunks = true;
