@@ -2,20 +2,9 @@
 // that reads and verifies, the writer round trip must hold. Every input is
 // also read and verified with the chunked paths forced (3 threads, no size
 // threshold): the result and the diagnostics must be the one-thread ones.
+#include "diag/render.h"
 #include "fuzz_common.h"
 #include "io/writer.h"
-
-namespace {
-
-std::string diagnostics(const fc::DiagnosticSink& sink) {
-  std::string out;
-  for (const fc::Diagnostic& d : sink.all())
-    out += std::to_string(static_cast<int>(d.code)) + " " + d.loc.pointer + " " + std::to_string(d.loc.line) +
-           ":" + std::to_string(d.loc.col) + " " + d.message + "\n";
-  return out;
-}
-
-}  // namespace
 
 FC_FUZZ_TARGET(json) {
   return fc::fuzz::guarded("json", [&] {
@@ -32,9 +21,9 @@ FC_FUZZ_TARGET(json) {
     chunked.threads = 3;
     chunked.parallel_min_bytes = 0;
     std::optional<fc::Fusion> g = fc::readFusion(chunked_src, chunked_sink, chunked);
-    if (f.has_value() != g.has_value() || diagnostics(sink) != diagnostics(chunked_sink))
-      fc::fuzz::fail("chunked reading differs from one thread:\n" + diagnostics(sink) + "---\n" +
-                     diagnostics(chunked_sink));
+    if (f.has_value() != g.has_value() || fc::renderJson(sink.all()) != fc::renderJson(chunked_sink.all()))
+      fc::fuzz::fail("chunked reading differs from one thread:\n" + fc::renderJson(sink.all()) + "---\n" +
+                     fc::renderJson(chunked_sink.all()));
     if (f && fc::writeFusion(*f) != fc::writeFusion(*g))
       fc::fuzz::fail("chunked reading built another fusion");
     if (!f) return;
@@ -47,9 +36,9 @@ FC_FUZZ_TARGET(json) {
     fc::VerifyOptions single;
     single.threads = 1;
     bool ok = fc::verifyFusion(*f, sink, src.path(), single);
-    if (ok != chunked_ok || diagnostics(sink) != diagnostics(chunked_verify))
-      fc::fuzz::fail("chunked op checks differ from one thread:\n" + diagnostics(sink) + "---\n" +
-                     diagnostics(chunked_verify));
+    if (ok != chunked_ok || fc::renderJson(sink.all()) != fc::renderJson(chunked_verify.all()))
+      fc::fuzz::fail("chunked op checks differ from one thread:\n" + fc::renderJson(sink.all()) + "---\n" +
+                     fc::renderJson(chunked_verify.all()));
     if (!ok) return;
     f->rebuildUses();
     fc::fuzz::requireRoundTrip(*f);

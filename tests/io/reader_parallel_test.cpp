@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "diag/render.h"
 #include "io/reader.h"
 #include "io/writer.h"
 #include "io_test_util.h"
@@ -31,16 +32,6 @@ ReadOptions chunked(unsigned threads) {
   o.threads = threads;
   o.parallel_min_bytes = 0;
   return o;
-}
-
-std::string diagText(const DiagnosticSink& sink) {
-  std::string out;
-  for (const Diagnostic& d : sink.all()) {
-    out += std::to_string(static_cast<int>(d.code)) + " " + d.loc.pointer + " " + std::to_string(d.loc.line) +
-           ":" + std::to_string(d.loc.col) + " " + d.message + "\n";
-    for (const Note& n : d.notes) out += "  note: " + n.message + "\n";
-  }
-  return out;
 }
 
 // Every arena, field by field: ids must match, not only the printed form.
@@ -116,8 +107,9 @@ ReadStats expectSameOnAnyThreadCount(const std::string& text, const std::string&
     opts.stats = &stats;
     auto many = readText(text, opts);
     if (threads == 3) stats3 = stats;
-    EXPECT_EQ(one.fusion.has_value(), many.fusion.has_value()) << diagText(one.sink) << diagText(many.sink);
-    EXPECT_EQ(diagText(one.sink), diagText(many.sink));
+    EXPECT_EQ(one.fusion.has_value(), many.fusion.has_value())
+        << renderJson(one.sink.all()) << renderJson(many.sink.all());
+    EXPECT_EQ(renderJson(one.sink.all()), renderJson(many.sink.all()));
     if (one.fusion.has_value() != many.fusion.has_value()) continue;
     if (one.fusion) expectSameFusion(*one.fusion, *many.fusion);
   }
@@ -232,7 +224,7 @@ TEST(ReaderParallel, ForwardReferencesAreResolvedAsOnOneThread) {
                           text.substr(sc, te - sc) + text.substr(in);
   EXPECT_TRUE(expectSameOnAnyThreadCount(reordered, "reordered").reread);
   auto r = readText(reordered, chunked(4));
-  ASSERT_TRUE(r.fusion.has_value()) << diagText(r.sink);
+  ASSERT_TRUE(r.fusion.has_value()) << renderJson(r.sink.all());
   EXPECT_EQ(r.fusion->exprs.size(), readText(text, chunked(4)).fusion->exprs.size());
 }
 

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <string>
 
+#include "diag/render.h"
 #include "io/reader.h"
 #include "io/writer.h"
 #include "io_test_util.h"
@@ -17,15 +18,6 @@
 
 namespace fc {
 namespace {
-
-std::string diagText(const DiagnosticSink& sink) {
-  std::string out;
-  for (const Diagnostic& d : sink.all()) {
-    out += std::to_string(static_cast<int>(d.code)) + " " + d.loc.pointer + " " + d.message + "\n";
-    for (const Note& n : d.notes) out += "  note: " + n.message + " @" + n.loc.pointer + "\n";
-  }
-  return out;
-}
 
 // Verifies `f` on one thread and in chunks; returns what the 3-thread run did.
 VerifyStats expectSameOnAnyThreadCount(const Fusion& f, const std::string& what) {
@@ -44,7 +36,7 @@ VerifyStats expectSameOnAnyThreadCount(const Fusion& f, const std::string& what)
     many.stats = &st;
     DiagnosticSink sn;
     EXPECT_EQ(verifyFusion(f, sn, "x.json", many), ok1);
-    EXPECT_EQ(diagText(sn), diagText(s1));
+    EXPECT_EQ(renderJson(sn.all()), renderJson(s1.all()));
     if (threads == 3) stats3 = st;
   }
   return stats3;
