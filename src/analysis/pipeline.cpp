@@ -1,6 +1,8 @@
 #include "analysis/pipeline.h"
 
 #include <algorithm>
+#include <functional>
+#include <future>
 #include <map>
 #include <sstream>
 #include <string_view>
@@ -13,6 +15,7 @@
 #include "passes/concretize.h"
 #include "passes/segment.h"
 #include "passes/segment_inputs.h"
+#include "support/parallel.h"
 #include "support/phase_times.h"
 #include "support/step_counters.h"
 
@@ -108,6 +111,22 @@ struct Ctx {
         ci_last_scalar[c.value.id] = &c;
       }
     }
+  }
+
+  // Whole-first eras: concretize the complete fusion before segmenting.
+  void concretizeWhole(const std::vector<ExprId>& topo) {
+    PhaseScope phase("pipeline: concretize whole fusion");
+    ViewSpec wv;
+    wv.exprs = topo;
+    for (const ValueRef& in : f.inputs)
+      if (in.isTensor()) wv.inputs.push_back({in.id, f.tensors[in.id].logical, std::nullopt, false});
+    ConcretizationInfo info = analyzeConcretization(f, wv, whole, opts.era, sink, opts.file, &concretize_scratch);
+    reportUnbound(info, -1, nullptr, wv.inputs, InputRewrite::StripReductions, false);
+    std::string t = std::to_string(info.checked_extents) + " dynamic extents checked\n";
+    for (auto& s : info.empty_extents) t += "  empty: " + s + "\n";
+    for (auto& s : info.decisions) t += "  " + s + "\n";
+    trace("concretize", "whole fusion", t);
+    if (opts.trace) apply("whole fusion", topo, whole);
   }
 
   // The apply pass: print the concretized view; a concretized fusion that
@@ -399,6 +418,18 @@ std::vector<std::optional<int64_t>> localShape(const Fusion& f, ScalarEval& whol
   return out;
 }
 
+namespace {
+
+// Whether runPipeline segments on a second thread: never when tracing (the
+// trace is one ordered record), on one thread, or below the size where a
+// thread costs more than it saves.
+bool overlapSegmenting(const Fusion& f, const PipelineOptions& opts) {
+  if (opts.trace || f.exprs.size() < opts.overlap_min_exprs) return false;
+  return threadsFor(opts.threads != 0 ? opts.threads : defaultThreads()) >= 2;
+}
+
+}  // namespace
+
 PipelineResult runPipeline(const Fusion& f, const PipelineOptions& opts) {
   PipelineResult r;
   r.era = opts.era;
@@ -407,36 +438,68 @@ PipelineResult runPipeline(const Fusion& f, const PipelineOptions& opts) {
   r.whole_first = opts.era == Era::Head || !multi;
 
   // Bind the complete fusion: needed for provenance and runtime sizes in
-  // every era; it is a concretization step only in whole-first eras.
-  PhaseScope bind_phase("pipeline: bind whole fusion");
-  bindView(f, c.wholeRequest(), c.whole, c.sink);
-  bind_phase.stop();
-  // bindingsText walks every scalar: build it only when tracing (it was
-  // built and dropped per segment, O(segments x scalars)).
-  if (opts.trace) c.trace("bind", "whole fusion", c.bindingsText(c.whole));
-
-  PhaseScope topo_phase("pipeline: topological order");
-  std::vector<ExprId> topo = topoOrder(f);
-  topo_phase.stop();
-  if (r.whole_first) {
-    PhaseScope phase("pipeline: concretize whole fusion");
-    ViewSpec wv;
-    wv.exprs = topo;
-    for (const ValueRef& in : f.inputs)
-      if (in.isTensor()) wv.inputs.push_back({in.id, f.tensors[in.id].logical, std::nullopt, false});
-    ConcretizationInfo info =
-        analyzeConcretization(f, wv, c.whole, opts.era, c.sink, opts.file, &c.concretize_scratch);
-    c.reportUnbound(info, -1, nullptr, wv.inputs, InputRewrite::StripReductions, false);
-    std::string t = std::to_string(info.checked_extents) + " dynamic extents checked\n";
-    for (auto& s : info.empty_extents) t += "  empty: " + s + "\n";
-    for (auto& s : info.decisions) t += "  " + s + "\n";
-    c.trace("concretize", "whole fusion", t);
-    if (opts.trace) c.apply("whole fusion", topo, c.whole);
+  // every era; it is a concretization step only in whole-first eras. Then
+  // concretize it (whole-first eras) and segment it. Segmenting reads only
+  // the fusion and the topological order, so on a large fusion it runs on a
+  // second thread beside bind + concretize (docs/performance.md, fix 29);
+  // its diagnostics follow theirs, as they do when run in turn.
+  std::vector<ExprId> topo;
+  SegmentPassResult sp;
+  auto bindAndConcretize = [&](const std::function<const std::vector<ExprId>&()>& order) {
+    PhaseScope bind_phase("pipeline: bind whole fusion");
+    bindView(f, c.wholeRequest(), c.whole, c.sink);
+    bind_phase.stop();
+    // bindingsText walks every scalar: build it only when tracing (it was
+    // built and dropped per segment, O(segments x scalars)).
+    if (opts.trace) c.trace("bind", "whole fusion", c.bindingsText(c.whole));
+    const std::vector<ExprId>& t = order();
+    if (r.whole_first) c.concretizeWhole(t);
+  };
+  if (overlapSegmenting(f, opts)) {
+    // Task 0 (this thread): bind, then concretize once the order is ready.
+    // Task 1: the order, then the segmenter, into a sink and phase
+    // collector of its own, merged after the join.
+    std::promise<void> order_ready;
+    std::shared_future<void> order_done = order_ready.get_future().share();
+    DiagnosticSink seg_sink;
+    PhaseTimes* times = PhaseTimes::active();
+    PhaseTimes seg_times;
+    steps::Counters seg_counters;
+    parallelFor(2, [&](size_t task) {
+      if (task == 0) {
+        bindAndConcretize([&]() -> const std::vector<ExprId>& {
+          order_done.get();  // rethrows what the order threw
+          return topo;
+        });
+        return;
+      }
+      PhaseTimes::activate(times ? &seg_times : nullptr);
+      try {
+        PhaseScope topo_phase("pipeline: topological order");
+        topo = topoOrder(f);
+      } catch (...) {
+        order_ready.set_exception(std::current_exception());
+        throw;
+      }
+      order_ready.set_value();
+      PhaseScope segment_phase("pipeline: segment");
+      sp = segmentFusion(f, opts.era, opts.trace, seg_sink, opts.file, &topo);
+      segment_phase.stop();
+      seg_counters = steps::counters;
+    });
+    for (Diagnostic& d : seg_sink.all()) c.sink.all().push_back(std::move(d));
+    steps::counters += seg_counters;
+    if (times) times->mergeConcurrent(seg_times);
+    r.overlapped = true;
+  } else {
+    bindAndConcretize([&]() -> const std::vector<ExprId>& {
+      PhaseScope topo_phase("pipeline: topological order");
+      topo = topoOrder(f);
+      return topo;
+    });
+    PhaseScope segment_phase("pipeline: segment");
+    sp = segmentFusion(f, opts.era, opts.trace, c.sink, opts.file, &topo);
   }
-
-  PhaseScope segment_phase("pipeline: segment");
-  SegmentPassResult sp = segmentFusion(f, opts.era, opts.trace, c.sink, opts.file, &topo);
-  segment_phase.stop();
   r.segmented = std::move(sp.segmented);
   const bool from_repro = f.segmentation && f.segmentation->input_rewrite.has_value();
   const InputRewrite rw = from_repro ? *f.segmentation->input_rewrite : eraInputRewrite(opts.era);
@@ -463,6 +526,12 @@ PipelineResult runPipeline(const Fusion& f, const PipelineOptions& opts) {
     // Per-segment trace (the whole-fusion passes above are traced regardless).
     const bool tr =
         opts.trace && (opts.trace_segment < 0 || static_cast<uint32_t>(opts.trace_segment) == seg.id);
+    // A whole-first era binds no segment: the inputs serve only the trace and
+    // the edge hazards of an era that keeps Reduction axes (which read their
+    // domains, not their sizes). Skipping them saves a walk of every segment
+    // input (~0.1 s at 1M exprs).
+    if (!tr && r.whole_first && rw != InputRewrite::KeepReductions) continue;
+    const bool need_sizes = tr || !r.whole_first;
     PhaseScope inputs_phase("pipeline: segment inputs");
     std::vector<BoundInput> inputs;
     std::vector<std::pair<ScalarId, std::optional<int64_t>>> scalars;
@@ -472,7 +541,7 @@ PipelineResult runPipeline(const Fusion& f, const PipelineOptions& opts) {
         b.tensor = v.id;
         b.domain = segmentInputDomain(f, v.id, rw);
         b.fresh_rfactor = true;
-        b.sizes = c.runtimeSizes(v.id, b.domain);
+        if (need_sizes) b.sizes = c.runtimeSizes(v.id, b.domain);
         inputs.push_back(std::move(b));
       } else {
         scalars.push_back({v.id, c.whole.value(v.id)});

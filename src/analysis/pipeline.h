@@ -29,6 +29,12 @@ struct PipelineOptions {
   // every segment). A segment's trace walks the whole fusion (its binding
   // list, the concretized copy), so tracing them all is O(segments x fusion).
   int trace_segment = -1;
+  // Threads (0: defaultThreads(), support/parallel.h). With two or more and
+  // no trace, a fusion of overlap_min_exprs exprs or more is segmented on a
+  // second thread while the first binds and concretizes it; the result and
+  // the diagnostics, in their order, are the same either way.
+  unsigned threads = 0;
+  size_t overlap_min_exprs = 8192;
 };
 
 // Pass names, the same everywhere (trace headings, --print-after,
@@ -50,6 +56,7 @@ struct PipelineResult {
   InputRewrite input_rewrite = InputRewrite::KeepReductions;
   bool whole_first = false;           // the era concretizes the whole fusion before segmenting
   std::shared_ptr<ScalarEval> whole;  // the complete fusion's binding
+  bool overlapped = false;            // segmented on a second thread (PipelineOptions::threads)
   bool failed() const;
 };
 

@@ -9,6 +9,9 @@
 namespace fc {
 
 bool isMultiDevice(const Fusion& f) {
+  // A mesh id indexes f.meshes: without meshes no tensor can be placed on
+  // one, and the scan (a cache line per tensor) is skipped.
+  if (f.meshes.empty()) return false;
   for (const Tensor& t : f.tensors)
     if (t.mesh != kNone) return true;
   return false;
@@ -55,9 +58,50 @@ std::string schedulerFor(const Fusion& f, const std::vector<ExprId>& exprs) {
   return "pointwise";
 }
 
+// Every expr's operands and outputs as flat arrays (CSR), with each operand's
+// producer, gathered in one pass over the exprs: the passes below then read
+// a few bytes per operand in sequence instead of chasing each expr's heap
+// vectors and each operand tensor's cache line (a million exprs and tensors
+// fit no cache; fix 30 of docs/performance.md).
+struct Operands {
+  std::vector<uint32_t> in_begin, out_begin;  // per expr, n + 1 entries
+  std::vector<ValueRef> in;
+  std::vector<ExprId> in_producer;  // kNone: a scalar or a fusion input
+  std::vector<TensorId> out;
+
+  explicit Operands(const Fusion& f) {
+    const size_t n = f.exprs.size();
+    std::vector<ExprId> producer(f.tensors.size());
+    for (size_t t = 0; t < f.tensors.size(); ++t) producer[t] = f.tensors[t].definition;
+    in_begin.resize(n + 1);
+    out_begin.resize(n + 1);
+    size_t nin = 0, nout = 0;
+    for (size_t e = 0; e < n; ++e) {
+      in_begin[e] = static_cast<uint32_t>(nin);
+      out_begin[e] = static_cast<uint32_t>(nout);
+      nin += f.exprs[e].inputs.size();
+      nout += f.exprs[e].outputs.size();
+    }
+    in_begin[n] = static_cast<uint32_t>(nin);
+    out_begin[n] = static_cast<uint32_t>(nout);
+    in.reserve(nin);
+    in_producer.reserve(nin);
+    out.reserve(nout);
+    for (size_t e = 0; e < n; ++e) {
+      for (const ValueRef& v : f.exprs[e].inputs) {
+        in.push_back(v);
+        in_producer.push_back(v.isTensor() ? producer[v.id] : kNone);
+      }
+      out.insert(out.end(), f.exprs[e].outputs.begin(), f.exprs[e].outputs.end());
+    }
+  }
+  uint32_t inBegin(ExprId e) const { return in_begin[e]; }
+  uint32_t inEnd(ExprId e) const { return in_begin[e + 1]; }
+};
+
 // Fills inputs / outputs / edges / producer_of and orders segments
 // topologically (by their smallest topo position).
-void finish(const Fusion& f, SegmentedFusion& sf, const std::vector<uint32_t>& seg_of_expr,
+void finish(const Fusion& f, const Operands& ops, SegmentedFusion& sf, const std::vector<uint32_t>& seg_of_expr,
             const std::vector<uint32_t>& topo_pos) {
   const size_t nseg = sf.segments.size();
   // Order segments: Kahn over segment dependencies, ties by first topo position.
@@ -73,9 +117,8 @@ void finish(const Fusion& f, SegmentedFusion& sf, const std::vector<uint32_t>& s
   std::vector<std::pair<uint32_t, uint32_t>> deps;
   for (uint32_t s = 0; s < nseg; ++s)
     for (ExprId e : sf.segments[s].exprs)
-      for (const ValueRef& v : f.exprs[e].inputs) {
-        if (!v.isTensor()) continue;
-        ExprId p = f.tensors[v.id].definition;
+      for (uint32_t k = ops.inBegin(e); k < ops.inEnd(e); ++k) {
+        ExprId p = ops.in_producer[k];
         if (p == kNone) continue;
         uint32_t ps = seg_of_expr[p];
         if (ps != s && mark[ps] != s) {
@@ -115,7 +158,7 @@ void finish(const Fusion& f, SegmentedFusion& sf, const std::vector<uint32_t>& s
   sf.producer_of.assign(f.tensors.size(), kNone);
   for (const Segment& s : sf.segments)
     for (ExprId e : s.exprs)
-      for (TensorId t : f.exprs[e].outputs) sf.producer_of[t] = s.id;
+      for (uint32_t k = ops.out_begin[e]; k < ops.out_begin[e + 1]; ++k) sf.producer_of[ops.out[k]] = s.id;
   // Exprs within a segment in topological order.
   for (Segment& s : sf.segments)
     std::sort(s.exprs.begin(), s.exprs.end(), [&](ExprId a, ExprId b) { return topo_pos[a] < topo_pos[b]; });
@@ -124,7 +167,8 @@ void finish(const Fusion& f, SegmentedFusion& sf, const std::vector<uint32_t>& s
   std::vector<uint32_t> seen_scalar(f.scalars.size(), UINT32_MAX);
   for (Segment& s : sf.segments) {
     for (ExprId e : s.exprs)
-      for (const ValueRef& v : f.exprs[e].inputs) {
+      for (uint32_t k = ops.inBegin(e); k < ops.inEnd(e); ++k) {
+        const ValueRef& v = ops.in[k];
         if (v.isTensor()) {
           if (sf.producer_of[v.id] == s.id || seen_in[v.id] == s.id) continue;
           seen_in[v.id] = s.id;
@@ -141,8 +185,8 @@ void finish(const Fusion& f, SegmentedFusion& sf, const std::vector<uint32_t>& s
   for (TensorId o : f.outputs) used_outside[o] = 1;
   for (Segment& s : sf.segments)
     for (ExprId e : s.exprs)
-      for (TensorId t : f.exprs[e].outputs)
-        if (used_outside[t]) s.outputs.push_back(t);
+      for (uint32_t k = ops.out_begin[e]; k < ops.out_begin[e + 1]; ++k)
+        if (used_outside[ops.out[k]]) s.outputs.push_back(ops.out[k]);
   std::sort(sf.edges.begin(), sf.edges.end(), [](const SegmentEdge& a, const SegmentEdge& b) {
     return std::tie(a.to, a.from, a.tensor) < std::tie(b.to, b.from, b.tensor);
   });
@@ -168,6 +212,7 @@ SegmentPassResult segmentFusion(const Fusion& f, Era era, bool trace, Diagnostic
   std::vector<uint32_t> topo_pos(n, 0);
   for (uint32_t i = 0; i < order.size(); ++i) topo_pos[order[i]] = i;
   const bool multi = isMultiDevice(f);
+  const Operands ops(f);
 
   std::vector<uint8_t> resharding(n, 0);
   if (multi)
@@ -212,32 +257,28 @@ SegmentPassResult segmentFusion(const Fusion& f, Era era, bool trace, Diagnostic
                         " segments");
     if (f.segmentation->input_rewrite) sf.input_rewrite = *f.segmentation->input_rewrite;
     sf.forward = f.segmentation->forward;
-    finish(f, sf, seg_of, topo_pos);
+    finish(f, ops, sf, seg_of, topo_pos);
     return r;
   }
 
-  // Each tensor's producer, gathered once: the passes below read 4 bytes per
-  // operand instead of a cache line of the Tensor.
-  std::vector<ExprId> producer(f.tensors.size());
-  for (size_t t = 0; t < f.tensors.size(); ++t) producer[t] = f.tensors[t].definition;
-  // Barriers: exprs that run alone. Cut tensors: segment_set outputs.
-  std::vector<uint8_t> barrier(n, 0);
-  for (ExprId e = 0; e < n; ++e) barrier[e] = multi ? resharding[e] : isExprEvalOnly(f.exprs[e].op);
+  // Barriers: exprs that run alone. Cut tensors: segment_set outputs, so an
+  // operand is cut when its producer is a segment_set (single device).
+  std::vector<uint8_t> barrier(n, 0), cuts(n, 0);
+  for (ExprId e = 0; e < n; ++e) {
+    barrier[e] = multi ? resharding[e] : isExprEvalOnly(f.exprs[e].op);
+    cuts[e] = !multi && f.exprs[e].op == OpKind::SegmentSet;
+  }
   sf.approximate = !multi;
-  auto isCut = [&](TensorId t) {
-    ExprId p = producer[t];
-    return !multi && p != kNone && f.exprs[p].op == OpKind::SegmentSet;
-  };
-  auto weight = [&](ExprId p, TensorId t) { return (barrier[p] || isCut(t)) ? 1u : 0u; };
+  // The operand's producer p is never kNone here.
+  auto weight = [&](ExprId p) { return (barrier[p] || cuts[p]) ? 1u : 0u; };
 
   // ASAP levels, then ALAP (latest level that keeps every edge's weight).
   std::vector<uint32_t> asap(n, 0), alap(n, UINT32_MAX);
   uint32_t max_level = 0;
   for (ExprId e : order) {
-    for (const ValueRef& v : f.exprs[e].inputs) {
-      if (!v.isTensor()) continue;
-      ExprId p = producer[v.id];
-      if (p != kNone) asap[e] = std::max(asap[e], asap[p] + weight(p, v.id));
+    for (uint32_t k = ops.inBegin(e); k < ops.inEnd(e); ++k) {
+      ExprId p = ops.in_producer[k];
+      if (p != kNone) asap[e] = std::max(asap[e], asap[p] + weight(p));
     }
     max_level = std::max(max_level, asap[e]);
   }
@@ -246,15 +287,15 @@ SegmentPassResult segmentFusion(const Fusion& f, Era era, bool trace, Diagnostic
   // blocks at a million exprs.
   std::vector<uint32_t> cons_begin(n + 1, 0);
   for (ExprId e : order)
-    for (const ValueRef& v : f.exprs[e].inputs)
-      if (v.isTensor() && producer[v.id] != kNone) ++cons_begin[producer[v.id] + 1];
+    for (uint32_t k = ops.inBegin(e); k < ops.inEnd(e); ++k)
+      if (ops.in_producer[k] != kNone) ++cons_begin[ops.in_producer[k] + 1];
   for (size_t e = 0; e < n; ++e) cons_begin[e + 1] += cons_begin[e];
   std::vector<std::pair<ExprId, TensorId>> cons(cons_begin[n]);
   {
     std::vector<uint32_t> fill(cons_begin.begin(), cons_begin.end() - 1);
     for (ExprId e : order)
-      for (const ValueRef& v : f.exprs[e].inputs)
-        if (v.isTensor() && producer[v.id] != kNone) cons[fill[producer[v.id]]++] = {e, v.id};
+      for (uint32_t k = ops.inBegin(e); k < ops.inEnd(e); ++k)
+        if (ExprId p = ops.in_producer[k]; p != kNone) cons[fill[p]++] = {e, ops.in[k].id};
   }
   auto consumers = [&](ExprId e) {
     return std::pair(cons.begin() + cons_begin[e], cons.begin() + cons_begin[e + 1]);
@@ -263,7 +304,7 @@ SegmentPassResult segmentFusion(const Fusion& f, Era era, bool trace, Diagnostic
     ExprId e = order[k];
     uint32_t l = max_level;
     for (auto [it, end] = consumers(e); it != end; ++it)
-      l = std::min(l, alap[it->first] - weight(e, it->second));
+      l = std::min(l, alap[it->first] - weight(e));
     alap[e] = barrier[e] ? asap[e] : std::max(l, asap[e]);
   }
 
@@ -280,7 +321,7 @@ SegmentPassResult segmentFusion(const Fusion& f, Era era, bool trace, Diagnostic
       enum class Refuse { No, Barrier, Cut, Level } refuse = Refuse::No;
       if (barrier[e] || barrier[c])
         refuse = Refuse::Barrier;
-      else if (isCut(t))
+      else if (cuts[e])  // t is e's output
         refuse = Refuse::Cut;
       else if (alap[e] != alap[c])
         refuse = Refuse::Level;
@@ -327,7 +368,7 @@ SegmentPassResult segmentFusion(const Fusion& f, Era era, bool trace, Diagnostic
       s.reason = barrier[s.exprs[0]] ? "ExprEval-only op, segmented alone" : "maximal compute region";
     }
   }
-  finish(f, sf, seg_of, topo_pos);
+  finish(f, ops, sf, seg_of, topo_pos);
   return r;
 }
 

@@ -2,6 +2,7 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace fc {
@@ -34,6 +35,16 @@ void PhaseTimes::add(size_t slot, double seconds) {
   if (p.calls <= 4 || p.calls % 1024 == 0) p.peak_rss_kb = peakRssKb();
 }
 
+void PhaseTimes::mergeConcurrent(const PhaseTimes& other) {
+  for (const Phase& o : other.phases_) {
+    Phase& p = phases_[slot(o.name)];
+    p.seconds += o.seconds;
+    p.calls += o.calls;
+    p.peak_rss_kb = std::max(p.peak_rss_kb, o.peak_rss_kb);
+    p.concurrent = true;
+  }
+}
+
 uint64_t peakRssKb() {
   struct rusage u {};
   if (getrusage(RUSAGE_SELF, &u) != 0) return 0;
@@ -47,10 +58,13 @@ std::string PhaseTimes::render(double total_seconds) const {
                 "peak RSS");
   out += line;
   double sum = 0;
+  bool any_concurrent = false;
   for (const Phase& p : phases_) {
-    sum += p.seconds;
+    any_concurrent |= p.concurrent;
+    if (!p.concurrent) sum += p.seconds;
     double share = total_seconds > 0 ? 100.0 * p.seconds / total_seconds : 0.0;
-    std::snprintf(line, sizeof line, "  %-40s %9llu %10.1f %5.1f%% %6llu MiB\n", p.name.c_str(),
+    std::snprintf(line, sizeof line, "  %-40s %9llu %10.1f %5.1f%% %6llu MiB\n",
+                  (p.concurrent ? p.name + " (concurrent)" : p.name).c_str(),
                   static_cast<unsigned long long>(p.calls), p.seconds * 1e3, share,
                   static_cast<unsigned long long>(p.peak_rss_kb / 1024));
     out += line;
@@ -63,6 +77,8 @@ std::string PhaseTimes::render(double total_seconds) const {
   std::snprintf(line, sizeof line, "  %-40s %9s %10.1f %6s %6llu MiB\n", "total", "", total_seconds * 1e3, "",
                 static_cast<unsigned long long>(peakRssKb() / 1024));
   out += line;
+  if (any_concurrent)
+    out += "  (concurrent): ran on a second thread at the same time as other phases; not in the sum\n";
   return out;
 }
 

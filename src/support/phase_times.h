@@ -24,6 +24,7 @@ class PhaseTimes {
     double seconds = 0;
     uint64_t calls = 0;
     uint64_t peak_rss_kb = 0;  // the process's peak RSS when the phase last ended
+    bool concurrent = false;   // ran on another thread beside the other phases
   };
 
   // The active collector of this thread (nullptr: none); returns the previous.
@@ -33,6 +34,9 @@ class PhaseTimes {
   // Index of the phase called `name`, created on first use.
   size_t slot(std::string_view name);
   void add(size_t slot, double seconds);
+  // Adds the phases another thread timed while this one ran its own; they
+  // are marked concurrent and left out of the "(not in a phase)" sum.
+  void mergeConcurrent(const PhaseTimes& other);
 
   const std::vector<Phase>& phases() const { return phases_; }
   // A table: phase, calls, ms, share of `total_seconds`, peak RSS.

@@ -17,6 +17,18 @@ struct Counters {
   uint64_t scratch_inits = 0;      // per-view scratch arrays: elements initialized
   uint64_t dedup_compares = 0;     // runPipeline: diagnostics compared when dropping duplicates
   uint64_t trace_elements = 0;     // traced pipeline: whole-fusion elements walked per traced view
+
+  // Adds another thread's counts (a pass run on a worker thread).
+  Counters& operator+=(const Counters& o) {
+    eval_steps += o.eval_steps;
+    eval_resets += o.eval_resets;
+    eval_slots += o.eval_slots;
+    free_symbol_steps += o.free_symbol_steps;
+    scratch_inits += o.scratch_inits;
+    dedup_compares += o.dedup_compares;
+    trace_elements += o.trace_elements;
+    return *this;
+  }
 };
 
 inline thread_local Counters counters;

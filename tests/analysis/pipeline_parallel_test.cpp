@@ -1,0 +1,187 @@
+// runPipeline segments a large fusion on a second thread while the first
+// binds and concretizes it (analysis/pipeline.cpp, fix 29 of
+// docs/performance.md). Whatever the thread count, the result must be the
+// one-thread result: the same diagnostics in the same order, the same
+// segments, unbound records, whole-fusion binding and step counts. Each case
+// runs the pipeline on one thread and with the overlap forced (two threads,
+// no size threshold), in every era.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "analysis/pipeline.h"
+#include "diag/render.h"
+#include "diag/source.h"
+#include "io/reader.h"
+#include "ir/verifier.h"
+#include "support/phase_times.h"
+#include "support/step_counters.h"
+#include "synth.h"
+
+namespace fc {
+namespace {
+
+std::string describe(const PipelineResult& r) {
+  std::string out;
+  for (const Segment& s : r.segmented.segments) {
+    out += std::to_string(s.id) + " " + s.scheduler + " " + std::to_string(static_cast<int>(s.kind)) + " :";
+    for (ExprId e : s.exprs) out += " " + std::to_string(e);
+    out += " in";
+    for (const ValueRef& v : s.inputs) out += " " + std::to_string(v.id);
+    out += " -- " + s.reason + "\n";
+  }
+  out += "edges " + std::to_string(r.segmented.edges.size()) + " forward " +
+         std::to_string(r.segmented.forward.size()) + "\n";
+  for (const UnboundExtent& u : r.unbound)
+    out += "unbound " + std::to_string(u.segment) + " " + std::to_string(u.symbol) + " hops " +
+           std::to_string(u.hops.size()) + "\n";
+  return out;
+}
+
+std::string bindings(const Fusion& f, const PipelineResult& r) {
+  std::string out;
+  for (ScalarId s = 0; s < f.scalars.size(); ++s) {
+    if (!r.whole->isKnown(s)) continue;
+    auto v = r.whole->value(s);
+    out += std::to_string(s) + "=" + (v ? std::to_string(*v) : "?") + " ";
+  }
+  return out;
+}
+
+struct Run {
+  PipelineResult result;
+  steps::Counters counters;
+};
+
+Run run(const Fusion& f, Era era, unsigned threads) {
+  PipelineOptions o;
+  o.era = era;
+  o.threads = threads;
+  o.overlap_min_exprs = 0;
+  steps::reset();
+  Run r{runPipeline(f, o), {}};
+  r.counters = steps::counters;
+  return r;
+}
+
+// Returns whether the overlapped run did overlap.
+bool expectSameOnAnyThreadCount(const Fusion& f, const std::string& what) {
+  bool overlapped = false;
+  for (Era era : kAllEras) {
+    SCOPED_TRACE(what + " era " + std::string(eraName(era)));
+    Run one = run(f, era, 1);
+    EXPECT_FALSE(one.result.overlapped);
+    Run two = run(f, era, 2);
+    overlapped = two.result.overlapped;
+    EXPECT_EQ(renderJson(two.result.diagnostics), renderJson(one.result.diagnostics));
+    EXPECT_EQ(describe(two.result), describe(one.result));
+    EXPECT_EQ(bindings(f, two.result), bindings(f, one.result));
+    EXPECT_EQ(two.result.failed(), one.result.failed());
+    EXPECT_EQ(two.counters.eval_steps, one.counters.eval_steps);
+    EXPECT_EQ(two.counters.eval_slots, one.counters.eval_slots);
+    EXPECT_EQ(two.counters.scratch_inits, one.counters.scratch_inits);
+    EXPECT_EQ(two.counters.dedup_compares, one.counters.dedup_compares);
+  }
+  return overlapped;
+}
+
+TEST(PipelineParallel, EveryFixtureGivesTheOneThreadResult) {
+  size_t ran = 0, failing = 0;
+  for (const auto& e :
+       std::filesystem::recursive_directory_iterator(std::string(FC_SOURCE_DIR) + "/fixtures")) {
+    if (!e.is_regular_file() || e.path().extension() != ".json") continue;
+    DiagnosticSink sink;
+    SourceText src;
+    auto f = readFusionFile(e.path().string(), sink, src);
+    if (!f || !verifyFusion(*f, sink)) continue;
+    f->rebuildUses();
+    ++ran;
+    PipelineOptions o;
+    o.era = f->era.value_or(Era::E2024_06);
+    if (runPipeline(*f, o).failed()) ++failing;
+    EXPECT_TRUE(expectSameOnAnyThreadCount(*f, e.path().string()));
+  }
+  EXPECT_GT(ran, 25u);
+  EXPECT_GT(failing, 5u);  // the seed and the issue cases: diagnostics from both threads' passes
+}
+
+// Diagnostics from both threads: the whole-fusion binding (a --bind that
+// contradicts the mesh, FC0306) and the segmenter (a resharding expr that
+// cannot be lowered, FC0307) must come in the one-thread order.
+TEST(PipelineParallel, DiagnosticsOfBothThreadsKeepTheirOrder) {
+  DiagnosticSink sink;
+  SourceText src;
+  auto f = readFusionFile(std::string(FC_SOURCE_DIR) + "/fixtures/analysis/unlowerable_resharding.json", sink, src);
+  ASSERT_TRUE(f && verifyFusion(*f, sink));
+  f->rebuildUses();
+  std::string first;
+  for (unsigned threads : {1u, 2u}) {
+    PipelineOptions o;
+    o.threads = threads;
+    o.overlap_min_exprs = 0;
+    o.binds["i0"] = -1;
+    PipelineResult r = runPipeline(*f, o);
+    EXPECT_EQ(r.overlapped, threads == 2);
+    ASSERT_EQ(r.diagnostics.size(), 2u);
+    EXPECT_EQ(r.diagnostics[0].code, DiagCode::DidMeshMismatch);
+    EXPECT_EQ(r.diagnostics[1].code, DiagCode::UnlowerableResharding);
+    if (threads == 1)
+      first = renderJson(r.diagnostics);
+    else
+      EXPECT_EQ(renderJson(r.diagnostics), first);
+  }
+}
+
+TEST(PipelineParallel, SyntheticFusionsGiveTheOneThreadResult) {
+  for (bool sharded : {false, true}) {
+    synth::TransformerOptions o;
+    o.exprs = 2000;
+    o.sharded = sharded;
+    Fusion f = synth::transformer(o);
+    f.rebuildUses();
+    EXPECT_TRUE(expectSameOnAnyThreadCount(f, sharded ? "tensor-parallel" : "transformer"));
+  }
+}
+
+TEST(PipelineParallel, SmallFusionsAndTracesStayOnOneThread) {
+  Fusion f = synth::linearRelu(30);
+  f.rebuildUses();
+  PipelineOptions o;
+  o.threads = 4;
+  EXPECT_FALSE(runPipeline(f, o).overlapped);  // below the default threshold
+  o.overlap_min_exprs = 0;
+  EXPECT_TRUE(runPipeline(f, o).overlapped);
+  o.trace = true;  // a trace is one ordered record
+  EXPECT_FALSE(runPipeline(f, o).overlapped);
+}
+
+// --time-report: the second thread's phases reach the report, marked as
+// concurrent, and are left out of the "(not in a phase)" sum.
+TEST(PipelineParallel, TimeReportShowsTheSecondThreadsPhases) {
+  synth::TransformerOptions so;
+  so.exprs = 2000;
+  Fusion f = synth::transformer(so);
+  f.rebuildUses();
+  PhaseTimes times;
+  PhaseTimes* prev = PhaseTimes::activate(&times);
+  PipelineOptions o;
+  o.threads = 2;
+  o.overlap_min_exprs = 0;
+  PipelineResult r = runPipeline(f, o);
+  PhaseTimes::activate(prev);
+  ASSERT_TRUE(r.overlapped);
+  bool segment = false, bind = false;
+  for (const PhaseTimes::Phase& p : times.phases()) {
+    if (p.name == "pipeline: segment") segment = p.concurrent && p.calls == 1;
+    if (p.name == "pipeline: bind whole fusion") bind = !p.concurrent && p.calls == 1;
+  }
+  EXPECT_TRUE(segment);
+  EXPECT_TRUE(bind);
+  std::string text = times.render(1.0);
+  EXPECT_NE(text.find("pipeline: segment (concurrent)"), std::string::npos) << text;
+  EXPECT_NE(text.find("not in the sum"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace fc
