@@ -129,16 +129,20 @@ class Verifier {
   bool run() {
     const size_t before = sink_.errorCount();
     checkMeshes();
-    claimAxes();
-    seedScalarSites();
-    checkScalars();
-    checkNames();
-    checkAxes();
-    checkTensorDomains();
-    checkTensorSizes();
-    checkExprRefs();
-    checkDefinitions();
-    checkCycles();
+    if (threadsFor(opts_.threads) > 1 && f_.exprs.size() >= opts_.parallel_min_exprs) {
+      runChecksInTwoGroups();
+    } else {
+      claimAxes();
+      seedScalarSites();
+      checkScalars();
+      checkNames();
+      checkAxes();
+      checkTensorDomains();
+      checkTensorSizes();
+      checkExprRefs();
+      checkDefinitions();
+      checkCycles();
+    }
     checkOps();
     checkSegmentation();
     checkConcreteInputs();
@@ -207,14 +211,75 @@ class Verifier {
   // What the op checks of one thread carry from check to check (checkOps).
   struct OpState {
     DiagnosticSink* sink = nullptr;  // where error() reports
+    bool speculative = false;        // findings are dropped: build no pointers from shared state
     bool skip_shape = false, skip_dtype = false;
     size_t shape_errors = 0, dtype_errors = 0;
     Diagnostic scratch;
   };
   OpState main_op_{&sink_};
-  // Set on a thread that runs a chunk of the op checks; null elsewhere.
+  // Set on a thread that runs a chunk of the op checks, or a group of checks
+  // beside this one (runChecksInTwoGroups); null elsewhere.
   static thread_local OpState* chunk_op_;
   OpState& op() { return chunk_op_ != nullptr ? *chunk_op_ : main_op_; }
+  // Routes this thread's findings to `s` for a scope. Task 0 of parallelFor
+  // runs on the calling thread: the pointer is reset even if a check throws.
+  struct Route {
+    explicit Route(OpState* s) { chunk_op_ = s; }
+    ~Route() { chunk_op_ = nullptr; }
+    Route(const Route&) = delete;
+    Route& operator=(const Route&) = delete;
+  };
+
+  // The checks before the op checks, on two threads (a large fusion and
+  // more than one thread), with the diagnostics of the sequential order:
+  //  1. claimAxes + seedScalarSites | checkScalars, speculatively: the
+  //     scalar checks read nothing the other two write, except the scalar
+  //     sites that their diagnostics point at. When they find anything,
+  //     their findings are dropped and they run again after the two.
+  //  2. checkNames, checkAxes, checkTensorDomains, checkTensorSizes (axes,
+  //     tensors) | checkExprRefs, checkDefinitions, checkCycles (exprs): the
+  //     second group reads none of the state the first writes (tensor_ok_,
+  //     scalar_reported_) and writes only its own (expr_ok_, producer_,
+  //     input_pos_, order_); its diagnostics follow the first group's, as in
+  //     the sequential order.
+  // tests/io/verifier_parallel_test.cpp compares every fixture with the
+  // one-thread run.
+  void runChecksInTwoGroups() {
+    DiagnosticSink scalar_sink;
+    OpState scalar_state{&scalar_sink};
+    scalar_state.speculative = true;
+    parallelFor(2, [&](size_t task) {
+      if (task == 0) {
+        claimAxes();
+        seedScalarSites();
+      } else {
+        Route route(&scalar_state);
+        checkScalars();
+      }
+    });
+    const bool scalars_rerun = !scalar_sink.all().empty();
+    if (scalars_rerun) checkScalars();
+    DiagnosticSink expr_sink;
+    OpState expr_state{&expr_sink};
+    parallelFor(2, [&](size_t task) {
+      if (task == 0) {
+        checkNames();
+        checkAxes();
+        checkTensorDomains();
+        checkTensorSizes();
+      } else {
+        Route route(&expr_state);
+        checkExprRefs();
+        checkDefinitions();
+        checkCycles();
+      }
+    });
+    for (Diagnostic& d : expr_sink.all()) sink_.all().push_back(std::move(d));
+    if (opts_.stats != nullptr) {
+      opts_.stats->checks_in_groups = true;
+      opts_.stats->scalars_rerun = scalars_rerun;
+    }
+  }
 
   Location at(const std::string& pointer) const { return Location{file_, pointer, 0, 0}; }
   Diagnostic& error(DiagCode c, std::string msg, const std::string& pointer) {
@@ -288,7 +353,10 @@ class Verifier {
     }
     return {};
   }
-  std::string scalarPtr(ScalarId id) const {
+  std::string scalarPtr(ScalarId id) {
+    // A speculative run (runChecksInTwoGroups) may not read the sites while
+    // another thread seeds them; its findings are dropped anyway.
+    if (op().speculative) return {};
     const ScalarSite& s = scalar_site_[id];
     switch (s.kind) {
       case ScalarSite::None: return {};
@@ -1169,13 +1237,7 @@ class Verifier {
       std::atomic<bool> reported{false};
       parallelFor(w, [&](size_t k) {
         OpState st{&sinks[k]};
-        // Task 0 runs on this thread: reset the pointer even if a check throws.
-        struct Route {
-          explicit Route(OpState* s) { chunk_op_ = s; }
-          ~Route() { chunk_op_ = nullptr; }
-          Route(const Route&) = delete;
-          Route& operator=(const Route&) = delete;
-        } route(&st);
+        Route route(&st);
         for (size_t i = n * k / w; i < n * (k + 1) / w && !reported.load(std::memory_order_relaxed); ++i)
           if (exprUsable(order_[i])) {
             checkOpGuarded(order_[i]);

@@ -19,6 +19,8 @@ namespace fc {
 struct VerifyStats {
   bool ops_in_chunks = false;
   bool ops_rerun = false;
+  bool checks_in_groups = false;  // the checks before the op checks ran on two threads
+  bool scalars_rerun = false;     // ... and the speculative scalar checks found something
 };
 
 struct VerifyOptions {

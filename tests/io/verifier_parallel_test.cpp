@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <set>
 #include <string>
 
 #include "diag/render.h"
@@ -104,6 +105,49 @@ TEST(VerifierParallel, OpErrorsAreReportedAsOnOneThread) {
   VerifyStats st = expectSameOnAnyThreadCount(f, "three dtype errors");
   EXPECT_TRUE(st.ops_in_chunks);
   EXPECT_TRUE(st.ops_rerun);
+}
+
+// Findings in every group of checks that run on two threads before the op
+// checks (ir/verifier.cpp, runChecksInTwoGroups): a dangling axis
+// (claimAxes), a dangling scalar operand (the speculative scalar checks,
+// which must then run again), a float extent (axes group), a dangling expr
+// operand and a second definition (exprs group). The order and the
+// suppression must be the one-thread verifier's.
+TEST(VerifierParallel, FindingsOfBothGroupsComeInTheOneThreadOrder) {
+  synth::TransformerOptions o;
+  o.exprs = 3000;
+  Fusion f = synth::transformer(o);
+  const TensorId late = static_cast<TensorId>(f.tensors.size() - 3);
+  f.tensors[late].logical.push_back(static_cast<AxisId>(f.axes.size() + 7));
+  f.addDerived(ScalarOp::Add, f.axes[0].extent, static_cast<ScalarId>(f.scalars.size() + 1000));
+  const ScalarId fl = f.addConstFloat(2.5, DType::Float);
+  f.axes[f.tensors[f.tensors.size() / 2].logical[0]].extent = fl;
+  Expr& x = f.exprs[f.exprs.size() / 3];
+  x.inputs.push_back(ValueRef::tensor(static_cast<TensorId>(f.tensors.size() + 5)));
+  f.exprs[2 * f.exprs.size() / 3].outputs = f.exprs[f.exprs.size() / 4].outputs;
+  DiagnosticSink s;
+  VerifyOptions one;
+  one.threads = 1;
+  ASSERT_FALSE(verifyFusion(f, s, "", one));
+  std::set<DiagCode> codes;
+  for (const Diagnostic& d : s.all()) codes.insert(d.code);
+  EXPECT_TRUE(codes.count(DiagCode::DanglingAxis));
+  EXPECT_TRUE(codes.count(DiagCode::DanglingScalar));
+  EXPECT_TRUE(codes.count(DiagCode::BadExtent));
+  EXPECT_TRUE(codes.count(DiagCode::DanglingTensor));
+  EXPECT_TRUE(codes.count(DiagCode::MultipleDefinitions));
+  VerifyStats st = expectSameOnAnyThreadCount(f, "five findings");
+  EXPECT_TRUE(st.checks_in_groups);
+  EXPECT_TRUE(st.scalars_rerun);
+}
+
+TEST(VerifierParallel, CleanFusionsRunTheGroupsOnce) {
+  synth::TransformerOptions o;
+  o.exprs = 3000;
+  o.sharded = true;
+  VerifyStats st = expectSameOnAnyThreadCount(synth::transformer(o), "tensor-parallel");
+  EXPECT_TRUE(st.checks_in_groups);
+  EXPECT_FALSE(st.scalars_rerun);
 }
 
 }  // namespace
