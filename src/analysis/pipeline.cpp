@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "analysis/axis_map.h"
+#include "analysis/binding_steps.h"
 #include "analysis/binding.h"
 #include "ir/printer.h"
 #include "passes/apply.h"
@@ -57,6 +58,15 @@ std::optional<int64_t> localSize(const Fusion& f, TensorId t, size_t pos, int64_
   if (m <= 0 || global % m != 0) return std::nullopt;
   return global / m;
 }
+
+// Where the per-segment passes of one thread write: diagnostics, unbound
+// records, and the evaluator and scratch they reuse from segment to segment.
+struct Lane {
+  DiagnosticSink* sink;
+  std::vector<UnboundExtent>* unbound;
+  std::optional<ScalarEval> ev;  // one for every segment view, reset between them
+  EpochMarks* scratch;
+};
 
 struct Ctx {
   const Fusion& f;
@@ -209,6 +219,11 @@ struct Ctx {
 
   void reportUnbound(const ConcretizationInfo& info, int seg_idx, const Segment* seg,
                      const std::vector<BoundInput>& inputs, InputRewrite rw, bool rewrite_from_repro) {
+    reportUnbound(info, seg_idx, seg, inputs, rw, rewrite_from_repro, sink, r.unbound);
+  }
+  void reportUnbound(const ConcretizationInfo& info, int seg_idx, const Segment* seg,
+                     const std::vector<BoundInput>& inputs, InputRewrite rw, bool rewrite_from_repro,
+                     DiagnosticSink& sink, std::vector<UnboundExtent>& unbound) {
     // Group uses by symbol, in discovery order.
     std::vector<ScalarId> order;
     std::map<ScalarId, std::vector<UnboundUse>> by_sym;
@@ -362,11 +377,11 @@ struct Ctx {
           d.note("no fix applies: " + name +
                  " is not bound anywhere; give the repro concrete inputs or --bind it");
       }
-      r.unbound.push_back(std::move(rec));
+      unbound.push_back(std::move(rec));
     }
   }
 
-  void edgeHazards(const Segment& seg, const std::vector<BoundInput>& inputs) {
+  void edgeHazards(const Segment& seg, const std::vector<BoundInput>& inputs, DiagnosticSink& sink) {
     if (seg.scheduler == "expr_eval") return;
     for (const BoundInput& in : inputs) {
       const auto& dom = in.domain;
@@ -424,8 +439,14 @@ namespace {
 // trace is one ordered record), on one thread, or below the size where a
 // thread costs more than it saves.
 bool overlapSegmenting(const Fusion& f, const PipelineOptions& opts) {
-  if (opts.trace || f.exprs.size() < opts.overlap_min_exprs) return false;
+  if (opts.trace || f.exprs.size() < opts.parallel_min_exprs) return false;
   return threadsFor(opts.threads != 0 ? opts.threads : defaultThreads()) >= 2;
+}
+
+// Whether runPipeline binds and concretizes the segments in chunks: only
+// eras that bind each segment alone, and on the same terms as above.
+bool chunkSegments(const Fusion& f, const PipelineOptions& opts, const PipelineResult& r) {
+  return !r.whole_first && r.segmented.segments.size() >= 2 && overlapSegmenting(f, opts);
 }
 
 }  // namespace
@@ -518,11 +539,9 @@ PipelineResult runPipeline(const Fusion& f, const PipelineOptions& opts) {
     c.trace("segment", "whole fusion", t);
   }
 
-  // One evaluator for every segment view, reset between them: allocating one
-  // per segment was O(segments x scalars).
-  std::optional<ScalarEval> seg_ev;
-  for (const Segment& seg : r.segmented.segments) {
-    if (seg.kind != SegmentKind::Compute) continue;
+  // The per-segment passes of one compute segment, writing into `lane`.
+  auto segmentPasses = [&](const Segment& seg, Lane& lane) {
+    if (seg.kind != SegmentKind::Compute) return;
     // Per-segment trace (the whole-fusion passes above are traced regardless).
     const bool tr =
         opts.trace && (opts.trace_segment < 0 || static_cast<uint32_t>(opts.trace_segment) == seg.id);
@@ -530,7 +549,7 @@ PipelineResult runPipeline(const Fusion& f, const PipelineOptions& opts) {
     // the edge hazards of an era that keeps Reduction axes (which read their
     // domains, not their sizes). Skipping them saves a walk of every segment
     // input (~0.1 s at 1M exprs).
-    if (!tr && r.whole_first && rw != InputRewrite::KeepReductions) continue;
+    if (!tr && r.whole_first && rw != InputRewrite::KeepReductions) return;
     const bool need_sizes = tr || !r.whole_first;
     PhaseScope inputs_phase("pipeline: segment inputs");
     std::vector<BoundInput> inputs;
@@ -560,15 +579,15 @@ PipelineResult runPipeline(const Fusion& f, const PipelineOptions& opts) {
       c.trace("segment-inputs", "segment " + std::to_string(seg.id), t);
     }
     inputs_phase.stop();
-    size_t before = c.sink.all().size();
+    size_t before = lane.sink->all().size();
     if (!r.whole_first) {
       PhaseScope seg_bind_phase("pipeline: bind segments");
       // 2024 multi-device: each compute segment is bound and concretized alone.
-      if (seg_ev)
-        seg_ev->reset();
+      if (lane.ev)
+        lane.ev->reset();
       else
-        seg_ev.emplace(f);
-      ScalarEval& ev = *seg_ev;
+        lane.ev.emplace(f);
+      ScalarEval& ev = *lane.ev;
       BindRequest req;
       req.era = opts.era;
       req.file = opts.file;
@@ -578,14 +597,14 @@ PipelineResult runPipeline(const Fusion& f, const PipelineOptions& opts) {
         if (fw.segment == seg.id && fw.symbol < f.scalars.size())
           req.forwarded.push_back({fw.symbol, c.whole.value(fw.symbol)});
       req.exprs = seg.exprs;
-      bindView(f, req, ev, c.sink);
+      bindView(f, req, ev, *lane.sink);
       seg_bind_phase.stop();
       PhaseScope seg_concretize_phase("pipeline: concretize segments");
       if (tr) c.trace("bind", "segment " + std::to_string(seg.id), c.bindingsText(ev));
       ViewSpec view{static_cast<int>(seg.id), seg.exprs, inputs};
       ConcretizationInfo info =
-          analyzeConcretization(f, view, ev, opts.era, c.sink, opts.file, &c.concretize_scratch);
-      c.reportUnbound(info, static_cast<int>(seg.id), &seg, inputs, rw, from_repro);
+          analyzeConcretization(f, view, ev, opts.era, *lane.sink, opts.file, lane.scratch);
+      c.reportUnbound(info, static_cast<int>(seg.id), &seg, inputs, rw, from_repro, *lane.sink, *lane.unbound);
       if (tr) {
         std::string t = std::to_string(info.checked_extents) + " dynamic extents checked";
         t += info.unbound.empty() ? ", all evaluable\n"
@@ -597,8 +616,50 @@ PipelineResult runPipeline(const Fusion& f, const PipelineOptions& opts) {
       if (tr && info.unbound.empty()) c.apply("segment " + std::to_string(seg.id), seg.exprs, ev);
     }
     PhaseScope hazards_phase("pipeline: edge hazards");
-    bool failed_here = c.sink.all().size() != before;
-    if (!failed_here && rw == InputRewrite::KeepReductions) c.edgeHazards(seg, inputs);
+    bool failed_here = lane.sink->all().size() != before;
+    if (!failed_here && rw == InputRewrite::KeepReductions) c.edgeHazards(seg, inputs, *lane.sink);
+  };
+  const std::vector<Segment>& segments = r.segmented.segments;
+  if (chunkSegments(f, opts, r)) {
+    // 2024 multi-device eras on a large fusion: the segments are bound and
+    // concretized in chunks of consecutive segments, one per thread, each
+    // lane with its own evaluator, scratch, diagnostics and unbound records,
+    // appended in chunk order: the one-thread order. The whole-fusion
+    // evaluator is shared, read-only: every scalar is evaluated first, so
+    // that reading it writes nothing.
+    PhaseScope phase("pipeline: segments, in chunks");
+    PhaseTimes* times = PhaseTimes::activate(nullptr);  // per-segment phases are not timed per thread
+    for (ScalarId sid = 0; sid < f.scalars.size(); ++sid) c.whole.isKnown(sid);
+    const size_t n = segments.size(), w = std::min<size_t>(threadsFor(opts.threads != 0 ? opts.threads : defaultThreads()), n);
+    std::vector<DiagnosticSink> sinks(w);
+    std::vector<std::vector<UnboundExtent>> unbound(w);
+    std::vector<EpochMarks> scratch(w);
+    std::vector<steps::Counters> counters(w);
+    std::vector<uint64_t> exact_steps(w, 0);
+    try {
+      parallelFor(w, [&](size_t k) {
+        Lane lane{&sinks[k], &unbound[k], std::nullopt, &scratch[k]};
+        for (size_t i = n * k / w; i < n * (k + 1) / w; ++i) segmentPasses(segments[i], lane);
+        if (k > 0) {  // task 0 counts on this thread already
+          counters[k] = steps::counters;
+          exact_steps[k] = steps::exact_map_steps;
+        }
+      });
+    } catch (...) {
+      PhaseTimes::activate(times);
+      throw;
+    }
+    PhaseTimes::activate(times);
+    for (size_t k = 0; k < w; ++k) {
+      for (Diagnostic& d : sinks[k].all()) c.sink.all().push_back(std::move(d));
+      for (UnboundExtent& u : unbound[k]) r.unbound.push_back(std::move(u));
+      steps::counters += counters[k];
+      steps::exact_map_steps += exact_steps[k];
+    }
+    r.segments_in_chunks = true;
+  } else {
+    Lane lane{&c.sink, &r.unbound, std::nullopt, &c.concretize_scratch};
+    for (const Segment& seg : segments) segmentPasses(seg, lane);
   }
   // The whole-fusion binding and a segment's binding can report the same
   // input problem: keep the first of identical diagnostics (same code,

@@ -30,11 +30,13 @@ struct PipelineOptions {
   // list, the concretized copy), so tracing them all is O(segments x fusion).
   int trace_segment = -1;
   // Threads (0: defaultThreads(), support/parallel.h). With two or more and
-  // no trace, a fusion of overlap_min_exprs exprs or more is segmented on a
-  // second thread while the first binds and concretizes it; the result and
-  // the diagnostics, in their order, are the same either way.
+  // no trace, a fusion of parallel_min_exprs exprs or more is segmented on a
+  // second thread while the first binds and concretizes it, and the 2024
+  // multi-device eras bind and concretize its segments in chunks on every
+  // thread; the result and the diagnostics, in their order, are the same
+  // either way.
   unsigned threads = 0;
-  size_t overlap_min_exprs = 8192;
+  size_t parallel_min_exprs = 8192;
 };
 
 // Pass names, the same everywhere (trace headings, --print-after,
@@ -57,6 +59,7 @@ struct PipelineResult {
   bool whole_first = false;           // the era concretizes the whole fusion before segmenting
   std::shared_ptr<ScalarEval> whole;  // the complete fusion's binding
   bool overlapped = false;            // segmented on a second thread (PipelineOptions::threads)
+  bool segments_in_chunks = false;    // segments bound and concretized in chunks, one per thread
   bool failed() const;
 };
 

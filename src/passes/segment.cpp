@@ -5,6 +5,7 @@
 #include <queue>
 
 #include "analysis/resharding.h"
+#include "support/parallel.h"
 
 namespace fc {
 
@@ -159,9 +160,12 @@ void finish(const Fusion& f, const Operands& ops, SegmentedFusion& sf, const std
   for (const Segment& s : sf.segments)
     for (ExprId e : s.exprs)
       for (uint32_t k = ops.out_begin[e]; k < ops.out_begin[e + 1]; ++k) sf.producer_of[ops.out[k]] = s.id;
-  // Exprs within a segment in topological order.
-  for (Segment& s : sf.segments)
-    std::sort(s.exprs.begin(), s.exprs.end(), [&](ExprId a, ExprId b) { return topo_pos[a] < topo_pos[b]; });
+  // Exprs within a segment in topological order (the segmenter's lists
+  // already are; a repro's may not be).
+  for (Segment& s : sf.segments) {
+    auto before = [&](ExprId a, ExprId b) { return topo_pos[a] < topo_pos[b]; };
+    if (!std::is_sorted(s.exprs.begin(), s.exprs.end(), before)) std::sort(s.exprs.begin(), s.exprs.end(), before);
+  }
   // Inputs, outputs, edges.
   std::vector<uint32_t> seen_in(f.tensors.size(), UINT32_MAX);
   std::vector<uint32_t> seen_scalar(f.scalars.size(), UINT32_MAX);
@@ -214,9 +218,16 @@ SegmentPassResult segmentFusion(const Fusion& f, Era era, bool trace, Diagnostic
   const bool multi = isMultiDevice(f);
   const Operands ops(f);
 
+  // Whether each expr reshards: independent per expr (a pure function of
+  // the fusion), so a large fusion's exprs are split over every core.
   std::vector<uint8_t> resharding(n, 0);
-  if (multi)
-    for (ExprId e = 0; e < n; ++e) resharding[e] = isResharding(f, e);
+  if (multi) {
+    constexpr size_t kParallelMinExprs = 65536;
+    const size_t w = n >= kParallelMinExprs ? threadsFor(defaultThreads()) : 1;
+    parallelFor(w, [&](size_t k) {
+      for (size_t e = n * k / w; e < n * (k + 1) / w; ++e) resharding[e] = isResharding(f, static_cast<ExprId>(e));
+    });
+  }
 
   auto lower = [&](Segment& s, ExprId e) {
     s.kind = SegmentKind::Communication;
@@ -349,16 +360,22 @@ SegmentPassResult segmentFusion(const Fusion& f, Era era, bool trace, Diagnostic
       uf.unite(e, c);
     }
 
-  std::vector<uint32_t> seg_of_root(n, kNone);
+  // Segments numbered in order of their first expr in `order`, each expr
+  // list in `order` too. Counted first, so that each list is one exact heap
+  // block (growing 200k lists a push at a time was half of this pass).
+  std::vector<uint32_t> seg_of_root(n, kNone), seg_size;
   for (ExprId e : order) {
-    uint32_t root = uf.find(e);
-    if (seg_of_root[root] == kNone) {
-      seg_of_root[root] = static_cast<uint32_t>(sf.segments.size());
-      sf.segments.emplace_back();
+    uint32_t& sid = seg_of_root[uf.find(e)];
+    if (sid == kNone) {
+      sid = static_cast<uint32_t>(seg_size.size());
+      seg_size.push_back(0);
     }
-    seg_of[e] = seg_of_root[root];
-    sf.segments[seg_of[e]].exprs.push_back(e);
+    seg_of[e] = sid;
+    ++seg_size[sid];
   }
+  sf.segments.resize(seg_size.size());
+  for (size_t k = 0; k < seg_size.size(); ++k) sf.segments[k].exprs.reserve(seg_size[k]);
+  for (ExprId e : order) sf.segments[seg_of[e]].exprs.push_back(e);
   for (Segment& s : sf.segments) {
     if (barrier[s.exprs[0]] && multi) {
       lower(s, s.exprs[0]);

@@ -15,6 +15,7 @@
 #include "diag/source.h"
 #include "io/reader.h"
 #include "ir/verifier.h"
+#include "analysis/binding_steps.h"
 #include "support/phase_times.h"
 #include "support/step_counters.h"
 #include "synth.h"
@@ -52,42 +53,59 @@ std::string bindings(const Fusion& f, const PipelineResult& r) {
 struct Run {
   PipelineResult result;
   steps::Counters counters;
+  uint64_t exact_map_steps = 0;
 };
 
 Run run(const Fusion& f, Era era, unsigned threads) {
   PipelineOptions o;
   o.era = era;
   o.threads = threads;
-  o.overlap_min_exprs = 0;
+  o.parallel_min_exprs = 0;
   steps::reset();
+  steps::exact_map_steps = 0;
   Run r{runPipeline(f, o), {}};
   r.counters = steps::counters;
+  r.exact_map_steps = steps::exact_map_steps;
   return r;
 }
 
-// Returns whether the overlapped run did overlap.
-bool expectSameOnAnyThreadCount(const Fusion& f, const std::string& what) {
-  bool overlapped = false;
+struct Parallel {
+  bool overlapped = false;  // in the last era
+  size_t chunked_eras = 0;  // eras whose segments were bound in chunks
+};
+
+Parallel expectSameOnAnyThreadCount(const Fusion& f, const std::string& what) {
+  Parallel par;
   for (Era era : kAllEras) {
     SCOPED_TRACE(what + " era " + std::string(eraName(era)));
     Run one = run(f, era, 1);
     EXPECT_FALSE(one.result.overlapped);
-    Run two = run(f, era, 2);
-    overlapped = two.result.overlapped;
+    EXPECT_FALSE(one.result.segments_in_chunks);
+    Run two = run(f, era, 3);
+    par.overlapped = two.result.overlapped;
+    par.chunked_eras += two.result.segments_in_chunks;
     EXPECT_EQ(renderJson(two.result.diagnostics), renderJson(one.result.diagnostics));
     EXPECT_EQ(describe(two.result), describe(one.result));
     EXPECT_EQ(bindings(f, two.result), bindings(f, one.result));
     EXPECT_EQ(two.result.failed(), one.result.failed());
-    EXPECT_EQ(two.counters.eval_steps, one.counters.eval_steps);
-    EXPECT_EQ(two.counters.eval_slots, one.counters.eval_slots);
-    EXPECT_EQ(two.counters.scratch_inits, one.counters.scratch_inits);
+    // Segments in chunks evaluate every scalar of the whole fusion first, and
+    // each of the 3 lanes has an evaluator and scratch of its own.
+    if (!two.result.segments_in_chunks) {
+      EXPECT_EQ(two.counters.eval_steps, one.counters.eval_steps);
+      EXPECT_EQ(two.counters.eval_slots, one.counters.eval_slots);
+      EXPECT_EQ(two.counters.scratch_inits, one.counters.scratch_inits);
+    } else {
+      EXPECT_LE(two.counters.eval_slots, 3 * one.counters.eval_slots);
+      EXPECT_LE(two.counters.scratch_inits, 3 * one.counters.scratch_inits);
+    }
+    EXPECT_EQ(two.exact_map_steps, one.exact_map_steps);
     EXPECT_EQ(two.counters.dedup_compares, one.counters.dedup_compares);
   }
-  return overlapped;
+  return par;
 }
 
 TEST(PipelineParallel, EveryFixtureGivesTheOneThreadResult) {
-  size_t ran = 0, failing = 0;
+  size_t ran = 0, failing = 0, chunked = 0;
   for (const auto& e :
        std::filesystem::recursive_directory_iterator(std::string(FC_SOURCE_DIR) + "/fixtures")) {
     if (!e.is_regular_file() || e.path().extension() != ".json") continue;
@@ -100,9 +118,12 @@ TEST(PipelineParallel, EveryFixtureGivesTheOneThreadResult) {
     PipelineOptions o;
     o.era = f->era.value_or(Era::E2024_06);
     if (runPipeline(*f, o).failed()) ++failing;
-    EXPECT_TRUE(expectSameOnAnyThreadCount(*f, e.path().string()));
+    Parallel par = expectSameOnAnyThreadCount(*f, e.path().string());
+    EXPECT_TRUE(par.overlapped);
+    chunked += par.chunked_eras;
   }
   EXPECT_GT(ran, 25u);
+  EXPECT_GT(chunked, 10u);  // the multi-device fixtures in the 2024 eras
   EXPECT_GT(failing, 5u);  // the seed and the issue cases: diagnostics from both threads' passes
 }
 
@@ -119,7 +140,7 @@ TEST(PipelineParallel, DiagnosticsOfBothThreadsKeepTheirOrder) {
   for (unsigned threads : {1u, 2u}) {
     PipelineOptions o;
     o.threads = threads;
-    o.overlap_min_exprs = 0;
+    o.parallel_min_exprs = 0;
     o.binds["i0"] = -1;
     PipelineResult r = runPipeline(*f, o);
     EXPECT_EQ(r.overlapped, threads == 2);
@@ -140,7 +161,9 @@ TEST(PipelineParallel, SyntheticFusionsGiveTheOneThreadResult) {
     o.sharded = sharded;
     Fusion f = synth::transformer(o);
     f.rebuildUses();
-    EXPECT_TRUE(expectSameOnAnyThreadCount(f, sharded ? "tensor-parallel" : "transformer"));
+    Parallel par = expectSameOnAnyThreadCount(f, sharded ? "tensor-parallel" : "transformer");
+    EXPECT_TRUE(par.overlapped);
+    EXPECT_EQ(par.chunked_eras, sharded ? 2u : 0u);  // 2024-06 and 2024-07 bind each segment alone
   }
 }
 
@@ -150,7 +173,7 @@ TEST(PipelineParallel, SmallFusionsAndTracesStayOnOneThread) {
   PipelineOptions o;
   o.threads = 4;
   EXPECT_FALSE(runPipeline(f, o).overlapped);  // below the default threshold
-  o.overlap_min_exprs = 0;
+  o.parallel_min_exprs = 0;
   EXPECT_TRUE(runPipeline(f, o).overlapped);
   o.trace = true;  // a trace is one ordered record
   EXPECT_FALSE(runPipeline(f, o).overlapped);
@@ -167,7 +190,7 @@ TEST(PipelineParallel, TimeReportShowsTheSecondThreadsPhases) {
   PhaseTimes* prev = PhaseTimes::activate(&times);
   PipelineOptions o;
   o.threads = 2;
-  o.overlap_min_exprs = 0;
+  o.parallel_min_exprs = 0;
   PipelineResult r = runPipeline(f, o);
   PhaseTimes::activate(prev);
   ASSERT_TRUE(r.overlapped);

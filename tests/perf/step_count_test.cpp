@@ -26,12 +26,17 @@ uint64_t total(const steps::Counters& c) {
          c.dedup_compares;
 }
 
+// On one thread unless `threads` says otherwise: the counts then do not
+// depend on the machine (the chunked per-segment passes give each thread an
+// evaluator and scratch of its own, and evaluate the whole fusion first).
 steps::Counters pipelineSteps(const Fusion& f, std::optional<Era> era = std::nullopt,
-                              size_t* errors = nullptr) {
+                              size_t* errors = nullptr, unsigned threads = 1) {
   DiagnosticSink sink;
   EXPECT_TRUE(verifyFusion(f, sink)) << (sink.all().empty() ? "" : sink.all()[0].message);
   PipelineOptions o;
   o.era = era.value_or(f.era.value_or(Era::E2024_06));
+  o.threads = threads;
+  if (threads > 1) o.parallel_min_exprs = 0;
   steps::reset();
   PipelineResult r = runPipeline(f, o);
   EXPECT_GT(r.segmented.segments.size(), 0u);
@@ -82,6 +87,18 @@ TEST(StepCounts, FailingShardedPipelineIsLinearInDiagnostics) {
   EXPECT_GE(big_errors, 3 * small_errors);
   expectLinear(a, b, 4.0, "failing tp transformer");
   EXPECT_LE(b.dedup_compares, 2 * big_errors) << "duplicate removal compares more than a hash lookup";
+}
+
+// The same in chunks on 4 threads (a fixed count: the per-thread work is
+// counted too), at sizes where the 4 lanes' evaluators and scratch are
+// dwarfed by the segments' work.
+TEST(StepCounts, FailingShardedPipelineInChunksIsLinear) {
+  size_t small_errors = 0, big_errors = 0;
+  auto a = pipelineSteps(synth::transformer({4000, 3, true}), Era::E2024_06, &small_errors, 4);
+  auto b = pipelineSteps(synth::transformer({16000, 3, true}), Era::E2024_06, &big_errors, 4);
+  ASSERT_GE(small_errors, 50u);
+  EXPECT_GE(big_errors, 3 * small_errors);
+  expectLinear(a, b, 4.0, "failing tp transformer, 4 threads");
 }
 
 // `fusecheck segment` lists segments from the pipeline's result; it ran the
