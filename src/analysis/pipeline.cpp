@@ -443,10 +443,19 @@ bool overlapSegmenting(const Fusion& f, const PipelineOptions& opts) {
   return threadsFor(opts.threads != 0 ? opts.threads : defaultThreads()) >= 2;
 }
 
-// Whether runPipeline binds and concretizes the segments in chunks: only
-// eras that bind each segment alone, and on the same terms as above.
-bool chunkSegments(const Fusion& f, const PipelineOptions& opts, const PipelineResult& r) {
-  return !r.whole_first && r.segmented.segments.size() >= 2 && overlapSegmenting(f, opts);
+// How many lanes bind and concretize the segments (1: no chunks): only in
+// eras that bind each segment alone, on the same terms as above, and within
+// a memory budget. Each lane's evaluator and scratch hold ~45 bytes per
+// scalar and 4 per axis (~33 MB on the 1M-expr tensor-parallel repro):
+// sixteen lanes raised its peak RSS from 1.7 to 2.2 GB, past the 2 GiB
+// target, for 0.05 s. The lanes beyond the first get kLaneBudget together.
+size_t segmentLanes(const Fusion& f, const PipelineOptions& opts, const PipelineResult& r) {
+  if (r.whole_first || r.segmented.segments.size() < 2 || !overlapSegmenting(f, opts)) return 1;
+  constexpr size_t kLaneBudget = size_t{128} << 20;
+  const size_t per_lane =
+      f.scalars.size() * (sizeof(uint8_t) + sizeof(std::optional<int64_t>) + sizeof(Origin)) + 4 * f.axes.size() + 1;
+  const size_t threads = threadsFor(opts.threads != 0 ? opts.threads : defaultThreads());
+  return std::min({threads, r.segmented.segments.size(), 1 + kLaneBudget / per_lane});
 }
 
 }  // namespace
@@ -620,7 +629,7 @@ PipelineResult runPipeline(const Fusion& f, const PipelineOptions& opts) {
     if (!failed_here && rw == InputRewrite::KeepReductions) c.edgeHazards(seg, inputs, *lane.sink);
   };
   const std::vector<Segment>& segments = r.segmented.segments;
-  if (chunkSegments(f, opts, r)) {
+  if (const size_t w = segmentLanes(f, opts, r); w > 1) {
     // 2024 multi-device eras on a large fusion: the segments are bound and
     // concretized in chunks of consecutive segments, one per thread, each
     // lane with its own evaluator, scratch, diagnostics and unbound records,
@@ -630,7 +639,7 @@ PipelineResult runPipeline(const Fusion& f, const PipelineOptions& opts) {
     PhaseScope phase("pipeline: segments, in chunks");
     PhaseTimes* times = PhaseTimes::activate(nullptr);  // per-segment phases are not timed per thread
     for (ScalarId sid = 0; sid < f.scalars.size(); ++sid) c.whole.isKnown(sid);
-    const size_t n = segments.size(), w = std::min<size_t>(threadsFor(opts.threads != 0 ? opts.threads : defaultThreads()), n);
+    const size_t n = segments.size();
     std::vector<DiagnosticSink> sinks(w);
     std::vector<std::vector<UnboundExtent>> unbound(w);
     std::vector<EpochMarks> scratch(w);

@@ -32,9 +32,9 @@ struct PipelineOptions {
   // Threads (0: defaultThreads(), support/parallel.h). With two or more and
   // no trace, a fusion of parallel_min_exprs exprs or more is segmented on a
   // second thread while the first binds and concretizes it, and the 2024
-  // multi-device eras bind and concretize its segments in chunks on every
-  // thread; the result and the diagnostics, in their order, are the same
-  // either way.
+  // multi-device eras bind and concretize its segments in chunks, one per
+  // thread within a memory budget (segmentLanes in pipeline.cpp); the result
+  // and the diagnostics, in their order, are the same either way.
   unsigned threads = 0;
   size_t parallel_min_exprs = 8192;
 };
