@@ -9,8 +9,8 @@
 #include <unordered_set>
 
 #include "analysis/axis_map.h"
-#include "analysis/binding_steps.h"
 #include "analysis/binding.h"
+#include "analysis/binding_steps.h"
 #include "ir/printer.h"
 #include "passes/apply.h"
 #include "passes/concretize.h"
@@ -130,7 +130,8 @@ struct Ctx {
     wv.exprs = topo;
     for (const ValueRef& in : f.inputs)
       if (in.isTensor()) wv.inputs.push_back({in.id, f.tensors[in.id].logical, std::nullopt, false});
-    ConcretizationInfo info = analyzeConcretization(f, wv, whole, opts.era, sink, opts.file, &concretize_scratch);
+    ConcretizationInfo info =
+        analyzeConcretization(f, wv, whole, opts.era, sink, opts.file, &concretize_scratch);
     reportUnbound(info, -1, nullptr, wv.inputs, InputRewrite::StripReductions, false);
     std::string t = std::to_string(info.checked_extents) + " dynamic extents checked\n";
     for (auto& s : info.empty_extents) t += "  empty: " + s + "\n";
@@ -453,7 +454,8 @@ size_t segmentLanes(const Fusion& f, const PipelineOptions& opts, const Pipeline
   if (r.whole_first || r.segmented.segments.size() < 2 || !overlapSegmenting(f, opts)) return 1;
   constexpr size_t kLaneBudget = size_t{128} << 20;
   const size_t per_lane =
-      f.scalars.size() * (sizeof(uint8_t) + sizeof(std::optional<int64_t>) + sizeof(Origin)) + 4 * f.axes.size() + 1;
+      f.scalars.size() * (sizeof(uint8_t) + sizeof(std::optional<int64_t>) + sizeof(Origin)) +
+      4 * f.axes.size() + 1;
   const size_t threads = threadsFor(opts.threads != 0 ? opts.threads : defaultThreads());
   return std::min({threads, r.segmented.segments.size(), 1 + kLaneBudget / per_lane});
 }
@@ -613,7 +615,8 @@ PipelineResult runPipeline(const Fusion& f, const PipelineOptions& opts) {
       ViewSpec view{static_cast<int>(seg.id), seg.exprs, inputs};
       ConcretizationInfo info =
           analyzeConcretization(f, view, ev, opts.era, *lane.sink, opts.file, lane.scratch);
-      c.reportUnbound(info, static_cast<int>(seg.id), &seg, inputs, rw, from_repro, *lane.sink, *lane.unbound);
+      c.reportUnbound(info, static_cast<int>(seg.id), &seg, inputs, rw, from_repro, *lane.sink,
+                      *lane.unbound);
       if (tr) {
         std::string t = std::to_string(info.checked_extents) + " dynamic extents checked";
         t += info.unbound.empty() ? ", all evaluable\n"

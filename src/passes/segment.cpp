@@ -102,8 +102,8 @@ struct Operands {
 
 // Fills inputs / outputs / edges / producer_of and orders segments
 // topologically (by their smallest topo position).
-void finish(const Fusion& f, const Operands& ops, SegmentedFusion& sf, const std::vector<uint32_t>& seg_of_expr,
-            const std::vector<uint32_t>& topo_pos) {
+void finish(const Fusion& f, const Operands& ops, SegmentedFusion& sf,
+            const std::vector<uint32_t>& seg_of_expr, const std::vector<uint32_t>& topo_pos) {
   const size_t nseg = sf.segments.size();
   // Order segments: Kahn over segment dependencies, ties by first topo position.
   std::vector<uint32_t> first(nseg, UINT32_MAX);
@@ -164,7 +164,8 @@ void finish(const Fusion& f, const Operands& ops, SegmentedFusion& sf, const std
   // already are; a repro's may not be).
   for (Segment& s : sf.segments) {
     auto before = [&](ExprId a, ExprId b) { return topo_pos[a] < topo_pos[b]; };
-    if (!std::is_sorted(s.exprs.begin(), s.exprs.end(), before)) std::sort(s.exprs.begin(), s.exprs.end(), before);
+    if (!std::is_sorted(s.exprs.begin(), s.exprs.end(), before))
+      std::sort(s.exprs.begin(), s.exprs.end(), before);
   }
   // Inputs, outputs, edges.
   std::vector<uint32_t> seen_in(f.tensors.size(), UINT32_MAX);
@@ -225,7 +226,8 @@ SegmentPassResult segmentFusion(const Fusion& f, Era era, bool trace, Diagnostic
     constexpr size_t kParallelMinExprs = 65536;
     const size_t w = n >= kParallelMinExprs ? threadsFor(defaultThreads()) : 1;
     parallelFor(w, [&](size_t k) {
-      for (size_t e = n * k / w; e < n * (k + 1) / w; ++e) resharding[e] = isResharding(f, static_cast<ExprId>(e));
+      for (size_t e = n * k / w; e < n * (k + 1) / w; ++e)
+        resharding[e] = isResharding(f, static_cast<ExprId>(e));
     });
   }
 
@@ -314,8 +316,7 @@ SegmentPassResult segmentFusion(const Fusion& f, Era era, bool trace, Diagnostic
   for (size_t k = order.size(); k-- > 0;) {
     ExprId e = order[k];
     uint32_t l = max_level;
-    for (auto [it, end] = consumers(e); it != end; ++it)
-      l = std::min(l, alap[it->first] - weight(e));
+    for (auto [it, end] = consumers(e); it != end; ++it) l = std::min(l, alap[it->first] - weight(e));
     alap[e] = barrier[e] ? asap[e] : std::max(l, asap[e]);
   }
 

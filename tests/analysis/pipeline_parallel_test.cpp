@@ -10,12 +10,12 @@
 #include <filesystem>
 #include <string>
 
+#include "analysis/binding_steps.h"
 #include "analysis/pipeline.h"
 #include "diag/render.h"
 #include "diag/source.h"
 #include "io/reader.h"
 #include "ir/verifier.h"
-#include "analysis/binding_steps.h"
 #include "support/phase_times.h"
 #include "support/step_counters.h"
 #include "synth.h"
@@ -124,7 +124,7 @@ TEST(PipelineParallel, EveryFixtureGivesTheOneThreadResult) {
   }
   EXPECT_GT(ran, 25u);
   EXPECT_GT(chunked, 10u);  // the multi-device fixtures in the 2024 eras
-  EXPECT_GT(failing, 5u);  // the seed and the issue cases: diagnostics from both threads' passes
+  EXPECT_GT(failing, 5u);   // the seed and the issue cases: diagnostics from both threads' passes
 }
 
 // Diagnostics from both threads: the whole-fusion binding (a --bind that
@@ -133,7 +133,8 @@ TEST(PipelineParallel, EveryFixtureGivesTheOneThreadResult) {
 TEST(PipelineParallel, DiagnosticsOfBothThreadsKeepTheirOrder) {
   DiagnosticSink sink;
   SourceText src;
-  auto f = readFusionFile(std::string(FC_SOURCE_DIR) + "/fixtures/analysis/unlowerable_resharding.json", sink, src);
+  auto f = readFusionFile(std::string(FC_SOURCE_DIR) + "/fixtures/analysis/unlowerable_resharding.json", sink,
+                          src);
   ASSERT_TRUE(f && verifyFusion(*f, sink));
   f->rebuildUses();
   std::string first;

@@ -78,7 +78,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "fusecheck 0.1.0");
   app.add_option_function<unsigned>(
          "--threads", [](unsigned n) { fc::setDefaultThreads(n); },
-         "Threads for reading and verifying large repros (0: every core, the default; 1: one). Give it "
+         "Threads for reading, verifying and analyzing large repros (0: every core, the default; 1: one). "
+         "Give it "
          "before the command; results never depend on it")
       ->check(CLI::Range(0u, fc::kMaxThreads));
   auto& reg = fc::cli::registry();
