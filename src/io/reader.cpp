@@ -26,6 +26,7 @@
 #include "support/internal_error.h"
 #include "support/parallel.h"
 #include "support/phase_times.h"
+#include "support/prefault.h"
 
 namespace fc::reader_builtin {
 namespace {

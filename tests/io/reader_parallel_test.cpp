@@ -87,6 +87,14 @@ void expectSameFusion(const Fusion& a, const Fusion& b) {
   }
   EXPECT_EQ(a.inputs, b.inputs);
   EXPECT_EQ(a.outputs, b.outputs);
+  ASSERT_EQ(a.concrete_inputs.size(), b.concrete_inputs.size());
+  for (size_t i = 0; i < a.concrete_inputs.size(); ++i) {
+    const ConcreteInput &x = a.concrete_inputs[i], &y = b.concrete_inputs[i];
+    ASSERT_TRUE(x.value == y.value && x.shape == y.shape && x.strides == y.strides &&
+                x.scalar.has_value() == y.scalar.has_value() &&
+                (!x.scalar || (x.scalar->kind == y.scalar->kind && x.scalar->i == y.scalar->i)))
+        << "concrete input " << i;
+  }
   EXPECT_EQ(writeFusion(a), writeFusion(b));
 }
 
@@ -140,14 +148,15 @@ TEST(ReaderParallel, SyntheticReprosAreIdenticalIdForId) {
     o.sharded = sharded;
     std::string text = writeFusion(synth::transformer(o));
     ReadStats st = expectSameOnAnyThreadCount(text, sharded ? "tensor-parallel" : "transformer");
-    // Both arrays went through chunks, 3 each, and nothing was read again.
-    EXPECT_EQ(st.chunked_arrays, 2u);
-    EXPECT_EQ(st.chunks, 6u);
+    // The tensors, exprs and concrete inputs went through chunks, 3 each,
+    // and nothing was read again.
+    EXPECT_EQ(st.chunked_arrays, 3u);
+    EXPECT_EQ(st.chunks, 9u);
     EXPECT_FALSE(st.reread);
   }
-  EXPECT_EQ(expectSameOnAnyThreadCount(writeFusion(synth::linearRelu(30)), "issue 3510").chunked_arrays, 2u);
+  EXPECT_EQ(expectSameOnAnyThreadCount(writeFusion(synth::linearRelu(30)), "issue 3510").chunked_arrays, 3u);
   EXPECT_EQ(expectSameOnAnyThreadCount(writeFusion(synth::chainedAdds(100)), "issue 1440").chunked_arrays,
-            2u);
+            3u);
   // The default threshold keeps small texts on one thread.
   ReadStats st;
   ReadOptions o;
@@ -177,7 +186,10 @@ TEST(ReaderParallel, ChunksThatMeetErrorsGiveTheSequentialDiagnostics) {
   size_t exprs = text.find("\"exprs\"");
   ASSERT_NE(tensors, std::string::npos);
   ASSERT_NE(exprs, std::string::npos);
-  size_t mid_tensors = (tensors + exprs) / 2, mid_exprs = exprs + (text.size() - exprs) / 2;
+  size_t concrete = text.find("\"concrete_inputs\"");
+  ASSERT_NE(concrete, std::string::npos);
+  size_t mid_tensors = (tensors + exprs) / 2, mid_exprs = exprs + (concrete - exprs) / 2,
+         mid_concrete = concrete + (text.size() - concrete) / 2;
   struct Case {
     const char* what;
     std::string text;
@@ -199,6 +211,12 @@ TEST(ReaderParallel, ChunksThatMeetErrorsGiveTheSequentialDiagnostics) {
        false},
       {"an escaped tensor name (valid)",
        replaceFrom(text, mid_tensors, "{\"name\": \"T", "{\"name\": \"\\u0054"), true},
+      {"a concrete input naming no tensor",
+       replaceFrom(text, mid_concrete, "{\"input\": \"T", "{\"input\": \"Q"), false},
+      {"a concrete size that is a string",
+       replaceFrom(text, mid_concrete, "\"shape\": [", "\"shape\": [\"8\", "), false},
+      {"a concrete input with strides (valid)",
+       replaceFrom(text, mid_concrete, "\"shape\": [", "\"strides\": [1], \"shape\": ["), true},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);
