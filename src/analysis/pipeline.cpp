@@ -123,15 +123,16 @@ struct Ctx {
     }
   }
 
-  // Whole-first eras: concretize the complete fusion before segmenting.
-  void concretizeWhole(const std::vector<ExprId>& topo) {
+  // Whole-first eras: concretize the complete fusion before segmenting, on
+  // `threads` threads (analyzeConcretization's chunks).
+  void concretizeWhole(const std::vector<ExprId>& topo, unsigned threads) {
     PhaseScope phase("pipeline: concretize whole fusion");
     ViewSpec wv;
     wv.exprs = topo;
     for (const ValueRef& in : f.inputs)
       if (in.isTensor()) wv.inputs.push_back({in.id, f.tensors[in.id].logical, std::nullopt, false});
     ConcretizationInfo info =
-        analyzeConcretization(f, wv, whole, opts.era, sink, opts.file, &concretize_scratch);
+        analyzeConcretization(f, wv, whole, opts.era, sink, opts.file, &concretize_scratch, threads);
     reportUnbound(info, -1, nullptr, wv.inputs, InputRewrite::StripReductions, false);
     std::string t = std::to_string(info.checked_extents) + " dynamic extents checked\n";
     for (auto& s : info.empty_extents) t += "  empty: " + s + "\n";
@@ -477,6 +478,9 @@ PipelineResult runPipeline(const Fusion& f, const PipelineOptions& opts) {
   // its diagnostics follow theirs, as they do when run in turn.
   std::vector<ExprId> topo;
   SegmentPassResult sp;
+  const unsigned concretize_threads =
+      overlapSegmenting(f, opts) ? threadsFor(opts.threads != 0 ? opts.threads : defaultThreads()) : 1;
+  r.concretized_in_chunks = r.whole_first && concretize_threads > 1 && f.exprs.size() > 1;
   auto bindAndConcretize = [&](const std::function<const std::vector<ExprId>&()>& order) {
     PhaseScope bind_phase("pipeline: bind whole fusion");
     bindView(f, c.wholeRequest(), c.whole, c.sink);
@@ -485,7 +489,7 @@ PipelineResult runPipeline(const Fusion& f, const PipelineOptions& opts) {
     // built and dropped per segment, O(segments x scalars)).
     if (opts.trace) c.trace("bind", "whole fusion", c.bindingsText(c.whole));
     const std::vector<ExprId>& t = order();
-    if (r.whole_first) c.concretizeWhole(t);
+    if (r.whole_first) c.concretizeWhole(t, concretize_threads);
   };
   if (overlapSegmenting(f, opts)) {
     // Task 0 (this thread): bind, then concretize once the order is ready.

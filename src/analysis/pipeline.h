@@ -31,10 +31,11 @@ struct PipelineOptions {
   int trace_segment = -1;
   // Threads (0: defaultThreads(), support/parallel.h). With two or more and
   // no trace, a fusion of parallel_min_exprs exprs or more is segmented on a
-  // second thread while the first binds and concretizes it, and the 2024
-  // multi-device eras bind and concretize its segments in chunks, one per
-  // thread within a memory budget (segmentLanes in pipeline.cpp); the result
-  // and the diagnostics, in their order, are the same either way.
+  // second thread while the first binds and concretizes it (whole-first
+  // eras: in chunks of its exprs, one per thread), and the 2024 multi-device
+  // eras bind and concretize its segments in chunks, one per thread within a
+  // memory budget (segmentLanes in pipeline.cpp); the result and the
+  // diagnostics, in their order, are the same either way.
   unsigned threads = 0;
   size_t parallel_min_exprs = 8192;
 };
@@ -56,10 +57,11 @@ struct PipelineResult {
   std::vector<UnboundExtent> unbound;  // the provenance behind each FC0301
   Era era = Era::E2024_06;
   InputRewrite input_rewrite = InputRewrite::KeepReductions;
-  bool whole_first = false;           // the era concretizes the whole fusion before segmenting
-  std::shared_ptr<ScalarEval> whole;  // the complete fusion's binding
-  bool overlapped = false;            // segmented on a second thread (PipelineOptions::threads)
-  bool segments_in_chunks = false;    // segments bound and concretized in chunks, one per thread
+  bool whole_first = false;            // the era concretizes the whole fusion before segmenting
+  std::shared_ptr<ScalarEval> whole;   // the complete fusion's binding
+  bool overlapped = false;             // segmented on a second thread (PipelineOptions::threads)
+  bool segments_in_chunks = false;     // segments bound and concretized in chunks, one per thread
+  bool concretized_in_chunks = false;  // the whole fusion concretized in chunks, one per thread
   bool failed() const;
 };
 

@@ -1,9 +1,13 @@
 #include "passes/concretize.h"
 
 #include <algorithm>
+#include <iterator>
+#include <optional>
 
 #include "ir/printer.h"
 #include "support/epoch_marks.h"
+#include "support/parallel.h"
+#include "support/step_counters.h"
 
 namespace fc {
 namespace {
@@ -32,12 +36,20 @@ bool isConstNonZero(const Fusion& f, ScalarId s) {
 
 }  // namespace
 
-ConcretizationInfo analyzeConcretization(const Fusion& f, const ViewSpec& view, ScalarEval& ev, Era era,
-                                         DiagnosticSink& sink, const std::string& file, EpochMarks* scratch) {
+// The analysis of one view, or of one chunk of its exprs (analyzeInChunks).
+struct Analysis {
+  const Fusion& f;
+  ScalarEval& ev;
+  Era era;
+  DiagnosticSink& sink;
+  const std::string& file;
+  EpochMarks& visited;        // tensors already visited
+  bool shared_marks = false;  // a chunk: `visited` is the view's, read-only
   ConcretizationInfo info;
   // Symbols a reshape already reported (FC0303): nvFuser fails there first.
   std::vector<ScalarId> reported;
-  auto need = [&](ScalarId s, UnboundUse use) {
+
+  void need(ScalarId s, UnboundUse use) {
     if (s == kNone || ev.isKnown(s)) return;
     for (ScalarId sym : ScalarEval::freeSymbols(f, s)) {
       if (ev.isKnown(sym)) continue;
@@ -45,8 +57,9 @@ ConcretizationInfo analyzeConcretization(const Fusion& f, const ViewSpec& view, 
       use.scalar = s;
       info.unbound.push_back(use);
     }
-  };
-  auto visitAxes = [&](TensorId t, const std::vector<AxisId>& dom, bool on_input) {
+  }
+
+  void visitAxes(TensorId t, const std::vector<AxisId>& dom, bool on_input) {
     for (AxisId a : dom) {
       const Axis& ax = f.axes[a];
       ScalarId e = ax.expanded != kNone ? ax.expanded : ax.extent;
@@ -86,18 +99,9 @@ ConcretizationInfo analyzeConcretization(const Fusion& f, const ViewSpec& view, 
         }
       }
     }
-  };
-
-  // Called once per compute segment: with the caller's scratch the marks are
-  // cleared in O(1), not allocated per call (that was O(segments x tensors)).
-  EpochMarks local;
-  EpochMarks& visited = scratch != nullptr ? *scratch : local;
-  visited.reset(f.tensors.size());
-  for (const BoundInput& in : view.inputs) {
-    visited.set(in.tensor);
-    visitAxes(in.tensor, in.domain, true);
   }
-  for (ExprId eid : view.exprs) {
+
+  void visitExpr(ExprId eid) {
     const Expr& e = f.exprs[eid];
     // Scalars used as values: operands and attributes.
     for (size_t i = 0; i < e.inputs.size(); ++i)
@@ -122,11 +126,11 @@ ConcretizationInfo analyzeConcretization(const Fusion& f, const ViewSpec& view, 
         info.unbound.push_back(u);
       }
     }
-    for (TensorId t : e.outputs)
-      if (!visited.test(t)) {
-        visited.set(t);
-        visitAxes(t, f.tensors[t].logical, false);
-      }
+    for (TensorId t : e.outputs) {
+      if (visited.test(t)) continue;
+      if (!shared_marks) visited.set(t);  // chunks: a verified fusion's outputs are unique
+      visitAxes(t, f.tensors[t].logical, false);
+    }
     // Dynamic reshape (reference §2.3 analyzeReshapes).
     if (e.op == OpKind::Reshape) {
       int64_t out_numel = 1;
@@ -206,13 +210,63 @@ ConcretizationInfo analyzeConcretization(const Fusion& f, const ViewSpec& view, 
       }
     }
   }
+};
+
+ConcretizationInfo analyzeConcretization(const Fusion& f, const ViewSpec& view, ScalarEval& ev, Era era,
+                                         DiagnosticSink& sink, const std::string& file, EpochMarks* scratch,
+                                         unsigned threads) {
+  // Called once per compute segment: with the caller's scratch the marks are
+  // cleared in O(1), not allocated per call (that was O(segments x tensors)).
+  EpochMarks local;
+  EpochMarks& visited = scratch != nullptr ? *scratch : local;
+  visited.reset(f.tensors.size());
+  Analysis head{f, ev, era, sink, file, visited};
+  for (const BoundInput& in : view.inputs) {
+    visited.set(in.tensor);
+    head.visitAxes(in.tensor, in.domain, true);
+  }
+  const size_t n = view.exprs.size(), w = std::min<size_t>(threads, n);
+  if (w <= 1) {
+    for (ExprId eid : view.exprs) head.visitExpr(eid);
+  } else {
+    // The exprs in chunks of the view's order, one per thread, each with its
+    // own findings, appended in chunk order: the one-thread order. The
+    // evaluator is shared: every scalar is evaluated first, so that reading
+    // it writes nothing. The marks are shared too, read-only: they hold the
+    // view's inputs, and the exprs of a verified fusion produce each tensor
+    // once, so no chunk meets an output another visited.
+    for (ScalarId s = 0; s < f.scalars.size(); ++s) ev.isKnown(s);
+    std::vector<DiagnosticSink> sinks(w);
+    std::vector<std::optional<Analysis>> chunks(w);
+    std::vector<steps::Counters> counters(w);
+    parallelFor(w, [&](size_t k) {
+      Analysis& a = chunks[k].emplace(Analysis{f, ev, era, sinks[k], file, visited, true});
+      for (size_t i = n * k / w; i < n * (k + 1) / w; ++i) a.visitExpr(view.exprs[i]);
+      if (k > 0) counters[k] = steps::counters;  // task 0 counts on this thread already
+    });
+    for (size_t k = 0; k < w; ++k) {
+      Analysis& a = *chunks[k];
+      auto append = [](auto& to, auto& from) {
+        to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+      };
+      append(head.info.unbound, a.info.unbound);
+      append(head.info.empty_extents, a.info.empty_extents);
+      append(head.info.decisions, a.info.decisions);
+      head.info.checked_extents += a.info.checked_extents;
+      append(head.reported, a.reported);
+      append(sink.all(), sinks[k].all());
+      steps::counters += counters[k];
+    }
+  }
+  ConcretizationInfo& info = head.info;
+  const std::vector<ScalarId>& reported = head.reported;
   info.unbound.erase(std::remove_if(info.unbound.begin(), info.unbound.end(),
                                     [&](const UnboundUse& u) {
                                       return std::find(reported.begin(), reported.end(), u.symbol) !=
                                              reported.end();
                                     }),
                      info.unbound.end());
-  return info;
+  return std::move(head.info);
 }
 
 }  // namespace fc

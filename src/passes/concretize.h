@@ -48,8 +48,12 @@ struct ConcretizationInfo {
 // `scratch`: a caller that analyzes many views of one fusion (one per compute
 // segment) passes the same marks each time, so that they are not allocated and
 // cleared per view (O(segments x tensors)); null: local marks.
+// `threads` > 1: the view's exprs are analyzed in chunks on that many threads
+// (the pipeline does so for a large whole fusion), with the same result and
+// diagnostics; `ev` then has every scalar evaluated first. Only for a
+// verified fusion (each tensor the output of one expr).
 ConcretizationInfo analyzeConcretization(const Fusion& f, const ViewSpec& view, ScalarEval& ev, Era era,
                                          DiagnosticSink& sink, const std::string& file,
-                                         EpochMarks* scratch = nullptr);
+                                         EpochMarks* scratch = nullptr, unsigned threads = 1);
 
 }  // namespace fc

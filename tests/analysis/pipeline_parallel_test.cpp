@@ -70,8 +70,9 @@ Run run(const Fusion& f, Era era, unsigned threads) {
 }
 
 struct Parallel {
-  bool overlapped = false;  // in the last era
-  size_t chunked_eras = 0;  // eras whose segments were bound in chunks
+  bool overlapped = false;      // in the last era
+  size_t chunked_eras = 0;      // eras whose segments were bound in chunks
+  size_t concretized_eras = 0;  // eras whose whole fusion was concretized in chunks
 };
 
 Parallel expectSameOnAnyThreadCount(const Fusion& f, const std::string& what) {
@@ -84,13 +85,15 @@ Parallel expectSameOnAnyThreadCount(const Fusion& f, const std::string& what) {
     Run two = run(f, era, 3);
     par.overlapped = two.result.overlapped;
     par.chunked_eras += two.result.segments_in_chunks;
+    par.concretized_eras += two.result.concretized_in_chunks;
     EXPECT_EQ(renderJson(two.result.diagnostics), renderJson(one.result.diagnostics));
     EXPECT_EQ(describe(two.result), describe(one.result));
     EXPECT_EQ(bindings(f, two.result), bindings(f, one.result));
     EXPECT_EQ(two.result.failed(), one.result.failed());
-    // Segments in chunks evaluate every scalar of the whole fusion first, and
-    // each of the 3 lanes has an evaluator and scratch of its own.
-    if (!two.result.segments_in_chunks) {
+    // Segments (or the whole fusion) in chunks evaluate every scalar of the
+    // whole fusion first, and each of the 3 lanes has an evaluator and
+    // scratch of its own.
+    if (!two.result.segments_in_chunks && !two.result.concretized_in_chunks) {
       EXPECT_EQ(two.counters.eval_steps, one.counters.eval_steps);
       EXPECT_EQ(two.counters.eval_slots, one.counters.eval_slots);
       EXPECT_EQ(two.counters.scratch_inits, one.counters.scratch_inits);
@@ -105,7 +108,7 @@ Parallel expectSameOnAnyThreadCount(const Fusion& f, const std::string& what) {
 }
 
 TEST(PipelineParallel, EveryFixtureGivesTheOneThreadResult) {
-  size_t ran = 0, failing = 0, chunked = 0;
+  size_t ran = 0, failing = 0, chunked = 0, concretized = 0;
   for (const auto& e :
        std::filesystem::recursive_directory_iterator(std::string(FC_SOURCE_DIR) + "/fixtures")) {
     if (!e.is_regular_file() || e.path().extension() != ".json") continue;
@@ -121,10 +124,12 @@ TEST(PipelineParallel, EveryFixtureGivesTheOneThreadResult) {
     Parallel par = expectSameOnAnyThreadCount(*f, e.path().string());
     EXPECT_TRUE(par.overlapped);
     chunked += par.chunked_eras;
+    concretized += par.concretized_eras;
   }
   EXPECT_GT(ran, 25u);
-  EXPECT_GT(chunked, 10u);  // the multi-device fixtures in the 2024 eras
-  EXPECT_GT(failing, 5u);   // the seed and the issue cases: diagnostics from both threads' passes
+  EXPECT_GT(chunked, 10u);      // the multi-device fixtures in the 2024 eras
+  EXPECT_GT(concretized, 30u);  // every fixture in head, the single-device ones in every era
+  EXPECT_GT(failing, 5u);       // the seed and the issue cases: diagnostics from both threads' passes
 }
 
 // Diagnostics from both threads: the whole-fusion binding (a --bind that
@@ -155,6 +160,45 @@ TEST(PipelineParallel, DiagnosticsOfBothThreadsKeepTheirOrder) {
   }
 }
 
+// The whole fusion concretized in chunks (whole-first eras): reshapes in
+// different chunks get a size no binding gives (FC0303 each), and the
+// findings must come in the one-thread order.
+TEST(PipelineParallel, ConcretizationFindingsOfEveryChunkKeepTheirOrder) {
+  synth::TransformerOptions so;
+  so.exprs = 2000;
+  Fusion f = synth::transformer(so);
+  size_t planted = 0;
+  for (size_t at : {f.exprs.size() / 5, f.exprs.size() / 2, 4 * f.exprs.size() / 5}) {
+    for (size_t e = at; e < f.exprs.size(); ++e) {
+      if (f.exprs[e].op != OpKind::Reshape || f.exprs[e].attrs.shape.empty()) continue;
+      f.exprs[e].attrs.shape[0] = f.addSymbol("u" + std::to_string(planted));
+      ++planted;
+      break;
+    }
+  }
+  ASSERT_EQ(planted, 3u);
+  DiagnosticSink vs;
+  ASSERT_TRUE(verifyFusion(f, vs)) << renderJson(vs.all());
+  f.rebuildUses();
+  std::string first;
+  for (unsigned threads : {1u, 3u}) {
+    PipelineOptions o;
+    o.era = Era::Head;
+    o.threads = threads;
+    o.parallel_min_exprs = 0;
+    PipelineResult r = runPipeline(f, o);
+    EXPECT_EQ(r.concretized_in_chunks, threads == 3);
+    size_t reshapes = 0;
+    for (const Diagnostic& d : r.diagnostics) reshapes += d.code == DiagCode::ReshapeUnevaluable;
+    EXPECT_EQ(reshapes, 3u);
+    std::string text = renderJson(r.diagnostics) + describe(r);
+    if (threads == 1)
+      first = text;
+    else
+      EXPECT_EQ(text, first);
+  }
+}
+
 TEST(PipelineParallel, SyntheticFusionsGiveTheOneThreadResult) {
   for (bool sharded : {false, true}) {
     synth::TransformerOptions o;
@@ -164,7 +208,8 @@ TEST(PipelineParallel, SyntheticFusionsGiveTheOneThreadResult) {
     f.rebuildUses();
     Parallel par = expectSameOnAnyThreadCount(f, sharded ? "tensor-parallel" : "transformer");
     EXPECT_TRUE(par.overlapped);
-    EXPECT_EQ(par.chunked_eras, sharded ? 2u : 0u);  // 2024-06 and 2024-07 bind each segment alone
+    EXPECT_EQ(par.chunked_eras, sharded ? 2u : 0u);      // 2024-06 and 2024-07 bind each segment alone
+    EXPECT_EQ(par.concretized_eras, sharded ? 1u : 3u);  // the whole-first eras
   }
 }
 
