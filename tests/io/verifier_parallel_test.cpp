@@ -20,6 +20,15 @@
 namespace fc {
 namespace {
 
+// The findings of the one-thread verifier.
+DiagnosticSink verifiedOnOneThread(const Fusion& f) {
+  DiagnosticSink s;
+  VerifyOptions one;
+  one.threads = 1;
+  verifyFusion(f, s, "", one);
+  return s;
+}
+
 // Verifies `f` on one thread and in chunks; returns what the 3-thread run did.
 VerifyStats expectSameOnAnyThreadCount(const Fusion& f, const std::string& what) {
   SCOPED_TRACE(what);
@@ -98,10 +107,7 @@ TEST(VerifierParallel, OpErrorsAreReportedAsOnOneThread) {
     }
   }
   ASSERT_EQ(changed, 3u);
-  DiagnosticSink s;
-  VerifyOptions one;
-  one.threads = 1;
-  ASSERT_FALSE(verifyFusion(f, s, "", one));
+  ASSERT_TRUE(verifiedOnOneThread(f).hasErrors());
   VerifyStats st = expectSameOnAnyThreadCount(f, "three dtype errors");
   EXPECT_TRUE(st.ops_in_chunks);
   EXPECT_TRUE(st.ops_rerun);
@@ -125,10 +131,8 @@ TEST(VerifierParallel, FindingsOfBothGroupsComeInTheOneThreadOrder) {
   Expr& x = f.exprs[f.exprs.size() / 3];
   x.inputs.push_back(ValueRef::tensor(static_cast<TensorId>(f.tensors.size() + 5)));
   f.exprs[2 * f.exprs.size() / 3].outputs = f.exprs[f.exprs.size() / 4].outputs;
-  DiagnosticSink s;
-  VerifyOptions one;
-  one.threads = 1;
-  ASSERT_FALSE(verifyFusion(f, s, "", one));
+  DiagnosticSink s = verifiedOnOneThread(f);
+  ASSERT_TRUE(s.hasErrors());
   std::set<DiagCode> codes;
   for (const Diagnostic& d : s.all()) codes.insert(d.code);
   EXPECT_TRUE(codes.count(DiagCode::DanglingAxis));
