@@ -2,10 +2,29 @@
 // read -> verify -> the era-faithful pipeline (segment, segment inputs, bind,
 // concretize, apply) for every era, as the CLI runs it (concrete binding
 // from the repro's inputs, the repro's own era first), then nvFuser-style
-// printing in both styles and the writer round trip.
+// printing in both styles and the writer round trip. Differential: every
+// era without a trace also runs with the pipeline's parallel paths forced
+// (3 threads, no size threshold: segmenting beside binding, concretizing
+// and binding segments in chunks) and must give the one-thread diagnostics
+// and segments.
 #include "analysis/pipeline.h"
+#include "diag/render.h"
 #include "fuzz_common.h"
 #include "ir/printer.h"
+
+namespace {
+
+std::string segmentsText(const fc::PipelineResult& r) {
+  std::string out;
+  for (const fc::Segment& s : r.segmented.segments) {
+    out += std::to_string(s.id) + " " + s.scheduler + ":";
+    for (fc::ExprId e : s.exprs) out += " " + std::to_string(e);
+    out += "\n";
+  }
+  return out + std::to_string(r.unbound.size()) + " unbound\n";
+}
+
+}  // namespace
 
 FC_FUZZ_TARGET(check) {
   return fc::fuzz::guarded("check", [&] {
@@ -21,7 +40,15 @@ FC_FUZZ_TARGET(check) {
       opts.era = era;
       opts.trace = era == fc::Era::Head;  // also print every pass's state once (--trace)
       fc::PipelineResult r = fc::runPipeline(*f, opts);
-      (void)r;
+      if (opts.trace) continue;
+      fc::PipelineOptions forced = opts;
+      forced.threads = 3;
+      forced.parallel_min_exprs = 0;
+      fc::PipelineResult p = fc::runPipeline(*f, forced);
+      if (fc::renderJson(r.diagnostics) != fc::renderJson(p.diagnostics) ||
+          segmentsText(r) != segmentsText(p))
+        fc::fuzz::fail("the parallel pipeline differs from one thread:\n" + fc::renderJson(r.diagnostics) +
+                       segmentsText(r) + "---\n" + fc::renderJson(p.diagnostics) + segmentsText(p));
     }
     (void)fc::printFusionMath(*f, fc::PrintStyle::Y2024);
     (void)fc::printFusionMath(*f, fc::PrintStyle::Head);
