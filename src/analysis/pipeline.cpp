@@ -133,7 +133,7 @@ struct Ctx {
       if (in.isTensor()) wv.inputs.push_back({in.id, f.tensors[in.id].logical, std::nullopt, false});
     ConcretizationInfo info =
         analyzeConcretization(f, wv, whole, opts.era, sink, opts.file, &concretize_scratch, threads);
-    reportUnbound(info, -1, nullptr, wv.inputs, InputRewrite::StripReductions, false);
+    reportUnbound(info, -1, nullptr, wv.inputs, InputRewrite::StripReductions, false, sink, r.unbound);
     std::string t = std::to_string(info.checked_extents) + " dynamic extents checked\n";
     for (auto& s : info.empty_extents) t += "  empty: " + s + "\n";
     for (auto& s : info.decisions) t += "  " + s + "\n";
@@ -219,10 +219,6 @@ struct Ctx {
            where + std::string(f.tensorName(u.tensor));
   }
 
-  void reportUnbound(const ConcretizationInfo& info, int seg_idx, const Segment* seg,
-                     const std::vector<BoundInput>& inputs, InputRewrite rw, bool rewrite_from_repro) {
-    reportUnbound(info, seg_idx, seg, inputs, rw, rewrite_from_repro, sink, r.unbound);
-  }
   void reportUnbound(const ConcretizationInfo& info, int seg_idx, const Segment* seg,
                      const std::vector<BoundInput>& inputs, InputRewrite rw, bool rewrite_from_repro,
                      DiagnosticSink& sink, std::vector<UnboundExtent>& unbound) {
@@ -440,9 +436,14 @@ namespace {
 // Whether runPipeline segments on a second thread: never when tracing (the
 // trace is one ordered record), on one thread, or below the size where a
 // thread costs more than it saves.
+// The threads PipelineOptions::threads asks for (0: the process default).
+unsigned pipelineThreads(const PipelineOptions& opts) {
+  return threadsFor(opts.threads != 0 ? opts.threads : defaultThreads());
+}
+
 bool overlapSegmenting(const Fusion& f, const PipelineOptions& opts) {
   if (opts.trace || f.exprs.size() < opts.parallel_min_exprs) return false;
-  return threadsFor(opts.threads != 0 ? opts.threads : defaultThreads()) >= 2;
+  return pipelineThreads(opts) >= 2;
 }
 
 // How many lanes bind and concretize the segments (1: no chunks): only in
@@ -459,7 +460,7 @@ size_t segmentLanes(const Fusion& f, const PipelineOptions& opts, const Pipeline
   const size_t per_lane =
       f.scalars.size() * (sizeof(uint8_t) + sizeof(std::optional<int64_t>) + sizeof(Origin)) +
       4 * f.axes.size() + 1;
-  const size_t threads = threadsFor(opts.threads != 0 ? opts.threads : defaultThreads());
+  const size_t threads = pipelineThreads(opts);
   return std::min({threads, r.segmented.segments.size(), 1 + kLaneBudget / per_lane});
 }
 
@@ -480,8 +481,7 @@ PipelineResult runPipeline(const Fusion& f, const PipelineOptions& opts) {
   // its diagnostics follow theirs, as they do when run in turn.
   std::vector<ExprId> topo;
   SegmentPassResult sp;
-  const unsigned concretize_threads =
-      overlapSegmenting(f, opts) ? threadsFor(opts.threads != 0 ? opts.threads : defaultThreads()) : 1;
+  const unsigned concretize_threads = overlapSegmenting(f, opts) ? pipelineThreads(opts) : 1;
   r.concretized_in_chunks = r.whole_first && concretize_threads > 1 && f.exprs.size() > 1;
   auto bindAndConcretize = [&](const std::function<const std::vector<ExprId>&()>& order) {
     PhaseScope bind_phase("pipeline: bind whole fusion");
@@ -525,7 +525,7 @@ PipelineResult runPipeline(const Fusion& f, const PipelineOptions& opts) {
       segment_phase.stop();
       seg_counters = steps::counters;
     });
-    for (Diagnostic& d : seg_sink.all()) c.sink.all().push_back(std::move(d));
+    c.sink.append(std::move(seg_sink));
     steps::counters += seg_counters;
     if (times) times->mergeConcurrent(seg_times);
     r.overlapped = true;
@@ -647,7 +647,7 @@ PipelineResult runPipeline(const Fusion& f, const PipelineOptions& opts) {
     // that reading it writes nothing.
     PhaseScope phase("pipeline: segments, in chunks");
     PhaseTimes* times = PhaseTimes::activate(nullptr);  // per-segment phases are not timed per thread
-    for (ScalarId sid = 0; sid < f.scalars.size(); ++sid) c.whole.isKnown(sid);
+    c.whole.evaluateAll();
     const size_t n = segments.size();
     std::vector<DiagnosticSink> sinks(w);
     std::vector<std::vector<UnboundExtent>> unbound(w);
@@ -669,7 +669,7 @@ PipelineResult runPipeline(const Fusion& f, const PipelineOptions& opts) {
     }
     PhaseTimes::activate(times);
     for (size_t k = 0; k < w; ++k) {
-      for (Diagnostic& d : sinks[k].all()) c.sink.all().push_back(std::move(d));
+      c.sink.append(std::move(sinks[k]));
       for (UnboundExtent& u : unbound[k]) r.unbound.push_back(std::move(u));
       steps::counters += counters[k];
       steps::exact_map_steps += exact_steps[k];

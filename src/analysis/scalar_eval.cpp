@@ -42,6 +42,10 @@ bool ScalarEval::isKnown(ScalarId s) {
   return known_[s] >= 2;
 }
 
+void ScalarEval::evaluateAll() {
+  for (ScalarId s = 0; s < f_.scalars.size(); ++s) isKnown(s);
+}
+
 std::optional<int64_t> ScalarEval::value(ScalarId s) {
   if (!isKnown(s)) return std::nullopt;
   return value_[s];

@@ -55,6 +55,9 @@ class ScalarEval {
 
   // Known = bound, constant, or derived from known operands.
   bool isKnown(ScalarId s);
+  // Evaluates every scalar: afterwards isKnown, value and origin only read,
+  // so threads may share the evaluator (the pipeline's chunked passes).
+  void evaluateAll();
   // The concrete value, when known and concrete.
   std::optional<int64_t> value(ScalarId s);
   // The value bound directly (not derived), if any.

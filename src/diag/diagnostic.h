@@ -3,6 +3,7 @@
 // produce these as data; renderers (text, JSON, SARIF) turn them into text.
 #pragma once
 
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -66,6 +67,13 @@ class DiagnosticSink {
   size_t errorCount() const;
   bool hasErrors() const { return errorCount() > 0; }
   void clear() { diags_.clear(); }
+  // Moves `other`'s diagnostics after this sink's (a worker thread's sink
+  // merged in report order).
+  void append(DiagnosticSink&& other) {
+    diags_.insert(diags_.end(), std::make_move_iterator(other.diags_.begin()),
+                  std::make_move_iterator(other.diags_.end()));
+    other.diags_.clear();
+  }
 
  private:
   std::vector<Diagnostic> diags_;

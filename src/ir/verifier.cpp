@@ -274,7 +274,7 @@ class Verifier {
         checkCycles();
       }
     });
-    for (Diagnostic& d : expr_sink.all()) sink_.all().push_back(std::move(d));
+    sink_.append(std::move(expr_sink));
     if (opts_.stats != nullptr) {
       opts_.stats->checks_in_groups = true;
       opts_.stats->scalars_rerun = scalars_rerun;

@@ -235,7 +235,7 @@ ConcretizationInfo analyzeConcretization(const Fusion& f, const ViewSpec& view, 
     // it writes nothing. The marks are shared too, read-only: they hold the
     // view's inputs, and the exprs of a verified fusion produce each tensor
     // once, so no chunk meets an output another visited.
-    for (ScalarId s = 0; s < f.scalars.size(); ++s) ev.isKnown(s);
+    ev.evaluateAll();
     std::vector<DiagnosticSink> sinks(w);
     std::vector<std::optional<Analysis>> chunks(w);
     std::vector<steps::Counters> counters(w);
@@ -254,7 +254,7 @@ ConcretizationInfo analyzeConcretization(const Fusion& f, const ViewSpec& view, 
       append(head.info.decisions, a.info.decisions);
       head.info.checked_extents += a.info.checked_extents;
       append(head.reported, a.reported);
-      append(sink.all(), sinks[k].all());
+      sink.append(std::move(sinks[k]));
       steps::counters += counters[k];
     }
   }
