@@ -34,6 +34,7 @@
 #include "ir/op_kind.h"
 #include "support/checked.h"
 #include "support/parallel.h"
+#include "support/phase_times.h"
 
 namespace fc {
 namespace {
@@ -121,6 +122,11 @@ bool isFloatUnary(OpKind k) {
 
 // ---------------------------------------------------------------- verifier
 
+// Detail phases of `--time-report` (inside "load: verify").
+constexpr const char* kFirstGroup = "scalars, axis owners";
+constexpr const char* kSecondGroup = "tensors, axes | expr references, cycles";
+constexpr const char* kOps = "op checks";
+
 class Verifier {
  public:
   Verifier(const Fusion& f, DiagnosticSink& sink, const std::string& file, const VerifyOptions& opts)
@@ -132,9 +138,12 @@ class Verifier {
     if (threadsFor(opts_.threads) > 1 && f_.exprs.size() >= opts_.parallel_min_exprs) {
       runChecksInTwoGroups();
     } else {
+      PhaseScope first(kFirstGroup, PhaseScope::Detail{});
       claimAxes();
       seedScalarSites();
       checkScalars();
+      first.stop();
+      PhaseScope second(kSecondGroup, PhaseScope::Detail{});
       checkNames();
       checkAxes();
       checkTensorDomains();
@@ -143,7 +152,9 @@ class Verifier {
       checkDefinitions();
       checkCycles();
     }
+    PhaseScope ops(kOps, PhaseScope::Detail{});
     checkOps();
+    ops.stop();
     checkSegmentation();
     checkConcreteInputs();
     return sink_.errorCount() == before;
@@ -245,6 +256,7 @@ class Verifier {
   // tests/io/verifier_parallel_test.cpp compares every fixture with the
   // one-thread run.
   void runChecksInTwoGroups() {
+    PhaseScope first(kFirstGroup, PhaseScope::Detail{});
     DiagnosticSink scalar_sink;
     OpState scalar_state{&scalar_sink};
     scalar_state.speculative = true;
@@ -259,6 +271,8 @@ class Verifier {
     });
     const bool scalars_rerun = !scalar_sink.all().empty();
     if (scalars_rerun) checkScalars();
+    first.stop();
+    PhaseScope second(kSecondGroup, PhaseScope::Detail{});
     DiagnosticSink expr_sink;
     OpState expr_state{&expr_sink};
     parallelFor(2, [&](size_t task) {

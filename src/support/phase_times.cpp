@@ -19,10 +19,11 @@ PhaseTimes* PhaseTimes::activate(PhaseTimes* t) {
 
 PhaseTimes* PhaseTimes::active() { return g_active; }
 
-size_t PhaseTimes::slot(std::string_view name) {
+size_t PhaseTimes::slot(std::string_view name, bool detail) {
   for (size_t i = 0; i < phases_.size(); ++i)
     if (phases_[i].name == name) return i;
   phases_.push_back(Phase{std::string(name)});
+  phases_.back().detail = detail;
   return phases_.size() - 1;
 }
 
@@ -42,6 +43,7 @@ void PhaseTimes::mergeConcurrent(const PhaseTimes& other) {
     p.calls += o.calls;
     p.peak_rss_kb = std::max(p.peak_rss_kb, o.peak_rss_kb);
     p.concurrent = true;
+    p.detail = o.detail;
   }
 }
 
@@ -61,10 +63,10 @@ std::string PhaseTimes::render(double total_seconds) const {
   bool any_concurrent = false;
   for (const Phase& p : phases_) {
     any_concurrent |= p.concurrent;
-    if (!p.concurrent) sum += p.seconds;
+    if (!p.concurrent && !p.detail) sum += p.seconds;
     double share = total_seconds > 0 ? 100.0 * p.seconds / total_seconds : 0.0;
-    std::snprintf(line, sizeof line, "  %-40s %9llu %10.1f %5.1f%% %6llu MiB\n",
-                  (p.concurrent ? p.name + " (concurrent)" : p.name).c_str(),
+    std::string name = (p.detail ? "  " : "") + p.name + (p.concurrent ? " (concurrent)" : "");
+    std::snprintf(line, sizeof line, "  %-40s %9llu %10.1f %5.1f%% %6llu MiB\n", name.c_str(),
                   static_cast<unsigned long long>(p.calls), p.seconds * 1e3, share,
                   static_cast<unsigned long long>(p.peak_rss_kb / 1024));
     out += line;

@@ -7,6 +7,9 @@
 // unless a PhaseTimes is active on the calling thread, so library code keeps
 // them in place at no measurable cost. A phase entered many times (once per
 // segment) accumulates; phases are reported in the order first entered.
+// A detail phase (PhaseScope::Detail) times a part of the phase around it:
+// it is printed indented and left out of the "(not in a phase)" sum, so that
+// `--time-report` can say where a long phase goes without counting twice.
 #pragma once
 
 #include <chrono>
@@ -25,6 +28,7 @@ class PhaseTimes {
     uint64_t calls = 0;
     uint64_t peak_rss_kb = 0;  // the process's peak RSS when the phase last ended
     bool concurrent = false;   // ran on another thread beside the other phases
+    bool detail = false;       // a part of the enclosing phase, not summed
   };
 
   // The active collector of this thread (nullptr: none); returns the previous.
@@ -32,7 +36,7 @@ class PhaseTimes {
   static PhaseTimes* active();
 
   // Index of the phase called `name`, created on first use.
-  size_t slot(std::string_view name);
+  size_t slot(std::string_view name, bool detail = false);
   void add(size_t slot, double seconds);
   // Adds the phases another thread timed while this one ran its own; they
   // are marked concurrent and left out of the "(not in a phase)" sum.
@@ -51,12 +55,9 @@ uint64_t peakRssKb();
 
 class PhaseScope {
  public:
-  explicit PhaseScope(std::string_view name) : t_(PhaseTimes::active()) {
-    if (t_) {
-      slot_ = t_->slot(name);
-      start_ = std::chrono::steady_clock::now();
-    }
-  }
+  struct Detail {};
+  explicit PhaseScope(std::string_view name) : PhaseScope(name, false) {}
+  PhaseScope(std::string_view name, Detail) : PhaseScope(name, true) {}
   ~PhaseScope() { stop(); }
   // Ends the phase before the scope does.
   void stop() {
@@ -68,6 +69,12 @@ class PhaseScope {
   PhaseScope& operator=(const PhaseScope&) = delete;
 
  private:
+  PhaseScope(std::string_view name, bool detail) : t_(PhaseTimes::active()) {
+    if (t_) {
+      slot_ = t_->slot(name, detail);
+      start_ = std::chrono::steady_clock::now();
+    }
+  }
   PhaseTimes* t_;
   size_t slot_ = 0;
   std::chrono::steady_clock::time_point start_{};

@@ -48,5 +48,26 @@ TEST(PhaseTimes, RendersEveryPhaseAndTheRemainder) {
   EXPECT_NE(r.find("2000.0"), std::string::npos) << r;
 }
 
+TEST(PhaseTimes, DetailPhasesAreIndentedAndNotSummed) {
+  PhaseTimes t;
+  {
+    PhaseTimes* prev = PhaseTimes::activate(&t);
+    PhaseScope outer("load: build IR");
+    { PhaseScope part("tensors, in chunks", PhaseScope::Detail{}); }
+    outer.stop();
+    PhaseTimes::activate(prev);
+  }
+  ASSERT_EQ(t.phases().size(), 2u);
+  EXPECT_FALSE(t.phases()[0].detail);
+  EXPECT_TRUE(t.phases()[1].detail);
+  PhaseTimes r;
+  r.add(r.slot("load: build IR"), 0.5);
+  r.add(r.slot("tensors, in chunks", true), 0.25);
+  std::string out = r.render(1.0);
+  EXPECT_NE(out.find("\n    tensors, in chunks"), std::string::npos) << out;
+  // 1 s - 0.5 s: the detail's 0.25 s is inside the 0.5 s, not beside it.
+  EXPECT_NE(out.find("500.0  50.0%\n  total"), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace fc
