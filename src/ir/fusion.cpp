@@ -168,19 +168,30 @@ bool Fusion::isOutput(TensorId t) const {
   return std::find(outputs.begin(), outputs.end(), t) != outputs.end();
 }
 
-const std::vector<ExprId>& Fusion::uses(TensorId t) const {
-  FC_CHECK(uses_.size() == tensors.size(), "uses() called before rebuildUses()");
-  return uses_[t];
+std::span<const ExprId> Fusion::uses(TensorId t) const {
+  FC_CHECK(use_begin_.size() == tensors.size() + 1, "uses() called before rebuildUses()");
+  return {use_list_.data() + use_begin_[t], use_list_.data() + use_begin_[t + 1]};
 }
 
 void Fusion::rebuildUses() {
-  uses_.assign(tensors.size(), {});
-  for (ExprId e = 0; e < exprs.size(); ++e)
-    for (const ValueRef& v : exprs[e].inputs)
-      if (v.isTensor() && v.id < tensors.size()) {
-        auto& u = uses_[v.id];
-        if (u.empty() || u.back() != e) u.push_back(e);
-      }
+  // Counted, then filled: an expr that reads a tensor twice uses it once
+  // (`last` holds the last expr that used each tensor).
+  std::vector<ExprId> last;
+  auto each = [&](auto&& fn) {
+    last.assign(tensors.size(), kNone);
+    for (ExprId e = 0; e < exprs.size(); ++e)
+      for (const ValueRef& v : exprs[e].inputs)
+        if (v.isTensor() && v.id < tensors.size() && last[v.id] != e) {
+          last[v.id] = e;
+          fn(v.id, e);
+        }
+  };
+  use_begin_.assign(tensors.size() + 1, 0);
+  each([&](TensorId t, ExprId) { ++use_begin_[t + 1]; });
+  for (size_t t = 0; t < tensors.size(); ++t) use_begin_[t + 1] += use_begin_[t];
+  use_list_.resize(use_begin_.back());
+  std::vector<uint32_t> next(use_begin_.begin(), use_begin_.end() - 1);
+  each([&](TensorId t, ExprId e) { use_list_[next[t]++] = e; });
 }
 
 size_t Fusion::nonReductionRank(TensorId t) const {

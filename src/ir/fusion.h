@@ -7,6 +7,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -87,8 +88,9 @@ class Fusion {
   bool isInput(TensorId t) const;
   bool isOutput(TensorId t) const;
 
-  // Consumers of each tensor, in expr order. Call rebuildUses() after edits.
-  const std::vector<ExprId>& uses(TensorId t) const;
+  // Consumers of each tensor, in expr order, each once. Call rebuildUses()
+  // after edits (the reader calls it).
+  std::span<const ExprId> uses(TensorId t) const;
   void rebuildUses();
 
   // Count of non-Reduction logical axes (the rank a bound tensor must have).
@@ -99,7 +101,10 @@ class Fusion {
   mutable std::vector<ScalarId> scalar_by_name_;
   mutable size_t indexed_tensors_ = 0;
   mutable size_t indexed_scalars_ = 0;
-  std::vector<std::vector<ExprId>> uses_;
+  // uses(t) is use_list_[use_begin_[t] .. use_begin_[t + 1]): two arrays
+  // for all tensors, not a heap block per tensor (a million at 1M exprs).
+  std::vector<uint32_t> use_begin_;
+  std::vector<ExprId> use_list_;
   void indexNames() const;
 };
 

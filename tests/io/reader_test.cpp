@@ -101,7 +101,7 @@ TEST(Reader, SeedFixture) {
   EXPECT_EQ(f->exprs[6].op, OpKind::Add);
   EXPECT_EQ(f->tensors[9].definition, 6u);
   EXPECT_EQ(f->tensors[0].definition, kNone);
-  EXPECT_EQ(f->uses(4), std::vector<ExprId>{2});
+  EXPECT_EQ(std::vector<ExprId>(f->uses(4).begin(), f->uses(4).end()), std::vector<ExprId>{2});
 
   // Inputs / outputs / concrete inputs.
   EXPECT_EQ(f->inputs,
