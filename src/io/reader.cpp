@@ -21,6 +21,7 @@
 
 #include "io/json_locate.h"
 #include "io/json_scan.h"
+#include "io/json_split.h"
 #include "io/json_validate.h"
 #include "io/scalar_expr.h"
 #include "support/internal_error.h"

@@ -16,12 +16,15 @@
 namespace fc {
 
 // What a read did, for tests and --time-report: how many arrays were read
-// in chunks, in how many chunks in all, and whether a chunk gave up so that
-// the text was read again on one thread.
+// in chunks, in how many chunks in all, whether a chunk gave up so that
+// the text was read again on one thread, and how many top-level arrays were
+// split without indexing the whole text (0 when it was indexed whole).
 struct ReadStats {
   unsigned chunked_arrays = 0;
   unsigned chunks = 0;
   bool reread = false;
+  unsigned split_arrays = 0;
+  bool names_in_parallel = false;  // the tensor names were interned on every thread
 };
 
 struct ReadOptions {
@@ -33,6 +36,9 @@ struct ReadOptions {
   unsigned threads = defaultThreads();
   // Texts shorter than this are read on one thread.
   size_t parallel_min_bytes = size_t{4} << 20;
+  // The split of the top-level arrays (io/json_split.h) gives each thread
+  // this many bytes at least; tests lower it to put block edges anywhere.
+  size_t split_min_block = size_t{1} << 20;
   ReadStats* stats = nullptr;  // filled in when given
 };
 

@@ -1,7 +1,10 @@
 #include "support/interner.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
+
+#include "support/parallel.h"
 
 namespace fc {
 
@@ -159,6 +162,104 @@ NameId Interner::find(std::string_view s) const {
     }
   }
   return findHashed(s);
+}
+
+bool Interner::internAll(std::span<const std::string_view> names, std::span<NameId> ids, unsigned threads) {
+  const size_t n = names.size();
+  auto oneByOne = [&] {
+    for (size_t i = 0; i < n; ++i) ids[i] = intern(names[i]);
+    return false;
+  };
+  const size_t w = std::min<size_t>(threadsFor(threads), n / 64);  // a thread costs ~64 interns
+  if (w < 2) return oneByOne();
+  // 1. Which names are new (find is read-only: safe on every thread), and
+  //    whether all new ones are numbered with one prefix.
+  struct Block {
+    size_t fresh = 0, bytes = 0;
+    uint64_t prefix = 0;
+    uint32_t max_number = 0;
+    bool plain = true;  // every new name is numbered, all with `prefix`
+  };
+  std::vector<Block> blocks(w);
+  std::vector<uint32_t> number(n);
+  parallelFor(w, [&](size_t k) {
+    Block b;
+    for (size_t i = n * k / w, end = n * (k + 1) / w; i < end; ++i) {
+      ids[i] = find(names[i]);
+      if (ids[i] != kNoName) continue;
+      uint64_t prefix = 0;
+      if (!splitNumbered(names[i], prefix, number[i]) || (b.fresh > 0 && prefix != b.prefix)) {
+        b.plain = false;
+        break;
+      }
+      b.prefix = prefix;
+      b.max_number = std::max(b.max_number, number[i]);
+      ++b.fresh;
+      b.bytes += names[i].size();
+    }
+    blocks[k] = b;
+  });
+  size_t fresh = 0, bytes = 0;
+  uint64_t prefix = 0;
+  uint32_t max_number = 0;
+  for (const Block& b : blocks) {
+    if (!b.plain || (b.fresh > 0 && fresh > 0 && b.prefix != prefix)) return oneByOne();
+    if (b.fresh > 0) prefix = b.prefix;
+    fresh += b.fresh;
+    bytes += b.bytes;
+    max_number = std::max(max_number, b.max_number);
+  }
+  if (fresh == 0) return true;  // every name was interned already: ids are set
+  Numbered* d = numberedFor(prefix);
+  // The prefix's array must hold every number: dense enough, and a prefix
+  // slot free if the prefix is new.
+  if (max_number >= 4 * (fresh + (d != nullptr ? d->count : 0) + 1) + 4096 ||
+      (d == nullptr && numbered_.size() >= kMaxPrefixes) || strs_.size() + fresh >= kNoName)
+    return oneByOne();
+  // 2. No number twice among the new names.
+  std::vector<std::atomic<uint64_t>> seen((static_cast<size_t>(max_number) >> 6) + 1);
+  std::atomic<bool> twice{false};
+  parallelFor(w, [&](size_t k) {
+    for (size_t i = n * k / w, end = n * (k + 1) / w; i < end && !twice.load(std::memory_order_relaxed);
+         ++i) {
+      if (ids[i] != kNoName) continue;
+      uint64_t bit = uint64_t{1} << (number[i] & 63);
+      if ((seen[number[i] >> 6].fetch_or(bit, std::memory_order_relaxed) & bit) != 0) twice = true;
+    }
+  });
+  if (twice) return oneByOne();
+  // 3. Consecutive ids in order, the characters in one new chunk, the
+  //    prefix's array entries: each block writes its own.
+  if (d == nullptr) {
+    numbered_.push_back(Numbered{prefix, {}, 0, false});
+    d = &numbered_.back();
+  }
+  if (d->id_plus_1.size() <= max_number) d->id_plus_1.resize(static_cast<size_t>(max_number) + 1, 0);
+  d->count += fresh;
+  const auto base = static_cast<NameId>(strs_.size());
+  strs_.resize(strs_.size() + fresh);
+  chunks_.push_back(std::make_unique<char[]>(std::max<size_t>(bytes, 1)));
+  char* chars = chunks_.back().get();
+  std::vector<size_t> first_id(w), first_byte(w);
+  for (size_t k = 0, f = 0, b = 0; k < w; ++k) {
+    first_id[k] = f;
+    first_byte[k] = b;
+    f += blocks[k].fresh;
+    b += blocks[k].bytes;
+  }
+  parallelFor(w, [&](size_t k) {
+    size_t id = base + first_id[k];
+    char* at = chars + first_byte[k];
+    for (size_t i = n * k / w, end = n * (k + 1) / w; i < end; ++i) {
+      if (ids[i] != kNoName) continue;
+      std::memcpy(at, names[i].data(), names[i].size());
+      strs_[id] = std::string_view(at, names[i].size());
+      at += names[i].size();
+      d->id_plus_1[number[i]] = static_cast<uint32_t>(id + 1);
+      ids[i] = static_cast<NameId>(id++);
+    }
+  });
+  return true;
 }
 
 void Interner::copyFrom(const Interner& o) {

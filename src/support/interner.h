@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -58,6 +59,14 @@ class Interner {
   // Reserves room for `n` names in total (the reader knows the counts); the
   // hash table grows on demand (numbered names do not use it).
   void reserve(size_t n);
+  // ids[i] = intern(names[i]) for i = 0, 1, ... in that order, with the same
+  // ids and the same table afterwards, on up to `threads` threads. The
+  // parallel path takes a batch whose names not interned yet are numbered
+  // names of one prefix, pairwise distinct and numbered densely (a repro's
+  // "T0" .. "T999999"): they get consecutive ids in order of appearance.
+  // Any other batch is interned one name at a time. Returns whether the
+  // parallel path was taken.
+  bool internAll(std::span<const std::string_view> names, std::span<NameId> ids, unsigned threads);
 
  private:
   // A name of at most 7 bytes is its own key: its bytes and its length in

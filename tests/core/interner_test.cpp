@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -117,6 +118,66 @@ TEST(Interner, ManyPrefixesFallBackToTheHashTable) {
   Interner copy(in);
   for (size_t i = 0; i < names.size(); ++i) EXPECT_EQ(copy.intern(names[i]), i) << names[i];
   EXPECT_EQ(copy.size(), names.size());
+}
+
+// internAll must give the ids that interning one name at a time gives, and
+// leave a table that answers every later intern and find the same way.
+void expectInternAllAsOneByOne(const std::vector<std::string>& before, const std::vector<std::string>& batch,
+                               bool parallel, const std::string& what) {
+  SCOPED_TRACE(what);
+  Interner a, b;
+  for (const std::string& s : before) {
+    a.intern(s);
+    b.intern(s);
+  }
+  std::vector<std::string_view> views(batch.begin(), batch.end());
+  std::vector<NameId> ids(batch.size(), 12345);
+  EXPECT_EQ(a.internAll(views, ids, 4), parallel);
+  for (size_t i = 0; i < batch.size(); ++i) ASSERT_EQ(ids[i], b.intern(batch[i])) << i;
+  ASSERT_EQ(a.size(), b.size());
+  for (NameId n = 0; n < a.size(); ++n) ASSERT_EQ(a.str(n), b.str(n));
+  for (const std::string& s :
+       {std::string("T0"), std::string("T77"), std::string("T9999"), std::string("T20000"), std::string("x"),
+        std::string("U3"), std::string("T123456789")})
+    EXPECT_EQ(a.find(s), b.find(s)) << s;
+  for (const std::string& s : {std::string("T20001"), std::string("T5"), std::string("zz")})
+    EXPECT_EQ(a.intern(s), b.intern(s)) << s;
+  Interner c = a;  // copies keep the bulk-added names
+  for (NameId n = 0; n < a.size(); ++n) ASSERT_EQ(c.str(n), a.str(n));
+}
+
+std::vector<std::string> numbered(const std::string& prefix, size_t from, size_t to) {
+  std::vector<std::string> v;
+  for (size_t i = from; i < to; ++i) v.push_back(prefix + std::to_string(i));
+  return v;
+}
+
+TEST(Interner, InternAllGivesTheIdsOfInterningInOrder) {
+  std::vector<std::string> scalars = numbered("i", 0, 500);
+  std::vector<std::string> tensors = numbered("T", 0, 20000);
+  std::reverse(tensors.begin() + 100, tensors.begin() + 9000);  // any order of numbers
+  expectInternAllAsOneByOne(scalars, tensors, true, "new tensor names");
+  // Some names interned before (a scalar named like a tensor): they keep
+  // their ids and take none of the new ones.
+  std::vector<std::string> mixed = tensors;
+  mixed[10] = "i3";
+  mixed[15000] = "i499";
+  expectInternAllAsOneByOne(scalars, mixed, true, "some names interned before");
+  expectInternAllAsOneByOne(tensors, tensors, true, "all interned before");
+  // Anything else is interned one by one, with the same result.
+  std::vector<std::string> twice = tensors;
+  twice[12000] = twice[7];
+  expectInternAllAsOneByOne(scalars, twice, false, "a name twice");
+  std::vector<std::string> prefixes = tensors;
+  prefixes[6000] = "U6000";
+  expectInternAllAsOneByOne(scalars, prefixes, false, "two prefixes");
+  std::vector<std::string> plain = tensors;
+  plain[9999] = "weights";
+  expectInternAllAsOneByOne(scalars, plain, false, "a name that is not numbered");
+  std::vector<std::string> sparse = tensors;
+  sparse[3] = "T123456789";
+  expectInternAllAsOneByOne(scalars, sparse, false, "a number far past the others");
+  expectInternAllAsOneByOne(scalars, numbered("T", 0, 100), false, "too few to split");
 }
 
 }  // namespace

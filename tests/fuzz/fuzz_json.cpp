@@ -20,6 +20,7 @@ FC_FUZZ_TARGET(json) {
     fc::ReadOptions chunked;
     chunked.threads = 3;
     chunked.parallel_min_bytes = 0;
+    chunked.split_min_block = 16;
     std::optional<fc::Fusion> g = fc::readFusion(chunked_src, chunked_sink, chunked);
     if (f.has_value() != g.has_value() || fc::renderJson(sink.all()) != fc::renderJson(chunked_sink.all()))
       fc::fuzz::fail("chunked reading differs from one thread:\n" + fc::renderJson(sink.all()) + "---\n" +

@@ -31,6 +31,7 @@ ReadOptions chunked(unsigned threads) {
   ReadOptions o;
   o.threads = threads;
   o.parallel_min_bytes = 0;
+  o.split_min_block = 64;  // the split's blocks end anywhere, even inside strings
   return o;
 }
 
@@ -153,6 +154,10 @@ TEST(ReaderParallel, SyntheticReprosAreIdenticalIdForId) {
     EXPECT_EQ(st.chunked_arrays, 3u);
     EXPECT_EQ(st.chunks, 9u);
     EXPECT_FALSE(st.reread);
+    // Their elements were found by the split (fix 35), not by an index of the whole text.
+    EXPECT_EQ(st.split_arrays, 3u);
+    // And their names were interned on every thread (Interner::internAll).
+    EXPECT_TRUE(st.names_in_parallel);
   }
   EXPECT_EQ(expectSameOnAnyThreadCount(writeFusion(synth::linearRelu(30)), "issue 3510").chunked_arrays, 3u);
   EXPECT_EQ(expectSameOnAnyThreadCount(writeFusion(synth::chainedAdds(100)), "issue 1440").chunked_arrays,
