@@ -512,17 +512,25 @@ PipelineResult runPipeline(const Fusion& f, const PipelineOptions& opts) {
         return;
       }
       PhaseTimes::activate(times ? &seg_times : nullptr);
+      // The segmenter walks the order beside gathering its operands and
+      // hands the order over as soon as it has it (fix 37). Task 0 waits
+      // on it: whatever is thrown first reaches it too.
+      bool handed = false;
       try {
-        PhaseScope topo_phase("pipeline: topological order");
-        topo = topoOrder(f);
+        PhaseScope segment_phase("pipeline: segment");
+        sp = segmentFusion(
+            f, opts.era, opts.trace, seg_sink, opts.file,
+            [&](const std::vector<ExprId>& order) {
+              topo = order;
+              handed = true;
+              order_ready.set_value();
+            },
+            opts.parallel_min_exprs);
+        segment_phase.stop();
       } catch (...) {
-        order_ready.set_exception(std::current_exception());
+        if (!handed) order_ready.set_exception(std::current_exception());
         throw;
       }
-      order_ready.set_value();
-      PhaseScope segment_phase("pipeline: segment");
-      sp = segmentFusion(f, opts.era, opts.trace, seg_sink, opts.file, &topo);
-      segment_phase.stop();
       seg_counters = steps::counters;
     });
     c.sink.append(std::move(seg_sink));

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 #include <queue>
 
 #include "analysis/resharding.h"
 #include "support/parallel.h"
+#include "support/phase_times.h"
 
 namespace fc {
 
@@ -104,6 +106,7 @@ struct Operands {
 // topologically (by their smallest topo position).
 void finish(const Fusion& f, const Operands& ops, SegmentedFusion& sf,
             const std::vector<uint32_t>& seg_of_expr, const std::vector<uint32_t>& topo_pos) {
+  PhaseScope phase("segments: order, inputs, outputs, edges", PhaseScope::Detail{});
   const size_t nseg = sf.segments.size();
   // Order segments: Kahn over segment dependencies, ties by first topo position.
   std::vector<uint32_t> first(nseg, UINT32_MAX);
@@ -203,33 +206,75 @@ std::string exprLabel(const Fusion& f, ExprId e) {
   return s + ")";
 }
 
+// Whether each expr reshards: independent per expr (a pure function of the
+// fusion), so a large fusion's exprs are split over every core.
+std::vector<uint8_t> reshardingOf(const Fusion& f) {
+  const size_t n = f.exprs.size();
+  std::vector<uint8_t> resharding(n, 0);
+  if (!isMultiDevice(f)) return resharding;
+  constexpr size_t kParallelMinExprs = 65536;
+  const size_t w = n >= kParallelMinExprs ? threadsFor(defaultThreads()) : 1;
+  parallelFor(w, [&](size_t k) {
+    for (size_t e = n * k / w; e < n * (k + 1) / w; ++e)
+      resharding[e] = isResharding(f, static_cast<ExprId>(e));
+  });
+  return resharding;
+}
+
+SegmentPassResult segmentWith(const Fusion& f, Era era, bool trace, DiagnosticSink& sink,
+                              const std::string& file, const std::vector<ExprId>& order, const Operands& ops,
+                              const std::vector<uint8_t>& resharding);
+
 }  // namespace
 
 SegmentPassResult segmentFusion(const Fusion& f, Era era, bool trace, DiagnosticSink& sink,
                                 const std::string& file, const std::vector<ExprId>* topo) {
+  if (topo != nullptr) return segmentWith(f, era, trace, sink, file, *topo, Operands(f), reshardingOf(f));
+  std::vector<ExprId> order = topoOrder(f);
+  return segmentWith(f, era, trace, sink, file, order, Operands(f), reshardingOf(f));
+}
+
+SegmentPassResult segmentFusion(const Fusion& f, Era era, bool trace, DiagnosticSink& sink,
+                                const std::string& file,
+                                const std::function<void(const std::vector<ExprId>&)>& on_order,
+                                size_t overlap_min_exprs) {
+  std::vector<ExprId> order;
+  std::optional<Operands> ops;
+  std::vector<uint8_t> resharding;
+  // The order is a walk over the whole graph, the operands a gather over
+  // it: neither reads the other, so on a large fusion they run side by side.
+  auto gather = [&] {
+    PhaseScope phase("operands, resharding", PhaseScope::Detail{});  // timed when on this thread
+    ops.emplace(f);
+    resharding = reshardingOf(f);
+  };
+  auto walk = [&] {
+    PhaseScope phase("topological order", PhaseScope::Detail{});
+    order = topoOrder(f);
+    phase.stop();
+    on_order(order);
+  };
+  if (f.exprs.size() >= overlap_min_exprs) {
+    parallelFor(2, [&](size_t task) { task == 0 ? walk() : gather(); });
+  } else {
+    walk();
+    gather();
+  }
+  return segmentWith(f, era, trace, sink, file, order, *ops, resharding);
+}
+
+namespace {
+
+SegmentPassResult segmentWith(const Fusion& f, Era era, bool trace, DiagnosticSink& sink,
+                              const std::string& file, const std::vector<ExprId>& order, const Operands& ops,
+                              const std::vector<uint8_t>& resharding) {
   SegmentPassResult r;
   SegmentedFusion& sf = r.segmented;
   sf.fusion = &f;
   const size_t n = f.exprs.size();
-  std::vector<ExprId> own_order;
-  if (topo == nullptr) own_order = topoOrder(f);
-  const std::vector<ExprId>& order = topo != nullptr ? *topo : own_order;
   std::vector<uint32_t> topo_pos(n, 0);
   for (uint32_t i = 0; i < order.size(); ++i) topo_pos[order[i]] = i;
   const bool multi = isMultiDevice(f);
-  const Operands ops(f);
-
-  // Whether each expr reshards: independent per expr (a pure function of
-  // the fusion), so a large fusion's exprs are split over every core.
-  std::vector<uint8_t> resharding(n, 0);
-  if (multi) {
-    constexpr size_t kParallelMinExprs = 65536;
-    const size_t w = n >= kParallelMinExprs ? threadsFor(defaultThreads()) : 1;
-    parallelFor(w, [&](size_t k) {
-      for (size_t e = n * k / w; e < n * (k + 1) / w; ++e)
-        resharding[e] = isResharding(f, static_cast<ExprId>(e));
-    });
-  }
 
   auto lower = [&](Segment& s, ExprId e) {
     s.kind = SegmentKind::Communication;
@@ -285,6 +330,7 @@ SegmentPassResult segmentFusion(const Fusion& f, Era era, bool trace, Diagnostic
   // The operand's producer p is never kNone here.
   auto weight = [&](ExprId p) { return (barrier[p] || cuts[p]) ? 1u : 0u; };
 
+  PhaseScope levels_phase("levels, consumers", PhaseScope::Detail{});
   // ASAP levels, then ALAP (latest level that keeps every edge's weight).
   std::vector<uint32_t> asap(n, 0), alap(n, UINT32_MAX);
   uint32_t max_level = 0;
@@ -325,6 +371,8 @@ SegmentPassResult segmentFusion(const Fusion& f, Era era, bool trace, Diagnostic
     for (ExprId e : order) init += " g" + std::to_string(e) + "{" + std::string(opName(f.exprs[e].op)) + "}";
     r.trace.push_back(init);
   }
+  levels_phase.stop();
+  PhaseScope merge_phase("merges, expr lists, lowering", PhaseScope::Detail{});
   UnionFind uf(n);
   for (ExprId e : order)
     for (auto [it, end] = consumers(e); it != end; ++it) {
@@ -386,8 +434,11 @@ SegmentPassResult segmentFusion(const Fusion& f, Era era, bool trace, Diagnostic
       s.reason = barrier[s.exprs[0]] ? "ExprEval-only op, segmented alone" : "maximal compute region";
     }
   }
+  merge_phase.stop();
   finish(f, ops, sf, seg_of, topo_pos);
   return r;
 }
+
+}  // namespace
 
 }  // namespace fc

@@ -11,6 +11,7 @@
 // never crosses a barrier, so the segment graph is a DAG. O(exprs + uses).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,16 @@ struct SegmentPassResult {
 // needs it too; it is a walk over the whole graph).
 SegmentPassResult segmentFusion(const Fusion& f, Era era, bool trace, DiagnosticSink& sink,
                                 const std::string& file, const std::vector<ExprId>* topo = nullptr);
+
+// The same, computing topoOrder(f) on the calling thread while another
+// gathers the operands and which exprs reshard (fusions of `overlap_min_exprs`
+// exprs or more; in turn otherwise), and handing the order to `on_order` as
+// soon as it is known, before segmenting. The pipeline segments on a second
+// thread this way (docs/performance.md, fixes 29 and 37).
+SegmentPassResult segmentFusion(const Fusion& f, Era era, bool trace, DiagnosticSink& sink,
+                                const std::string& file,
+                                const std::function<void(const std::vector<ExprId>&)>& on_order,
+                                size_t overlap_min_exprs);
 
 bool isMultiDevice(const Fusion& f);
 

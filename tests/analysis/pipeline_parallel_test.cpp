@@ -240,13 +240,16 @@ TEST(PipelineParallel, TimeReportShowsTheSecondThreadsPhases) {
   PipelineResult r = runPipeline(f, o);
   PhaseTimes::activate(prev);
   ASSERT_TRUE(r.overlapped);
-  bool segment = false, bind = false;
+  bool segment = false, bind = false, order = false;
   for (const PhaseTimes::Phase& p : times.phases()) {
     if (p.name == "pipeline: segment") segment = p.concurrent && p.calls == 1;
     if (p.name == "pipeline: bind whole fusion") bind = !p.concurrent && p.calls == 1;
+    // The order is walked inside the segmenter, beside its operands (fix 37).
+    if (p.name == "topological order") order = p.concurrent && p.detail && p.calls == 1;
   }
   EXPECT_TRUE(segment);
   EXPECT_TRUE(bind);
+  EXPECT_TRUE(order);
   std::string text = times.render(1.0);
   EXPECT_NE(text.find("pipeline: segment (concurrent)"), std::string::npos) << text;
   EXPECT_NE(text.find("not in the sum"), std::string::npos) << text;
