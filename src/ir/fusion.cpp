@@ -169,11 +169,12 @@ bool Fusion::isOutput(TensorId t) const {
 }
 
 std::span<const ExprId> Fusion::uses(TensorId t) const {
-  FC_CHECK(use_begin_.size() == tensors.size() + 1, "uses() called before rebuildUses()");
+  if (use_begin_.size() != tensors.size() + 1) buildUses();
+  FC_CHECK(t < tensors.size(), "uses() of a tensor that does not exist");
   return {use_list_.data() + use_begin_[t], use_list_.data() + use_begin_[t + 1]};
 }
 
-void Fusion::rebuildUses() {
+void Fusion::buildUses() const {
   // Counted, then filled: an expr that reads a tensor twice uses it once
   // (`last` holds the last expr that used each tensor).
   std::vector<ExprId> last;

@@ -88,10 +88,12 @@ class Fusion {
   bool isInput(TensorId t) const;
   bool isOutput(TensorId t) const;
 
-  // Consumers of each tensor, in expr order, each once. Call rebuildUses()
-  // after edits (the reader calls it).
+  // Consumers of each tensor, in expr order, each once. Built on the first
+  // call (nothing on the analysis path needs it: a million-expr repro does
+  // not pay for it); call rebuildUses() after edits. Like the name index,
+  // not safe against two threads' first calls.
   std::span<const ExprId> uses(TensorId t) const;
-  void rebuildUses();
+  void rebuildUses() { buildUses(); }
 
   // Count of non-Reduction logical axes (the rank a bound tensor must have).
   size_t nonReductionRank(TensorId t) const;
@@ -103,8 +105,9 @@ class Fusion {
   mutable size_t indexed_scalars_ = 0;
   // uses(t) is use_list_[use_begin_[t] .. use_begin_[t + 1]): two arrays
   // for all tensors, not a heap block per tensor (a million at 1M exprs).
-  std::vector<uint32_t> use_begin_;
-  std::vector<ExprId> use_list_;
+  mutable std::vector<uint32_t> use_begin_;
+  mutable std::vector<ExprId> use_list_;
+  void buildUses() const;
   void indexNames() const;
 };
 

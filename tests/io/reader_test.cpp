@@ -258,6 +258,26 @@ INSTANTIATE_TEST_SUITE_P(All, ReaderErrors, ::testing::ValuesIn(errorCases()),
                            return std::string(i.param.name);
                          });
 
+// A tensor produced twice (the verifier's FC0106) is defined by its first
+// producer, on one thread and on several (the reader's finish runs in chunks).
+TEST(Reader, FirstProducerDefinesATensor) {
+  for (unsigned threads : {1u, 3u, 8u}) {
+    DiagnosticSink sink;
+    SourceText src;
+    ReadOptions o;
+    o.threads = threads;
+    o.parallel_min_bytes = 0;
+    auto f = readFusionFile(testing::fixturePath("fixtures/invalid/two_definitions.json"), sink, src, o);
+    ASSERT_TRUE(f.has_value());
+    TensorId t9 = kNone;
+    for (TensorId t = 0; t < f->tensors.size(); ++t)
+      if (f->tensorName(t) == "T9") t9 = t;
+    ASSERT_NE(t9, kNone);
+    EXPECT_EQ(f->tensors[t9].definition, 6u) << threads << " threads";
+    EXPECT_EQ(f->exprs[7].outputs[0], t9);
+  }
+}
+
 TEST(Reader, ForwardReferencesResolve) {
   // exprs before tensors, tensors before scalars, size() of a later tensor.
   std::string text = R"J({
