@@ -251,5 +251,23 @@ TEST(ReaderParallel, ForwardReferencesAreResolvedAsOnOneThread) {
   EXPECT_EQ(r.fusion->exprs.size(), readText(text, chunked(4)).fusion->exprs.size());
 }
 
+// A scalar defined in terms of a later one is a forward reference: the
+// split arrays cannot be read in chunks then, and the reader reads the text
+// itself, on one thread for those arrays, with the one-thread result.
+TEST(ReaderParallel, ASplitTextThatCannotBeChunkedIsReadWhole) {
+  synth::TransformerOptions o;
+  o.exprs = 800;
+  std::string text = writeFusion(synth::transformer(o));
+  std::string forward =
+      replaceFrom(text, 0, "\"scalars\": [", "\"scalars\": [{\"name\": \"early\", \"value\": \"i0 + 1\"}, ");
+  ReadStats st = expectSameOnAnyThreadCount(forward, "forward scalar reference");
+  EXPECT_EQ(st.split_arrays, 0u);
+  EXPECT_EQ(st.chunked_arrays, 0u);
+  EXPECT_FALSE(st.reread);
+  auto r = readText(forward, chunked(3));
+  ASSERT_TRUE(r.fusion.has_value()) << renderJson(r.sink.all());
+  EXPECT_EQ(r.fusion->tensors.size(), readText(text, chunked(3)).fusion->tensors.size());
+}
+
 }  // namespace
 }  // namespace fc
