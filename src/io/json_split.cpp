@@ -279,17 +279,11 @@ bool checkArrays(std::string_view text, const std::vector<Events>& events, Split
   const char* p = text.data();
   const size_t w = events.size();
   const size_t m = out.arrays.size();
-  // Each block's previous depth-2 event in document order (none: SIZE_MAX).
-  std::vector<size_t> before(w, SIZE_MAX);
-  std::vector<uint64_t> before_bits(w, 0);
-  for (size_t k = 1; k < w; ++k) {
-    before[k] = before[k - 1];
-    before_bits[k] = before_bits[k - 1];
-    if (!events[k - 1].inner.empty()) {
-      before[k] = events[k - 1].inner.back().pos();
-      before_bits[k] = events[k - 1].inner.back().bits;
-    }
-  }
+  // Each block's previous depth-2 event in document order; such an event
+  // never has all bits zero, so 0 stands for none.
+  std::vector<uint64_t> before(w, 0);
+  for (size_t k = 1; k < w; ++k)
+    before[k] = events[k - 1].inner.empty() ? before[k - 1] : events[k - 1].inner.back().bits;
   // The array holding `pos`, or m.
   auto arrayOf = [&](size_t pos) {
     auto it = std::upper_bound(out.arrays.begin(), out.arrays.end(), pos,
@@ -302,8 +296,7 @@ bool checkArrays(std::string_view text, const std::vector<Events>& events, Split
   std::vector<std::vector<size_t>> counts(w);
   std::vector<uint8_t> ok(w, 1);
   parallelFor(w, [&](size_t k) {
-    bool have_prev = before[k] != SIZE_MAX;
-    Event prev{before_bits[k]};
+    Event prev{before[k]};
     // Filled here and moved once: the blocks' vectors share cache lines.
     std::vector<std::string_view> elements;
     std::vector<size_t> count(m, 0);
@@ -313,7 +306,7 @@ bool checkArrays(std::string_view text, const std::vector<Events>& events, Split
       const size_t j = arrayOf(pos);
       if (j < m) {
         const SplitArray& a = out.arrays[j];
-        const bool first = !have_prev || prev.pos() < a.open;
+        const bool first = prev.bits == 0 || prev.pos() < a.open;
         bool good = false;
         switch (e.kind()) {
           case Event::kOpen:
@@ -339,7 +332,6 @@ bool checkArrays(std::string_view text, const std::vector<Events>& events, Split
         }
       }
       prev = e;
-      have_prev = true;
     }
     found[k] = std::move(elements);
     counts[k] = std::move(count);
