@@ -24,6 +24,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -126,6 +128,7 @@ bool isFloatUnary(OpKind k) {
 constexpr const char* kFirstGroup = "scalars, axis owners";
 constexpr const char* kSecondGroup = "tensors, axes | expr references, cycles";
 constexpr const char* kOps = "op checks";
+constexpr const char* kChunks = "checks before the op checks, in chunks";
 
 class Verifier {
  public:
@@ -136,11 +139,10 @@ class Verifier {
     const size_t before = sink_.errorCount();
     checkMeshes();
     if (threadsFor(opts_.threads) > 1 && f_.exprs.size() >= opts_.parallel_min_exprs) {
-      runChecksInTwoGroups();
+      if (!runChecksInChunks()) runChecksInTwoGroups();
     } else {
       PhaseScope first(kFirstGroup, PhaseScope::Detail{});
       claimAxes();
-      seedScalarSites();
       checkScalars();
       first.stop();
       PhaseScope second(kSecondGroup, PhaseScope::Detail{});
@@ -157,6 +159,7 @@ class Verifier {
     ops.stop();
     checkSegmentation();
     checkConcreteInputs();
+    if (opts_.stats != nullptr) opts_.stats->order_built = order_ready_;
     return sink_.errorCount() == before;
   }
 
@@ -202,7 +205,9 @@ class Verifier {
     Kind kind = None;
     uint32_t a = 0, b = 0;
   };
+  // Seeded when a diagnostic first needs a scalar's site (after claimAxes).
   std::vector<ScalarSite> scalar_site_;
+  std::once_flag sites_seeded_;
   std::vector<char> scalar_bad_;  // dangling operand or part of a cycle
   std::vector<char> scalar_int_;  // integer-valued
   std::vector<std::optional<int64_t>> scalar_const_;
@@ -218,6 +223,11 @@ class Verifier {
   // Exprs in a topological order (Kahn, FIFO from id order); exprs on or
   // after a cycle are appended in id order.
   std::vector<ExprId> order_;
+  // First axis per axis number (runChecksInChunks, dense numbers).
+  std::vector<AxisId> first_number_;
+  // Set by a chunk of runChecksInChunks that found something.
+  std::atomic<bool> unclean_{false};
+  bool order_ready_ = false;  // order_ is built by checkCycles, or when checkOps needs it
   std::vector<char> shape_suspect_, dtype_suspect_;
   // What the op checks of one thread carry from check to check (checkOps).
   struct OpState {
@@ -241,12 +251,264 @@ class Verifier {
     Route& operator=(const Route&) = delete;
   };
 
-  // The checks before the op checks, on two threads (a large fusion and
-  // more than one thread), with the diagnostics of the sequential order:
-  //  1. claimAxes + seedScalarSites | checkScalars, speculatively: the
-  //     scalar checks read nothing the other two write, except the scalar
-  //     sites that their diagnostics point at. When they find anything,
-  //     their findings are dropped and they run again after the two.
+  // The checks before the op checks of a large fusion, in chunks on every
+  // thread, for the common case that they find nothing. An element's
+  // checks read only the IR and the state that earlier stages build, so
+  // when no chunk reports anything, neither would the sequential checks;
+  // and then the state they leave (axis owners and sites, scalar facts,
+  // producers, input positions, every tensor and expr usable) is the
+  // sequential one, because each shared slot is written by the one chunk
+  // whose element owns it. Any finding, in a sink of the chunk's own, sets
+  // unclean_: the findings are dropped and runChecksInTwoGroups runs the
+  // checks again in the sequential order. Three stages, each waiting for
+  // the one before:
+  //  1. checkScalars (whole) | axis claims (a compare-and-swap per axis:
+  //     a second claimant is a finding) | names (the same per name) |
+  //     expr references | first producers (the same per tensor);
+  //  2. axis numbers and extents | tensor domains and sizes (the domain
+  //     stamps are shared: each axis is touched only by its owner's chunk)
+  //     | fusion inputs;
+  //  3. uses of undefined tensors, and whether every producer has a lower
+  //     id than its consumers | fusion outputs.
+  // Exprs in id order cannot form a cycle; otherwise checkCycles runs
+  // after stage 3 (it reports into the main sink, where its findings come
+  // in the sequential order: nothing before them reported). The
+  // topological order itself is built only when the op checks need it.
+  // tests/io/verifier_parallel_test.cpp compares every fixture with the
+  // one-thread run.
+  bool runChecksInChunks() {
+    PhaseScope phase(kChunks, PhaseScope::Detail{});
+    const size_t w = threadsFor(opts_.threads);
+    const size_t nt = f_.tensors.size(), na = f_.axes.size(), ne = f_.exprs.size();
+    const size_t ns = f_.scalars.size();
+    if (opts_.stats != nullptr) opts_.stats->checks_in_chunks = true;
+    unclean_.store(false, std::memory_order_relaxed);
+    axis_owner_.assign(na, kNone);
+    axis_site_.assign(na, AxisSite{});
+    tensor_ok_.assign(nt, 1);
+    expr_ok_.assign(ne, 1);
+    producer_.assign(nt, kNone);
+    producer_slot_.assign(nt, kNone);
+    input_pos_.assign(nt, kNone);
+    undefined_reported_.assign(nt, 0);
+    std::atomic<uint32_t> max_number{0};
+    std::vector<char> name_seen(f_.names.size(), 0);
+    bool clean = runStage(w, {
+                                 {1, [&](size_t, size_t) { checkScalars(); }},
+                                 {nt, [&](size_t b, size_t e) { claimAxesInChunk(b, e, max_number); }},
+                                 {nt, [&](size_t b, size_t e) { namesInChunk(b, e, false, name_seen); }},
+                                 {ns, [&](size_t b, size_t e) { namesInChunk(b, e, true, name_seen); }},
+                                 {ne, [&](size_t b, size_t e) { exprRefsInChunk(b, e); }},
+                                 {ne, [&](size_t b, size_t e) { producersInChunk(b, e); }},
+                             });
+    if (clean) {
+      const uint32_t top = max_number.load();
+      const bool dense = top <= 2 * na + 1024;  // as checkAxes decides
+      first_number_.assign(dense ? size_t{top} + 1 : 0, kNone);
+      std::vector<uint32_t> stamp(na, kNone);
+      std::vector<char> scalar_input(ns, 0);
+      clean = runStage(
+          w, {
+                 {dense ? na : 1, [&](size_t b, size_t e) { dense ? axesInChunk(b, e) : checkAxes(); }},
+                 {nt, [&](size_t b, size_t e) { tensorsInChunk(b, e, stamp); }},
+                 {f_.inputs.size(), [&](size_t b, size_t e) { inputsInChunk(b, e, scalar_input); }},
+             });
+      first_number_ = {};
+    }
+    if (clean) {
+      std::atomic<bool> id_order{true};
+      clean = runStage(w, {
+                              {ne, [&](size_t b, size_t e) { usesInChunk(b, e, id_order); }},
+                              {f_.outputs.size(), [&](size_t b, size_t e) { outputsInChunk(b, e); }},
+                          });
+      if (clean && !id_order.load()) checkCycles();
+    }
+    if (opts_.stats != nullptr) opts_.stats->chunks_rerun = !clean;
+    return clean;
+  }
+
+  // Work of one stage of runChecksInChunks: `n` elements, checked by
+  // fn(begin, end) in chunks that idle threads take in list order.
+  struct StageItem {
+    size_t n;
+    std::function<void(size_t, size_t)> fn;
+  };
+  static constexpr size_t kMinChunk = 2048;
+
+  // Runs the items' chunks on `w` threads, each with a speculative sink of
+  // its own; false when a chunk reported anything or set unclean_.
+  bool runStage(size_t w, const std::vector<StageItem>& items) {
+    struct Chunk {
+      size_t item, begin, end;
+    };
+    std::vector<Chunk> chunks;
+    for (size_t i = 0; i < items.size(); ++i) {
+      const size_t n = items[i].n;
+      const size_t per = std::max(kMinChunk, (n + 4 * w - 1) / (4 * w));
+      for (size_t b = 0; b < n; b += per) chunks.push_back({i, b, std::min(n, b + per)});
+    }
+    std::atomic<size_t> next{0};
+    std::vector<DiagnosticSink> sinks(w);
+    parallelFor(std::min(w, chunks.size()), [&](size_t k) {
+      OpState st{&sinks[k]};
+      st.speculative = true;
+      Route route(&st);
+      for (size_t c = next++; c < chunks.size() && !unclean_.load(std::memory_order_relaxed); c = next++) {
+        items[chunks[c].item].fn(chunks[c].begin, chunks[c].end);
+        if (!sinks[k].all().empty()) unclean_.store(true, std::memory_order_relaxed);
+      }
+    });
+    return !unclean_.load();
+  }
+
+  // claimAxes for tensors [b, e): the first claimant of an axis owns it
+  // and records its site; any other claimant, a dangling axis too, is a
+  // finding (reported by claimAxes when the checks run again).
+  void claimAxesInChunk(size_t b, size_t e, std::atomic<uint32_t>& max_number) {
+    uint32_t top = 0;
+    bool ok = true;
+    for (size_t i = b; i < e && ok; ++i) {
+      const TensorId t = static_cast<TensorId>(i);
+      forEachAxisSlot(f_.tensors[t], [&](AxisId a, AxisSite::Field field, size_t index) {
+        if (a == kNone || a >= f_.axes.size()) {
+          ok = false;
+          return;
+        }
+        TensorId owner = kNone;
+        if (std::atomic_ref<TensorId>(axis_owner_[a])
+                .compare_exchange_strong(owner, t, std::memory_order_relaxed)) {
+          axis_site_[a] = AxisSite{t, field, static_cast<uint32_t>(index)};
+          top = std::max(top, f_.axes[a].number);
+        } else if (owner != t) {
+          ok = false;
+        }
+      });
+    }
+    if (!ok) unclean_.store(true, std::memory_order_relaxed);
+    uint32_t seen = max_number.load(std::memory_order_relaxed);
+    while (seen < top && !max_number.compare_exchange_weak(seen, top, std::memory_order_relaxed)) {
+    }
+  }
+
+  void exprRefsInChunk(size_t b, size_t e) {
+    for (size_t x = b; x < e; ++x) checkExprRef(static_cast<ExprId>(x));
+  }
+
+  // checkTensorDomains and checkTensorSizes for tensors [b, e).
+  void tensorsInChunk(size_t b, size_t e, std::vector<uint32_t>& stamp) {
+    uint32_t cur = 0;
+    for (size_t t = b; t < e; ++t) {
+      checkTensorDomain(static_cast<TensorId>(t), stamp, cur);
+      checkTensorSize(static_cast<TensorId>(t));
+    }
+  }
+
+  // checkNames for tensors or scalars [b, e): a name seen before is a finding.
+  void namesInChunk(size_t b, size_t e, bool scalars, std::vector<char>& seen) {
+    for (size_t i = b; i < e; ++i) {
+      const NameId n = scalars ? f_.scalars[i].name : f_.tensors[i].name;
+      if (n == kNoName) continue;
+      if (n >= seen.size() || std::atomic_ref<char>(seen[n]).exchange(1, std::memory_order_relaxed) != 0) {
+        unclean_.store(true, std::memory_order_relaxed);
+        return;
+      }
+    }
+  }
+
+  // The producers part of checkDefinitions for exprs [b, e): a second
+  // producer of a tensor is a finding.
+  void producersInChunk(size_t b, size_t e) {
+    for (size_t i = b; i < e; ++i) {
+      const ExprId x = static_cast<ExprId>(i);
+      const std::vector<TensorId>& outs = f_.exprs[x].outputs;
+      for (size_t k = 0; k < outs.size(); ++k) {
+        if (!tensorValid(outs[k])) continue;  // a finding of the expr references
+        ExprId prev = kNone;
+        if (!std::atomic_ref<ExprId>(producer_[outs[k]])
+                 .compare_exchange_strong(prev, x, std::memory_order_relaxed)) {
+          unclean_.store(true, std::memory_order_relaxed);
+          return;
+        }
+        producer_slot_[outs[k]] = static_cast<uint32_t>(k);
+      }
+    }
+  }
+
+  // checkAxes for axes [b, e) when the axis numbers are dense: the first
+  // axis of a number claims first_number_; a second one is a finding.
+  void axesInChunk(size_t b, size_t e) {
+    for (size_t i = b; i < e; ++i) {
+      const AxisId a = static_cast<AxisId>(i);
+      if (axis_owner_[a] == kNone) continue;
+      AxisId first = kNone;
+      if (!std::atomic_ref<AxisId>(first_number_[f_.axes[a].number])
+               .compare_exchange_strong(first, a, std::memory_order_relaxed)) {
+        unclean_.store(true, std::memory_order_relaxed);
+        return;
+      }
+      checkExtent(a, f_.axes[a].extent, "extent");
+      checkExtent(a, f_.axes[a].expanded, "expanded");
+    }
+  }
+
+  // The fusion-inputs part of checkDefinitions for inputs [b, e).
+  void inputsInChunk(size_t b, size_t e, std::vector<char>& scalar_input) {
+    for (size_t k = b; k < e; ++k) {
+      const ValueRef& v = f_.inputs[k];
+      bool ok;
+      if (v.isTensor()) {
+        uint32_t prev = kNone;
+        ok = tensorValid(v.id) &&
+             std::atomic_ref<uint32_t>(input_pos_[v.id])
+                 .compare_exchange_strong(prev, static_cast<uint32_t>(k), std::memory_order_relaxed) &&
+             producer_[v.id] == kNone;
+      } else {
+        ok = v.id != kNone && v.id < f_.scalars.size() &&
+             std::atomic_ref<char>(scalar_input[v.id]).exchange(1, std::memory_order_relaxed) == 0;
+      }
+      if (!ok) {
+        unclean_.store(true, std::memory_order_relaxed);
+        return;
+      }
+    }
+  }
+
+  // The uses part of checkDefinitions for exprs [b, e), and whether each
+  // input's producer comes before its consumer in id order.
+  void usesInChunk(size_t b, size_t e, std::atomic<bool>& id_order) {
+    bool ordered = true;
+    for (size_t i = b; i < e; ++i) {
+      for (const ValueRef& v : f_.exprs[i].inputs) {
+        if (!v.isTensor()) continue;
+        const ExprId p = producer_[v.id];
+        if (p == kNone && input_pos_[v.id] == kNone) {
+          unclean_.store(true, std::memory_order_relaxed);
+          return;
+        }
+        if (p != kNone && p >= i) ordered = false;
+      }
+    }
+    if (!ordered) id_order.store(false, std::memory_order_relaxed);
+  }
+
+  // The fusion-outputs part of checkDefinitions for outputs [b, e).
+  void outputsInChunk(size_t b, size_t e) {
+    for (size_t k = b; k < e; ++k) {
+      const TensorId t = f_.outputs[k];
+      if (!tensorValid(t) || (producer_[t] == kNone && input_pos_[t] == kNone)) {
+        unclean_.store(true, std::memory_order_relaxed);
+        return;
+      }
+    }
+  }
+
+  // The checks before the op checks on two threads, when their chunks
+  // (runChecksInChunks) found something, with the diagnostics of the
+  // sequential order:
+  //  1. claimAxes | checkScalars, speculatively: the scalar checks read
+  //     nothing claimAxes writes, except the axis sites that the scalar
+  //     sites of their diagnostics are derived from. When they find
+  //     anything, their findings are dropped and they run again after it.
   //  2. checkNames, checkAxes, checkTensorDomains, checkTensorSizes (axes,
   //     tensors) | checkExprRefs, checkDefinitions, checkCycles (exprs): the
   //     second group reads none of the state the first writes (tensor_ok_,
@@ -263,7 +525,6 @@ class Verifier {
     parallelFor(2, [&](size_t task) {
       if (task == 0) {
         claimAxes();
-        seedScalarSites();
       } else {
         Route route(&scalar_state);
         checkScalars();
@@ -371,6 +632,7 @@ class Verifier {
     // A speculative run (runChecksInTwoGroups) may not read the sites while
     // another thread seeds them; its findings are dropped anyway.
     if (op().speculative) return {};
+    std::call_once(sites_seeded_, [this] { seedScalarSites(); });
     const ScalarSite& s = scalar_site_[id];
     switch (s.kind) {
       case ScalarSite::None: return {};
@@ -451,12 +713,40 @@ class Verifier {
   // Claims every axis a tensor's domains or transforms mention, in the
   // order root, logical, transform outputs, allocation, loop (the first
   // mention is where the axis object is, in the canonical form).
+  // Calls claim(axis, field, index) for every axis slot of `tv`, in the
+  // order that decides an axis object's site (the first slot naming it).
+  template <typename Claim>
+  static void forEachAxisSlot(const Tensor& tv, Claim&& claim) {
+    for (size_t j = 0; j < tv.root.size(); ++j) claim(tv.root[j], AxisSite::Root, j);
+    for (size_t j = 0; j < tv.logical.size(); ++j) claim(tv.logical[j], AxisSite::Logical, j);
+    for (size_t k = 0; k < tv.transforms.size(); ++k) {
+      const AxisTransform& x = tv.transforms[k];
+      if (x.kind == AxisTransform::Kind::Split) {
+        claim(x.out, AxisSite::TrOuter, k);
+        claim(x.out2, AxisSite::TrInner, k);
+      } else {
+        claim(x.out, AxisSite::TrOut, k);
+      }
+    }
+    for (size_t j = 0; j < tv.allocation.size(); ++j) claim(tv.allocation[j], AxisSite::Allocation, j);
+    for (size_t j = 0; j < tv.loop.size(); ++j) claim(tv.loop[j], AxisSite::Loop, j);
+    // Transform inputs must be axes of this tensor as well.
+    for (size_t k = 0; k < tv.transforms.size(); ++k) {
+      const AxisTransform& x = tv.transforms[k];
+      if (x.kind == AxisTransform::Kind::Split) {
+        claim(x.in, AxisSite::TrIn, k);
+      } else {
+        claim(x.in, AxisSite::TrOuter, k);
+        claim(x.in2, AxisSite::TrInner, k);
+      }
+    }
+  }
+
   void claimAxes() {
     axis_owner_.assign(f_.axes.size(), kNone);
     axis_site_.assign(f_.axes.size(), AxisSite{});
     tensor_ok_.assign(f_.tensors.size(), 1);
     for (TensorId t = 0; t < f_.tensors.size(); ++t) {
-      const Tensor& tv = f_.tensors[t];
       auto claim = [&](AxisId a, AxisSite::Field field, size_t index) {
         const AxisSite site{t, field, static_cast<uint32_t>(index)};
         if (a == kNone || a >= f_.axes.size()) {
@@ -475,29 +765,7 @@ class Verifier {
           tensor_ok_[t] = 0;
         }
       };
-      for (size_t j = 0; j < tv.root.size(); ++j) claim(tv.root[j], AxisSite::Root, j);
-      for (size_t j = 0; j < tv.logical.size(); ++j) claim(tv.logical[j], AxisSite::Logical, j);
-      for (size_t k = 0; k < tv.transforms.size(); ++k) {
-        const AxisTransform& x = tv.transforms[k];
-        if (x.kind == AxisTransform::Kind::Split) {
-          claim(x.out, AxisSite::TrOuter, k);
-          claim(x.out2, AxisSite::TrInner, k);
-        } else {
-          claim(x.out, AxisSite::TrOut, k);
-        }
-      }
-      for (size_t j = 0; j < tv.allocation.size(); ++j) claim(tv.allocation[j], AxisSite::Allocation, j);
-      for (size_t j = 0; j < tv.loop.size(); ++j) claim(tv.loop[j], AxisSite::Loop, j);
-      // Transform inputs must be axes of this tensor as well.
-      for (size_t k = 0; k < tv.transforms.size(); ++k) {
-        const AxisTransform& x = tv.transforms[k];
-        if (x.kind == AxisTransform::Kind::Split) {
-          claim(x.in, AxisSite::TrIn, k);
-        } else {
-          claim(x.in, AxisSite::TrOuter, k);
-          claim(x.in2, AxisSite::TrInner, k);
-        }
-      }
+      forEachAxisSlot(f_.tensors[t], claim);
     }
   }
 
@@ -698,6 +966,12 @@ class Verifier {
   }
 
   // ------------------------------------------------------------ axis fields
+  // A scalar whose finding is not repeated. Speculative checks leave the
+  // shared flags alone (their findings are dropped).
+  void markReported(ScalarId s) {
+    if (!op().speculative) scalar_reported_[s] = 1;
+  }
+
   void checkExtent(AxisId a, ScalarId s, const char* field) {
     auto ptr = [&] { return axisPtr(a) + "/" + field; };
     const bool expanded = std::string_view(field) == "expanded";
@@ -713,7 +987,7 @@ class Verifier {
       if (sc.decl != kNone) d.note(scalarDesc(s) + " is declared here", at("/scalars/" + num(sc.decl)));
     };
     if (!scalar_int_[s]) {
-      scalar_reported_[s] = 1;
+      markReported(s);
       noteDecl(error(DiagCode::BadExtent,
                      "the " + std::string(expanded ? "expanded extent" : "extent") + " of axis " +
                          axisDesc(a) + " is not an integer (" + scalarDesc(s) + " has dtype " +
@@ -722,7 +996,7 @@ class Verifier {
       return;
     }
     if (scalar_overflow_[s]) {
-      scalar_reported_[s] = 1;
+      markReported(s);
       noteDecl(error(DiagCode::NumberOutOfRange,
                      "the " + std::string(expanded ? "expanded extent" : "extent") + " of axis " +
                          axisDesc(a) + " is a constant expression that overflows int64 or divides by zero",
@@ -730,7 +1004,7 @@ class Verifier {
       return;
     }
     if (scalar_const_[s] && *scalar_const_[s] < 0) {
-      scalar_reported_[s] = 1;
+      markReported(s);
       noteDecl(error(DiagCode::NegativeExtent,
                      "axis " + axisDesc(a) + " has the negative " +
                          (expanded ? "expanded extent " : "extent ") + std::to_string(*scalar_const_[s]),
@@ -775,23 +1049,24 @@ class Verifier {
   // The product of a tensor's constant logical extents must fit int64 (the
   // executors and nvFuser compute element counts in int64).
   void checkTensorSizes() {
-    for (TensorId t = 0; t < f_.tensors.size(); ++t) {
-      if (!tensor_ok_[t]) continue;
-      const std::vector<AxisId>& dom = f_.tensors[t].logical;
-      int64_t product = 1;
-      for (size_t j = 0; j < dom.size(); ++j) {
-        if (dom[j] >= f_.axes.size()) break;
-        ScalarId e = f_.axes[dom[j]].extent;
-        if (e == kNone || e >= f_.scalars.size() || !scalar_const_[e] || *scalar_const_[e] < 0) continue;
-        auto prod = checkedMul(product, *scalar_const_[e]);
-        if (!prod) {
-          error(DiagCode::NumberOutOfRange,
-                "the constant extents of " + tname(t) + " multiply beyond int64 at axis " + axisDesc(dom[j]),
-                axisPtr(dom[j]) + "/extent");
-          break;
-        }
-        product = *prod;
+    for (TensorId t = 0; t < f_.tensors.size(); ++t) checkTensorSize(t);
+  }
+  void checkTensorSize(TensorId t) {
+    if (!tensor_ok_[t]) return;
+    const std::vector<AxisId>& dom = f_.tensors[t].logical;
+    int64_t product = 1;
+    for (size_t j = 0; j < dom.size(); ++j) {
+      if (dom[j] >= f_.axes.size()) break;
+      ScalarId e = f_.axes[dom[j]].extent;
+      if (e == kNone || e >= f_.scalars.size() || !scalar_const_[e] || *scalar_const_[e] < 0) continue;
+      auto prod = checkedMul(product, *scalar_const_[e]);
+      if (!prod) {
+        error(DiagCode::NumberOutOfRange,
+              "the constant extents of " + tname(t) + " multiply beyond int64 at axis " + axisDesc(dom[j]),
+              axisPtr(dom[j]) + "/extent");
+        break;
       }
+      product = *prod;
     }
   }
 
@@ -799,89 +1074,92 @@ class Verifier {
   void checkTensorDomains() {
     std::vector<uint32_t> stamp(f_.axes.size(), kNone);
     uint32_t cur = 0;
-    for (TensorId t = 0; t < f_.tensors.size(); ++t) {
-      const Tensor& tv = f_.tensors[t];
-      if (tv.mesh != kNone && tv.mesh >= f_.meshes.size()) {
-        error(DiagCode::DanglingMesh,
-              tname(t) + " names mesh " + num(tv.mesh) + " but the repro has " + num(f_.meshes.size()) +
-                  (f_.meshes.size() == 1 ? " mesh" : " meshes"),
-              tp(t) + "/mesh");
+    for (TensorId t = 0; t < f_.tensors.size(); ++t) checkTensorDomain(t, stamp, cur);
+  }
+
+  // `stamp` marks axes per domain with the value `cur` is advanced to; only
+  // the axes of `t` are read or written.
+  void checkTensorDomain(TensorId t, std::vector<uint32_t>& stamp, uint32_t& cur) {
+    const Tensor& tv = f_.tensors[t];
+    if (tv.mesh != kNone && tv.mesh >= f_.meshes.size()) {
+      error(DiagCode::DanglingMesh,
+            tname(t) + " names mesh " + num(tv.mesh) + " but the repro has " + num(f_.meshes.size()) +
+                (f_.meshes.size() == 1 ? " mesh" : " meshes"),
+            tp(t) + "/mesh");
+    }
+    if (!tensor_ok_[t]) return;
+    // Duplicates inside one domain.
+    auto noDup = [&](const std::vector<AxisId>& dom, const char* name) {
+      ++cur;
+      for (size_t j = 0; j < dom.size(); ++j) {
+        if (stamp[dom[j]] == cur) {
+          error(DiagCode::DanglingAxis,
+                tname(t) + " lists axis " + axisDesc(dom[j]) + " twice in its " + name,
+                tp(t) + "/" + name + "/" + num(j));
+          tensor_ok_[t] = 0;
+        }
+        stamp[dom[j]] = cur;
       }
-      if (!tensor_ok_[t]) continue;
-      // Duplicates inside one domain.
-      auto noDup = [&](const std::vector<AxisId>& dom, const char* name) {
-        ++cur;
-        for (size_t j = 0; j < dom.size(); ++j) {
-          if (stamp[dom[j]] == cur) {
-            error(DiagCode::DanglingAxis,
-                  tname(t) + " lists axis " + axisDesc(dom[j]) + " twice in its " + name,
-                  tp(t) + "/" + name + "/" + num(j));
-            tensor_ok_[t] = 0;
-          }
-          stamp[dom[j]] = cur;
+    };
+    noDup(tv.root, "root");
+    noDup(tv.logical, "logical");
+    noDup(tv.allocation, "allocation");
+    noDup(tv.loop, "loop");
+    if (!tensor_ok_[t]) return;
+    // DID axes need a mesh with a matching axis (one report per tensor).
+    bool did_reported = false;
+    auto didCheck = [&](const std::vector<AxisId>& dom, const char* name) {
+      for (size_t j = 0; j < dom.size() && !did_reported; ++j) {
+        const Axis& ax = f_.axes[dom[j]];
+        if (!isDeviceDim(ax.parallel)) continue;
+        auto ptr = [&] { return tp(t) + "/" + name + "/" + num(j); };  // for a diagnostic only
+        if (tv.mesh == kNone) {
+          error(DiagCode::DidWithoutMesh,
+                tname(t) + " has the " + std::string(parallelTypeName(ax.parallel)) + " axis " +
+                    axisDesc(dom[j]) + " but no device mesh",
+                ptr());
+          did_reported = true;
+        } else if (tv.mesh < f_.meshes.size() && !f_.meshes[tv.mesh].devices.empty() &&
+                   !f_.meshes[tv.mesh].shape.empty() && f_.meshes[tv.mesh].sizeFor(ax.parallel) < 0) {
+          error(DiagCode::DidWithoutMesh,
+                tname(t) + " has the " + std::string(parallelTypeName(ax.parallel)) + " axis " +
+                    axisDesc(dom[j]) + " but its mesh " + num(tv.mesh) + " has only " +
+                    num(f_.meshes[tv.mesh].shape.size()) + " dimension(s)",
+                ptr())
+              .note("the mesh is here", at("/meshes/" + num(tv.mesh)));
+          did_reported = true;
         }
-      };
-      noDup(tv.root, "root");
-      noDup(tv.logical, "logical");
-      noDup(tv.allocation, "allocation");
-      noDup(tv.loop, "loop");
-      if (!tensor_ok_[t]) continue;
-      // DID axes need a mesh with a matching axis (one report per tensor).
-      bool did_reported = false;
-      auto didCheck = [&](const std::vector<AxisId>& dom, const char* name) {
-        for (size_t j = 0; j < dom.size() && !did_reported; ++j) {
-          const Axis& ax = f_.axes[dom[j]];
-          if (!isDeviceDim(ax.parallel)) continue;
-          auto ptr = [&] { return tp(t) + "/" + name + "/" + num(j); };  // for a diagnostic only
-          if (tv.mesh == kNone) {
-            error(DiagCode::DidWithoutMesh,
-                  tname(t) + " has the " + std::string(parallelTypeName(ax.parallel)) + " axis " +
-                      axisDesc(dom[j]) + " but no device mesh",
-                  ptr());
-            did_reported = true;
-          } else if (tv.mesh < f_.meshes.size() && !f_.meshes[tv.mesh].devices.empty() &&
-                     !f_.meshes[tv.mesh].shape.empty() && f_.meshes[tv.mesh].sizeFor(ax.parallel) < 0) {
-            error(DiagCode::DidWithoutMesh,
-                  tname(t) + " has the " + std::string(parallelTypeName(ax.parallel)) + " axis " +
-                      axisDesc(dom[j]) + " but its mesh " + num(tv.mesh) + " has only " +
-                      num(f_.meshes[tv.mesh].shape.size()) + " dimension(s)",
-                  ptr())
-                .note("the mesh is here", at("/meshes/" + num(tv.mesh)));
-            did_reported = true;
-          }
-        }
-      };
-      didCheck(tv.root, "root");
-      didCheck(tv.logical, "logical");
-      didCheck(tv.allocation, "allocation");
-      didCheck(tv.loop, "loop");
-      // Contiguity: aligned with allocation (or logical), null exactly on Broadcast.
-      const auto& alloc = tv.allocationDomain();
-      const char* alloc_name = tv.allocation.empty() ? "logical" : "allocation";
-      if (!tv.contiguity.empty()) {
-        if (tv.contiguity.size() != alloc.size()) {
-          error(DiagCode::BadContiguity,
-                tname(t) + " has " + num(tv.contiguity.size()) + " contiguity entries but its " + alloc_name +
-                    " domain has " + num(alloc.size()) + " axes",
-                tp(t) + "/contiguity");
-        } else {
-          for (size_t j = 0; j < alloc.size(); ++j) {
-            bool bcast = f_.axes[alloc[j]].iter == IterType::Broadcast;
-            if (bcast && tv.contiguity[j].has_value())
-              error(
-                  DiagCode::BadContiguity,
+      }
+    };
+    didCheck(tv.root, "root");
+    didCheck(tv.logical, "logical");
+    didCheck(tv.allocation, "allocation");
+    didCheck(tv.loop, "loop");
+    // Contiguity: aligned with allocation (or logical), null exactly on Broadcast.
+    const auto& alloc = tv.allocationDomain();
+    const char* alloc_name = tv.allocation.empty() ? "logical" : "allocation";
+    if (!tv.contiguity.empty()) {
+      if (tv.contiguity.size() != alloc.size()) {
+        error(DiagCode::BadContiguity,
+              tname(t) + " has " + num(tv.contiguity.size()) + " contiguity entries but its " + alloc_name +
+                  " domain has " + num(alloc.size()) + " axes",
+              tp(t) + "/contiguity");
+      } else {
+        for (size_t j = 0; j < alloc.size(); ++j) {
+          bool bcast = f_.axes[alloc[j]].iter == IterType::Broadcast;
+          if (bcast && tv.contiguity[j].has_value())
+            error(DiagCode::BadContiguity,
                   "contiguity of broadcast axis " + axisDesc(alloc[j]) + " of " + tname(t) + " must be null",
                   tp(t) + "/contiguity/" + num(j));
-            else if (!bcast && !tv.contiguity[j].has_value())
-              error(DiagCode::BadContiguity,
-                    "contiguity of axis " + axisDesc(alloc[j]) + " of " + tname(t) +
-                        " is null, but only broadcast axes have null contiguity",
-                    tp(t) + "/contiguity/" + num(j));
-          }
+          else if (!bcast && !tv.contiguity[j].has_value())
+            error(DiagCode::BadContiguity,
+                  "contiguity of axis " + axisDesc(alloc[j]) + " of " + tname(t) +
+                      " is null, but only broadcast axes have null contiguity",
+                  tp(t) + "/contiguity/" + num(j));
         }
       }
-      checkTransforms(t, stamp, cur);
     }
+    checkTransforms(t, stamp, cur);
   }
 
   void checkTransforms(TensorId t, std::vector<uint32_t>& stamp, uint32_t& cur) {
@@ -951,87 +1229,89 @@ class Verifier {
   // ------------------------------------------------------------ expr references
   void checkExprRefs() {
     expr_ok_.assign(f_.exprs.size(), 1);
-    for (ExprId e = 0; e < f_.exprs.size(); ++e) {
-      const Expr& x = f_.exprs[e];
-      auto p = [&] { return ep(e); };
-      const OpInfo& info = opInfo(x.op);
-      for (size_t k = 0; k < x.inputs.size(); ++k) {
-        const ValueRef& v = x.inputs[k];
-        if (v.isTensor() && !tensorValid(v.id)) {
-          error(DiagCode::DanglingTensor, exprDesc(e) + " names a tensor that does not exist",
-                p() + "/inputs/" + num(k));
-          expr_ok_[e] = 0;
-        } else if (v.isScalar() && (v.id == kNone || v.id >= f_.scalars.size())) {
-          error(DiagCode::DanglingScalar, exprDesc(e) + " names a scalar that does not exist",
-                p() + "/inputs/" + num(k));
-          expr_ok_[e] = 0;
-        }
-      }
-      for (size_t k = 0; k < x.outputs.size(); ++k)
-        if (!tensorValid(x.outputs[k])) {
-          error(DiagCode::DanglingTensor, exprDesc(e) + " names an output tensor that does not exist",
-                p() + "/outputs/" + num(k));
-          expr_ok_[e] = 0;
-        }
-      const int nin = static_cast<int>(x.inputs.size());
-      if (nin < info.min_inputs || (info.max_inputs >= 0 && nin > info.max_inputs)) {
-        std::string want = info.min_inputs == info.max_inputs ? std::to_string(info.min_inputs)
-                           : info.max_inputs < 0
-                               ? "at least " + std::to_string(info.min_inputs)
-                               : std::to_string(info.min_inputs) + " to " + std::to_string(info.max_inputs);
-        error(DiagCode::ArityMismatch,
-              std::string(info.name) + " takes " + want + " input(s) but " + exprDesc(e) + " has " + num(nin),
-              info.max_inputs >= 0 && nin > info.max_inputs ? p() + "/inputs/" + num(info.max_inputs)
-                                                            : p() + "/inputs");
+    for (ExprId e = 0; e < f_.exprs.size(); ++e) checkExprRef(e);
+  }
+
+  void checkExprRef(ExprId e) {
+    const Expr& x = f_.exprs[e];
+    auto p = [&] { return ep(e); };
+    const OpInfo& info = opInfo(x.op);
+    for (size_t k = 0; k < x.inputs.size(); ++k) {
+      const ValueRef& v = x.inputs[k];
+      if (v.isTensor() && !tensorValid(v.id)) {
+        error(DiagCode::DanglingTensor, exprDesc(e) + " names a tensor that does not exist",
+              p() + "/inputs/" + num(k));
+        expr_ok_[e] = 0;
+      } else if (v.isScalar() && (v.id == kNone || v.id >= f_.scalars.size())) {
+        error(DiagCode::DanglingScalar, exprDesc(e) + " names a scalar that does not exist",
+              p() + "/inputs/" + num(k));
         expr_ok_[e] = 0;
       }
-      if (static_cast<int>(x.outputs.size()) != info.num_outputs) {
-        error(DiagCode::ArityMismatch,
-              std::string(info.name) + " has " + std::to_string(info.num_outputs) + " output(s) but " +
-                  exprDesc(e) + " lists " + num(x.outputs.size()),
-              x.outputs.size() > static_cast<size_t>(info.num_outputs)
-                  ? p() + "/outputs/" + std::to_string(info.num_outputs)
-                  : p() + "/outputs");
+    }
+    for (size_t k = 0; k < x.outputs.size(); ++k)
+      if (!tensorValid(x.outputs[k])) {
+        error(DiagCode::DanglingTensor, exprDesc(e) + " names an output tensor that does not exist",
+              p() + "/outputs/" + num(k));
         expr_ok_[e] = 0;
       }
-      if (!expr_ok_[e]) continue;
-      // Which operands must be tensors.
-      auto needTensor = [&](size_t k) {
-        if (k < x.inputs.size() && !x.inputs[k].isTensor()) {
-          error(DiagCode::ArityMismatch,
-                "input " + num(k) + " of " + exprDesc(e) + " must be a tensor, not the scalar " +
-                    scalarDesc(x.inputs[k].id),
-                p() + "/inputs/" + num(k));
-          expr_ok_[e] = 0;
-        }
-      };
-      switch (info.category) {
-        case OpCategory::Set:
-        case OpCategory::Cast:
-        case OpCategory::Unary:
-        case OpCategory::Shape:
-        case OpCategory::Reduction:
-          if (x.op == OpKind::Cat)
-            for (size_t k = 0; k < x.inputs.size(); ++k) needTensor(k);
-          else
-            needTensor(0);
-          break;
-        case OpCategory::Matmul:
+    const int nin = static_cast<int>(x.inputs.size());
+    if (nin < info.min_inputs || (info.max_inputs >= 0 && nin > info.max_inputs)) {
+      std::string want = info.min_inputs == info.max_inputs ? std::to_string(info.min_inputs)
+                         : info.max_inputs < 0
+                             ? "at least " + std::to_string(info.min_inputs)
+                             : std::to_string(info.min_inputs) + " to " + std::to_string(info.max_inputs);
+      error(DiagCode::ArityMismatch,
+            std::string(info.name) + " takes " + want + " input(s) but " + exprDesc(e) + " has " + num(nin),
+            info.max_inputs >= 0 && nin > info.max_inputs ? p() + "/inputs/" + num(info.max_inputs)
+                                                          : p() + "/inputs");
+      expr_ok_[e] = 0;
+    }
+    if (static_cast<int>(x.outputs.size()) != info.num_outputs) {
+      error(DiagCode::ArityMismatch,
+            std::string(info.name) + " has " + std::to_string(info.num_outputs) + " output(s) but " +
+                exprDesc(e) + " lists " + num(x.outputs.size()),
+            x.outputs.size() > static_cast<size_t>(info.num_outputs)
+                ? p() + "/outputs/" + std::to_string(info.num_outputs)
+                : p() + "/outputs");
+      expr_ok_[e] = 0;
+    }
+    if (!expr_ok_[e]) return;
+    // Which operands must be tensors.
+    auto needTensor = [&](size_t k) {
+      if (k < x.inputs.size() && !x.inputs[k].isTensor()) {
+        error(DiagCode::ArityMismatch,
+              "input " + num(k) + " of " + exprDesc(e) + " must be a tensor, not the scalar " +
+                  scalarDesc(x.inputs[k].id),
+              p() + "/inputs/" + num(k));
+        expr_ok_[e] = 0;
+      }
+    };
+    switch (info.category) {
+      case OpCategory::Set:
+      case OpCategory::Cast:
+      case OpCategory::Unary:
+      case OpCategory::Shape:
+      case OpCategory::Reduction:
+        if (x.op == OpKind::Cat)
           for (size_t k = 0; k < x.inputs.size(); ++k) needTensor(k);
-          break;
-        case OpCategory::Binary:
-        case OpCategory::Compare:
-        case OpCategory::Ternary: {
-          bool any = false;
-          for (const ValueRef& v : x.inputs) any = any || v.isTensor();
-          if (!any) {
-            error(DiagCode::ArityMismatch, exprDesc(e) + " has no tensor operand", p() + "/inputs");
-            expr_ok_[e] = 0;
-          }
-          break;
+        else
+          needTensor(0);
+        break;
+      case OpCategory::Matmul:
+        for (size_t k = 0; k < x.inputs.size(); ++k) needTensor(k);
+        break;
+      case OpCategory::Binary:
+      case OpCategory::Compare:
+      case OpCategory::Ternary: {
+        bool any = false;
+        for (const ValueRef& v : x.inputs) any = any || v.isTensor();
+        if (!any) {
+          error(DiagCode::ArityMismatch, exprDesc(e) + " has no tensor operand", p() + "/inputs");
+          expr_ok_[e] = 0;
         }
-        case OpCategory::Factory: break;
+        break;
       }
+      case OpCategory::Factory: break;
     }
   }
 
@@ -1128,6 +1408,13 @@ class Verifier {
   // once: a walk that meets itself has found a new cycle (reported once),
   // a walk that meets an earlier walk is downstream of a known one.
   void checkCycles() {
+    const std::vector<char> done = buildOrder();
+    reportCycles(done);
+  }
+
+  // order_ (Kahn, FIFO from id order, then what is left in id order);
+  // returns which exprs Kahn's walk reached.
+  std::vector<char> buildOrder() {
     const size_t ne = f_.exprs.size();
     std::vector<uint32_t> indeg(ne, 0);
     auto prodOf = [&](const ValueRef& v) -> ExprId {
@@ -1168,6 +1455,16 @@ class Verifier {
     }
     for (ExprId e = 0; e < ne; ++e)
       if (!done[e]) order_.push_back(e);
+    order_ready_ = true;
+    return done;
+  }
+
+  void reportCycles(const std::vector<char>& done) {
+    const size_t ne = f_.exprs.size();
+    auto prodOf = [&](const ValueRef& v) -> ExprId {
+      if (!v.isTensor() || !tensorValid(v.id)) return kNone;
+      return producer_[v.id];
+    };
     std::vector<uint32_t> walk(ne, kNone);
     uint32_t walk_id = 0;
     for (ExprId start = 0; start < ne; ++start) {
@@ -1244,7 +1541,9 @@ class Verifier {
   void checkOps() {
     shape_suspect_.assign(f_.tensors.size(), 0);
     dtype_suspect_.assign(f_.tensors.size(), 0);
-    const size_t n = order_.size();
+    // Any order will do for chunks that report nothing: before the order
+    // is built (runChecksInChunks), they take the exprs in id order.
+    const size_t n = f_.exprs.size();
     const size_t w = std::min<size_t>(threadsFor(opts_.threads), n);
     if (w > 1 && n >= opts_.parallel_min_exprs) {
       std::vector<DiagnosticSink> sinks(w);
@@ -1252,11 +1551,13 @@ class Verifier {
       parallelFor(w, [&](size_t k) {
         OpState st{&sinks[k]};
         Route route(&st);
-        for (size_t i = n * k / w; i < n * (k + 1) / w && !reported.load(std::memory_order_relaxed); ++i)
-          if (exprUsable(order_[i])) {
-            checkOpGuarded(order_[i]);
+        for (size_t i = n * k / w; i < n * (k + 1) / w && !reported.load(std::memory_order_relaxed); ++i) {
+          const ExprId e = order_ready_ ? order_[i] : static_cast<ExprId>(i);
+          if (exprUsable(e)) {
+            checkOpGuarded(e);
             if (!sinks[k].all().empty()) reported = true;
           }
+        }
       });
       if (opts_.stats != nullptr) {
         opts_.stats->ops_in_chunks = true;
@@ -1264,6 +1565,7 @@ class Verifier {
       }
       if (!reported) return;
     }
+    if (!order_ready_) buildOrder();
     for (ExprId e : order_)
       if (exprUsable(e)) checkOpGuarded(e);
   }

@@ -21,6 +21,9 @@ struct VerifyStats {
   bool ops_rerun = false;
   bool checks_in_groups = false;  // the checks before the op checks ran on two threads
   bool scalars_rerun = false;     // ... and the speculative scalar checks found something
+  bool checks_in_chunks = false;  // the checks before the op checks ran in chunks on every thread
+  bool chunks_rerun = false;      // ... found something, so they ran again in two groups
+  bool order_built = false;       // the exprs' topological order was built (not id order, or a rerun)
 };
 
 struct VerifyOptions {

@@ -6,7 +6,9 @@
 // to 0 so that small fusions take the chunked path too.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <set>
 #include <string>
 
@@ -111,6 +113,11 @@ TEST(VerifierParallel, OpErrorsAreReportedAsOnOneThread) {
   VerifyStats st = expectSameOnAnyThreadCount(f, "three dtype errors");
   EXPECT_TRUE(st.ops_in_chunks);
   EXPECT_TRUE(st.ops_rerun);
+  // The checks before them were clean and the exprs are in id order: the
+  // topological order is built for the rerun only.
+  EXPECT_TRUE(st.checks_in_chunks);
+  EXPECT_FALSE(st.chunks_rerun);
+  EXPECT_TRUE(st.order_built);
 }
 
 // Findings in every group of checks that run on two threads before the op
@@ -141,17 +148,112 @@ TEST(VerifierParallel, FindingsOfBothGroupsComeInTheOneThreadOrder) {
   EXPECT_TRUE(codes.count(DiagCode::DanglingTensor));
   EXPECT_TRUE(codes.count(DiagCode::MultipleDefinitions));
   VerifyStats st = expectSameOnAnyThreadCount(f, "five findings");
+  EXPECT_TRUE(st.checks_in_chunks);
+  EXPECT_TRUE(st.chunks_rerun);
   EXPECT_TRUE(st.checks_in_groups);
   EXPECT_TRUE(st.scalars_rerun);
 }
 
-TEST(VerifierParallel, CleanFusionsRunTheGroupsOnce) {
+// A clean fusion is checked in chunks once: no groups, and exprs in id
+// order need no topological order at all.
+TEST(VerifierParallel, CleanFusionsAreCheckedInChunksOnce) {
   synth::TransformerOptions o;
   o.exprs = 3000;
   o.sharded = true;
   VerifyStats st = expectSameOnAnyThreadCount(synth::transformer(o), "tensor-parallel");
-  EXPECT_TRUE(st.checks_in_groups);
-  EXPECT_FALSE(st.scalars_rerun);
+  EXPECT_TRUE(st.checks_in_chunks);
+  EXPECT_FALSE(st.chunks_rerun);
+  EXPECT_FALSE(st.checks_in_groups);
+  EXPECT_FALSE(st.order_built);
+}
+
+// One finding of each kind that a chunk of the checks before the op checks
+// detects on its own (a shared slot claimed twice, or a check of one
+// element), planted in a clean fusion one at a time: the chunks must see
+// it, so that the checks run again and report it as on one thread.
+TEST(VerifierParallel, EachChunkFindingMakesTheChecksRunAgain) {
+  synth::TransformerOptions o;
+  o.exprs = 3000;
+  const Fusion clean = synth::transformer(o);
+  const size_t mid_t = clean.tensors.size() / 2, mid_e = clean.exprs.size() / 2;
+  const std::vector<std::pair<std::string, std::function<void(Fusion&)>>> plants = {
+      {"an axis in two tensors", [&](Fusion& f) { f.tensors[mid_t].logical[0] = f.tensors[2].logical[0]; }},
+      {"a tensor name twice", [&](Fusion& f) { f.tensors[mid_t].name = f.tensors[mid_t + 1].name; }},
+      {"an axis number twice", [&](Fusion& f) { f.axes[f.axes.size() - 1].number = f.axes[5].number; }},
+      {"a tensor produced twice", [&](Fusion& f) { f.exprs[mid_e].outputs = f.exprs[mid_e - 40].outputs; }},
+      {"a fusion input listed twice", [&](Fusion& f) { f.inputs.push_back(f.inputs.front()); }},
+      {"a fusion input produced",
+       [&](Fusion& f) { f.inputs.push_back(ValueRef::tensor(f.exprs[mid_e].outputs[0])); }},
+      {"a negative constant extent",
+       [&](Fusion& f) { f.axes[f.tensors[mid_t].logical[0]].extent = f.addConstInt(-4); }},
+      {"an axis twice in one domain",
+       [&](Fusion& f) {
+         Tensor& t = f.tensors[mid_t];
+         t.logical.push_back(t.logical[0]);
+       }},
+      {"a dangling expr input",
+       [&](Fusion& f) {
+         f.exprs[mid_e].inputs[0] = ValueRef::tensor(static_cast<TensorId>(f.tensors.size()));
+       }},
+      {"a use of an undefined tensor",
+       [&](Fusion& f) {
+         const Tensor& like = f.tensors[f.exprs[mid_e].outputs[0]];
+         std::vector<AxisId> axes;
+         for (AxisId a : like.logical) {
+           const Axis& ax = f.axes[a];
+           axes.push_back(
+               f.addAxis(static_cast<uint32_t>(f.axes.size() + 100000), ax.iter, ax.parallel, ax.extent));
+         }
+         f.exprs[mid_e].inputs[0] =
+             ValueRef::tensor(f.addTensor("T_undefined", like.dtype, like.memory, axes));
+       }},
+      {"a fusion output nothing produces",
+       [&](Fusion& f) {
+         std::vector<AxisId> axes{f.addAxis(static_cast<uint32_t>(f.axes.size() + 100000),
+                                            IterType::Iteration, ParallelType::Serial, f.addConstInt(3))};
+         f.outputs.push_back(f.addTensor("T_lonely", DType::Float, MemoryType::Global, axes));
+       }},
+  };
+  for (const auto& [what, plant] : plants) {
+    Fusion f = clean;
+    plant(f);
+    ASSERT_TRUE(verifiedOnOneThread(f).hasErrors()) << what;
+    VerifyStats st = expectSameOnAnyThreadCount(f, what);
+    EXPECT_TRUE(st.checks_in_chunks) << what;
+    EXPECT_TRUE(st.chunks_rerun) << what;
+    EXPECT_TRUE(st.checks_in_groups) << what;
+  }
+}
+
+// Exprs listed out of topological order: the chunks stay clean, the
+// order is built, and a cycle among them is reported as on one thread.
+TEST(VerifierParallel, ExprsOutOfIdOrderAreOrderedAndCyclesFound) {
+  synth::TransformerOptions o;
+  o.exprs = 3000;
+  Fusion f = synth::transformer(o);
+  std::reverse(f.exprs.begin(), f.exprs.end());
+  ASSERT_FALSE(verifiedOnOneThread(f).hasErrors());
+  VerifyStats st = expectSameOnAnyThreadCount(f, "reversed");
+  EXPECT_TRUE(st.checks_in_chunks);
+  EXPECT_FALSE(st.chunks_rerun);
+  EXPECT_TRUE(st.order_built);
+  // A consumer's output fed back into its producer closes a cycle.
+  for (ExprId e = 0; e < f.exprs.size(); ++e) {
+    Expr& x = f.exprs[e];
+    if (x.inputs.empty() || !x.inputs[0].isTensor() || x.outputs.size() != 1) continue;
+    const TensorId in = x.inputs[0].id;
+    auto producer = std::find_if(f.exprs.begin(), f.exprs.end(), [&](const Expr& p) {
+      return std::find(p.outputs.begin(), p.outputs.end(), in) != p.outputs.end();
+    });
+    if (producer == f.exprs.end() || producer->inputs.empty() || !producer->inputs[0].isTensor()) continue;
+    if (f.tensors[producer->inputs[0].id].dtype != f.tensors[x.outputs[0]].dtype) continue;
+    producer->inputs[0] = ValueRef::tensor(x.outputs[0]);
+    break;
+  }
+  DiagnosticSink one = verifiedOnOneThread(f);
+  ASSERT_TRUE(one.hasErrors());
+  EXPECT_EQ(one.all().front().code, DiagCode::Cycle);
+  expectSameOnAnyThreadCount(f, "reversed, with a cycle");
 }
 
 }  // namespace
