@@ -1,8 +1,8 @@
 // Splitting a large repro's top-level arrays without indexing the whole text
 // (docs/performance.md, fix 35).
 //
-// The reader's chunk readers parse each element of "tensors", "exprs" and
-// "concrete_inputs" on their own (simdjson indexes that element again), so a
+// The reader's chunk readers parse each element of "tensors", "exprs",
+// "concrete_inputs" (and "scalars") on their own (simdjson indexes that element again), so a
 // structural index of the whole text served only to find where the elements
 // begin and end: one thread walking ~100M structural characters after stage 1
 // had built them. splitTopLevelArrays finds the same spans on every core from

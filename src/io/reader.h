@@ -24,7 +24,8 @@ struct ReadStats {
   unsigned chunks = 0;
   bool reread = false;
   unsigned split_arrays = 0;
-  bool names_in_parallel = false;  // the tensor names were interned on every thread
+  bool names_in_parallel = false;          // the tensor names were interned on every thread
+  bool plain_scalars_in_parallel = false;  // "scalars" held declarations only, read on every thread
 };
 
 struct ReadOptions {

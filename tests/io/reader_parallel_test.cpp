@@ -154,8 +154,11 @@ TEST(ReaderParallel, SyntheticReprosAreIdenticalIdForId) {
     EXPECT_EQ(st.chunked_arrays, 3u);
     EXPECT_EQ(st.chunks, 9u);
     EXPECT_FALSE(st.reread);
-    // Their elements were found by the split (fix 35), not by an index of the whole text.
-    EXPECT_EQ(st.split_arrays, 3u);
+    // Their elements, and the scalars', were found by the split (fix 35),
+    // not by an index of the whole text; the scalars are declarations
+    // only, read on every thread (fix 39).
+    EXPECT_EQ(st.split_arrays, 4u);
+    EXPECT_TRUE(st.plain_scalars_in_parallel);
     // And their names were interned on every thread (Interner::internAll).
     EXPECT_TRUE(st.names_in_parallel);
   }
@@ -232,6 +235,53 @@ TEST(ReaderParallel, ChunksThatMeetErrorsGiveTheSequentialDiagnostics) {
     EXPECT_EQ(st.reread, !c.valid);
   }
   for (const Case& c : cases) EXPECT_EQ(readText(c.text, chunked(3)).fusion.has_value(), c.valid) << c.what;
+}
+
+// The split "scalars" (fix 39): declarations only are read on every
+// thread, anything else element by element in order, errors by reading the
+// whole text again; always with the one-thread result. Each edit lands in
+// the middle of the array.
+TEST(ReaderParallel, ScalarDeclarationsReadAsOnOneThread) {
+  synth::TransformerOptions o;
+  o.exprs = 3000;
+  o.seed = 5;
+  const std::string text = writeFusion(synth::transformer(o));
+  const size_t scalars = text.find("\"scalars\"");
+  const size_t mid = (scalars + text.find("\"tensors\"")) / 2;
+  ASSERT_NE(scalars, std::string::npos);
+  const std::string decl = "{\"name\": \"i";
+  struct Case {
+    const char* what;
+    std::string text;
+    bool valid, plain;  // the reader accepts it; on the parallel path
+  };
+  const std::vector<Case> cases = {
+      {"a dtype", replaceFrom(text, mid, decl, "{\"dtype\": \"Int\", \"name\": \"i"), true, true},
+      {"a name declared twice (the verifier's finding)",
+       replaceFrom(text, mid, decl, "{\"name\": \"i0\"}, {\"name\": \"i"), true, true},
+      {"a name not numbered", replaceFrom(text, mid, decl, "{\"name\": \"width\"}, {\"name\": \"i"), true,
+       true},
+      {"an escaped name", replaceFrom(text, mid, decl, "{\"name\": \"\\u0069"), true, false},
+      {"a value of earlier symbols",
+       replaceFrom(text, mid, decl, "{\"name\": \"both\", \"value\": \"i0 * i1\"}, {\"name\": \"i"), true,
+       false},
+      {"an unknown key", replaceFrom(text, mid, decl, "{\"nam\": \"i"), false, false},
+      {"a key twice", replaceFrom(text, mid, decl, "{\"dtype\": \"Int\", \"dtype\": \"Int\", \"name\": \"i"),
+       false, false},
+      {"an unknown dtype", replaceFrom(text, mid, decl, "{\"dtype\": \"Int7\", \"name\": \"i"), false, false},
+      {"a name that is a number", replaceFrom(text, mid, decl, "{\"name\": 7, \"dtype\": \"i"), false, false},
+      {"a reserved name", replaceFrom(text, mid, decl, "{\"name\": \"nan\"}, {\"name\": \"i"), false, false},
+      {"no name", replaceFrom(text, mid, decl, "{\"dtype\": \"Int\"}, {\"name\": \"i"), false, false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    ASSERT_NE(c.text, text);
+    ReadStats st = expectSameOnAnyThreadCount(c.text, c.what);
+    EXPECT_EQ(readText(c.text, chunked(3)).fusion.has_value(), c.valid);
+    EXPECT_EQ(st.plain_scalars_in_parallel, c.plain);
+    // A valid text keeps its split (errors read the whole text again).
+    EXPECT_EQ(st.split_arrays, c.valid ? 4u : 0u);
+  }
 }
 
 // Exprs before tensors, tensors before scalars: every name is a forward
