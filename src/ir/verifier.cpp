@@ -37,6 +37,7 @@
 #include "support/checked.h"
 #include "support/parallel.h"
 #include "support/phase_times.h"
+#include "support/prefault.h"
 
 namespace fc {
 namespace {
@@ -128,7 +129,11 @@ bool isFloatUnary(OpKind k) {
 constexpr const char* kFirstGroup = "scalars, axis owners";
 constexpr const char* kSecondGroup = "tensors, axes | expr references, cycles";
 constexpr const char* kOps = "op checks";
-constexpr const char* kChunks = "checks before the op checks, in chunks";
+constexpr const char* kChunksAlloc = "chunks 0: state";
+constexpr const char* kChunks1 = "chunks 1: scalar leaves, claims, exprs";
+constexpr const char* kChunks2 = "chunks 2: scalar walk, names, inputs";
+constexpr const char* kChunks3 = "chunks 3: axes, domains, uses, outputs";
+constexpr const char* kRest = "segmentation, concrete inputs";
 
 class Verifier {
  public:
@@ -157,8 +162,10 @@ class Verifier {
     PhaseScope ops(kOps, PhaseScope::Detail{});
     checkOps();
     ops.stop();
+    PhaseScope rest(kRest, PhaseScope::Detail{});
     checkSegmentation();
     checkConcreteInputs();
+    rest.stop();
     if (opts_.stats != nullptr) opts_.stats->order_built = order_ready_;
     return sink_.errorCount() == before;
   }
@@ -169,7 +176,7 @@ class Verifier {
   const std::string& file_;
   VerifyOptions opts_;
 
-  // Per axis: the tensor whose domain claims it, and the pointer of its object.
+  // Per axis: the tensor whose domains claim it first (its owner).
   std::vector<TensorId> axis_owner_;
   // Where an axis object is: a domain position or a transform slot of the
   // owning tensor (rendered by axisPtr).
@@ -179,7 +186,6 @@ class Verifier {
     Field field = Root;
     uint32_t index = 0;  // domain position, or transform index
   };
-  std::vector<AxisSite> axis_site_;
   // Per tensor: false when a domain references a bad axis.
   std::vector<char> tensor_ok_;
   // Per scalar: where it appears in the repro, and what folding learned.
@@ -255,20 +261,21 @@ class Verifier {
   // thread, for the common case that they find nothing. An element's
   // checks read only the IR and the state that earlier stages build, so
   // when no chunk reports anything, neither would the sequential checks;
-  // and then the state they leave (axis owners and sites, scalar facts,
+  // and then the state they leave (axis owners, scalar facts,
   // producers, input positions, every tensor and expr usable) is the
   // sequential one, because each shared slot is written by the one chunk
   // whose element owns it. Any finding, in a sink of the chunk's own, sets
   // unclean_: the findings are dropped and runChecksInTwoGroups runs the
   // checks again in the sequential order. Three stages, each waiting for
   // the one before:
-  //  1. checkScalars (whole) | axis claims (a compare-and-swap per axis:
-  //     a second claimant is a finding) | names (the same per name) |
-  //     expr references | first producers (the same per tensor);
-  //  2. axis numbers and extents | tensor domains and sizes (the domain
+  //  1. scalars without operands | axis claims (a compare-and-swap per
+  //     axis: a second claimant is a finding) | expr references | first
+  //     producers (the same per tensor);
+  //  2. checkScalars' walk over the rest (one chunk) | names (the same per
+  //     name) | fusion inputs;
+  //  3. axis numbers and extents | tensor domains and sizes (the domain
   //     stamps are shared: each axis is touched only by its owner's chunk)
-  //     | fusion inputs;
-  //  3. uses of undefined tensors, and whether every producer has a lower
+  //     | uses of undefined tensors, and whether every producer has a lower
   //     id than its consumers | fusion outputs.
   // Exprs in id order cannot form a cycle; otherwise checkCycles runs
   // after stage 3 (it reports into the main sink, where its findings come
@@ -277,54 +284,78 @@ class Verifier {
   // tests/io/verifier_parallel_test.cpp compares every fixture with the
   // one-thread run.
   bool runChecksInChunks() {
-    PhaseScope phase(kChunks, PhaseScope::Detail{});
+    PhaseScope alloc_phase(kChunksAlloc, PhaseScope::Detail{});
     const size_t w = threadsFor(opts_.threads);
     const size_t nt = f_.tensors.size(), na = f_.axes.size(), ne = f_.exprs.size();
     const size_t ns = f_.scalars.size();
     if (opts_.stats != nullptr) opts_.stats->checks_in_chunks = true;
     unclean_.store(false, std::memory_order_relaxed);
-    axis_owner_.assign(na, kNone);
-    axis_site_.assign(na, AxisSite{});
-    tensor_ok_.assign(nt, 1);
-    expr_ok_.assign(ne, 1);
-    producer_.assign(nt, kNone);
-    producer_slot_.assign(nt, kNone);
-    input_pos_.assign(nt, kNone);
-    undefined_reported_.assign(nt, 0);
+    assignLarge(axis_owner_, na, kNone, w);
+    assignLarge(tensor_ok_, nt, char{1}, w);
+    assignLarge(expr_ok_, ne, char{1}, w);
+    assignLarge(producer_, nt, kNone, w);
+    assignLarge(producer_slot_, nt, kNone, w);
+    assignLarge(input_pos_, nt, kNone, w);
+    assignLarge(undefined_reported_, nt, char{0}, w);
+    std::vector<char> name_seen;
+    assignLarge(name_seen, f_.names.size(), char{0}, w);
+    resetScalarFacts();
+    std::vector<uint8_t> scalar_state;
+    assignLarge(scalar_state, ns, uint8_t{0}, w);
     std::atomic<uint32_t> max_number{0};
-    std::vector<char> name_seen(f_.names.size(), 0);
+    alloc_phase.stop();
+    PhaseScope phase1(kChunks1, PhaseScope::Detail{});
     bool clean = runStage(w, {
-                                 {1, [&](size_t, size_t) { checkScalars(); }},
+                                 {ns, [&](size_t b, size_t e) { scalarLeavesInChunk(b, e, scalar_state); }},
                                  {nt, [&](size_t b, size_t e) { claimAxesInChunk(b, e, max_number); }},
-                                 {nt, [&](size_t b, size_t e) { namesInChunk(b, e, false, name_seen); }},
-                                 {ns, [&](size_t b, size_t e) { namesInChunk(b, e, true, name_seen); }},
                                  {ne, [&](size_t b, size_t e) { exprRefsInChunk(b, e); }},
                                  {ne, [&](size_t b, size_t e) { producersInChunk(b, e); }},
                              });
+    phase1.stop();
     if (clean) {
+      PhaseScope phase2(kChunks2, PhaseScope::Detail{});
+      std::vector<char> scalar_input(ns, 0);
+      clean =
+          runStage(w, {
+                          {1, [&](size_t, size_t) { scalarWalk(scalar_state); }},
+                          {nt, [&](size_t b, size_t e) { namesInChunk(b, e, false, name_seen); }},
+                          {ns, [&](size_t b, size_t e) { namesInChunk(b, e, true, name_seen); }},
+                          {f_.inputs.size(), [&](size_t b, size_t e) { inputsInChunk(b, e, scalar_input); }},
+                      });
+    }
+    if (clean) {
+      PhaseScope phase3(kChunks3, PhaseScope::Detail{});
       const uint32_t top = max_number.load();
       const bool dense = top <= 2 * na + 1024;  // as checkAxes decides
-      first_number_.assign(dense ? size_t{top} + 1 : 0, kNone);
-      std::vector<uint32_t> stamp(na, kNone);
-      std::vector<char> scalar_input(ns, 0);
+      assignLarge(first_number_, dense ? size_t{top} + 1 : 0, kNone, w);
+      std::vector<uint32_t> stamp;
+      assignLarge(stamp, na, kNone, w);
+      std::atomic<bool> id_order{true};
       clean = runStage(
           w, {
                  {dense ? na : 1, [&](size_t b, size_t e) { dense ? axesInChunk(b, e) : checkAxes(); }},
                  {nt, [&](size_t b, size_t e) { tensorsInChunk(b, e, stamp); }},
-                 {f_.inputs.size(), [&](size_t b, size_t e) { inputsInChunk(b, e, scalar_input); }},
+                 {ne, [&](size_t b, size_t e) { usesInChunk(b, e, id_order); }},
+                 {f_.outputs.size(), [&](size_t b, size_t e) { outputsInChunk(b, e); }},
              });
       first_number_ = {};
-    }
-    if (clean) {
-      std::atomic<bool> id_order{true};
-      clean = runStage(w, {
-                              {ne, [&](size_t b, size_t e) { usesInChunk(b, e, id_order); }},
-                              {f_.outputs.size(), [&](size_t b, size_t e) { outputsInChunk(b, e); }},
-                          });
       if (clean && !id_order.load()) checkCycles();
     }
     if (opts_.stats != nullptr) opts_.stats->chunks_rerun = !clean;
     return clean;
+  }
+
+  // v.assign(n, x), the pages of a large new block faulted in on every
+  // thread first (support/prefault.h): one thread's first touches of the
+  // per-element state cost more than the checks that fill it.
+  template <class T>
+  static void assignLarge(std::vector<T>& v, size_t n, T x, size_t threads) {
+    if (v.capacity() < n) {
+      std::vector<T>().swap(v);
+      v.reserve(n);
+      prefault(v.data(), n * sizeof(T), static_cast<unsigned>(threads));
+    }
+    v.assign(n, x);
   }
 
   // Work of one stage of runChecksInChunks: `n` elements, checked by
@@ -361,9 +392,9 @@ class Verifier {
     return !unclean_.load();
   }
 
-  // claimAxes for tensors [b, e): the first claimant of an axis owns it
-  // and records its site; any other claimant, a dangling axis too, is a
-  // finding (reported by claimAxes when the checks run again).
+  // claimAxes for tensors [b, e): the first claimant of an axis owns it;
+  // any other claimant, a dangling axis too, is a finding (reported by
+  // claimAxes when the checks run again).
   void claimAxesInChunk(size_t b, size_t e, std::atomic<uint32_t>& max_number) {
     uint32_t top = 0;
     bool ok = true;
@@ -377,7 +408,6 @@ class Verifier {
         TensorId owner = kNone;
         if (std::atomic_ref<TensorId>(axis_owner_[a])
                 .compare_exchange_strong(owner, t, std::memory_order_relaxed)) {
-          axis_site_[a] = AxisSite{t, field, static_cast<uint32_t>(index)};
           top = std::max(top, f_.axes[a].number);
         } else if (owner != t) {
           ok = false;
@@ -613,7 +643,21 @@ class Verifier {
     return tp(t) + "/logical";
   }
 
-  std::string axisPtr(AxisId a) const { return sitePtr(axis_site_[a]); }
+  std::string axisPtr(AxisId a) const { return sitePtr(siteOf(a)); }
+  // Where axis a is defined: the first slot of its owner that names it
+  // (found when a diagnostic needs it, not kept per axis).
+  AxisSite siteOf(AxisId a) const {
+    AxisSite site;
+    if (a >= axis_owner_.size() || axis_owner_[a] == kNone) return site;
+    const TensorId t = axis_owner_[a];
+    bool found = false;
+    forEachAxisSlot(f_.tensors[t], [&](AxisId x, AxisSite::Field field, size_t index) {
+      if (found || x != a) return;
+      site = AxisSite{t, field, static_cast<uint32_t>(index)};
+      found = true;
+    });
+    return site;
+  }
   std::string sitePtr(const AxisSite& s) const {
     if (s.t == kNone) return {};
     switch (s.field) {
@@ -744,7 +788,6 @@ class Verifier {
 
   void claimAxes() {
     axis_owner_.assign(f_.axes.size(), kNone);
-    axis_site_.assign(f_.axes.size(), AxisSite{});
     tensor_ok_.assign(f_.tensors.size(), 1);
     for (TensorId t = 0; t < f_.tensors.size(); ++t) {
       auto claim = [&](AxisId a, AxisSite::Field field, size_t index) {
@@ -756,7 +799,6 @@ class Verifier {
         }
         if (axis_owner_[a] == kNone) {
           axis_owner_[a] = t;
-          axis_site_[a] = site;
         } else if (axis_owner_[a] != t) {
           error(DiagCode::DanglingAxis,
                 tname(t) + " names axis " + axisDesc(a) + ", which belongs to " + tname(axis_owner_[a]),
@@ -823,13 +865,34 @@ class Verifier {
   // Post-order over the scalar DAG (iterative): dangling operands, cycles,
   // integer-valuedness and constant folding, each scalar visited once.
   void checkScalars() {
+    resetScalarFacts();
+    std::vector<uint8_t> state(f_.scalars.size(), 0);  // 0 new, 1 on stack, 2 done
+    scalarWalk(state);
+  }
+
+  void resetScalarFacts() {
     const size_t n = f_.scalars.size();
     scalar_bad_.assign(n, 0);
     scalar_int_.assign(n, 0);
     scalar_const_.assign(n, std::nullopt);
     scalar_overflow_.assign(n, 0);
     scalar_reported_.assign(n, 0);
-    std::vector<uint8_t> state(n, 0);  // 0 new, 1 on stack, 2 done
+  }
+
+  // The facts of scalars [b, e) that have no operands (symbols, inputs,
+  // constants; finishScalar reads nothing else for them), marked done in
+  // `state` for scalarWalk.
+  void scalarLeavesInChunk(size_t b, size_t e, std::vector<uint8_t>& state) {
+    for (size_t i = b; i < e; ++i) {
+      if (f_.scalars[i].kind == ScalarKind::Derived) continue;
+      finishScalar(static_cast<ScalarId>(i));
+      state[i] = 2;
+    }
+  }
+
+  // The walk of checkScalars over the scalars not done in `state`.
+  void scalarWalk(std::vector<uint8_t>& state) {
+    const size_t n = f_.scalars.size();
     auto operands = [&](ScalarId s, ScalarId out[2]) -> int {
       const Scalar& sc = f_.scalars[s];
       if (sc.kind != ScalarKind::Derived || sc.op == ScalarOp::Size) return 0;
@@ -2192,6 +2255,8 @@ class Verifier {
 
   // ------------------------------------------------------------ concrete inputs
   void checkConcreteInputs() {
+    if (threadsFor(opts_.threads) > 1 && f_.exprs.size() >= opts_.parallel_min_exprs && concreteInputsClean())
+      return;
     std::vector<uint32_t> tensor_seen(f_.tensors.size(), kNone);
     std::vector<uint32_t> scalar_seen(f_.scalars.size(), kNone);
     for (size_t k = 0; k < f_.concrete_inputs.size(); ++k) {
@@ -2278,6 +2343,49 @@ class Verifier {
                   " strides but " + num(r) + " sizes",
               p() + "/strides");
     }
+  }
+
+  // Whether checkConcreteInputs would report nothing, decided in chunks on
+  // every thread (a million-expr repro has ~300k concrete inputs).
+  bool concreteInputsClean() {
+    const size_t w = threadsFor(opts_.threads);
+    std::vector<char> tensor_seen, scalar_seen;
+    assignLarge(tensor_seen, f_.tensors.size(), char{0}, w);
+    assignLarge(scalar_seen, f_.scalars.size(), char{0}, w);
+    unclean_.store(false, std::memory_order_relaxed);
+    return runStage(w, {{f_.concrete_inputs.size(), [&](size_t b, size_t e) {
+                           for (size_t k = b; k < e; ++k)
+                             if (!concreteInputOk(k, tensor_seen, scalar_seen)) {
+                               unclean_.store(true, std::memory_order_relaxed);
+                               return;
+                             }
+                         }}});
+  }
+
+  // Concrete input k passes every check of checkConcreteInputs; the first
+  // to see a tensor or scalar marks it in `*_seen`.
+  bool concreteInputOk(size_t k, std::vector<char>& tensor_seen, std::vector<char>& scalar_seen) const {
+    const ConcreteInput& ci = f_.concrete_inputs[k];
+    const ScalarId id = ci.value.id;
+    if (ci.value.isScalar())
+      return id != kNone && id < f_.scalars.size() && f_.scalars[id].kind == ScalarKind::Input &&
+             std::atomic_ref<char>(scalar_seen[id]).exchange(1, std::memory_order_relaxed) == 0 &&
+             ci.scalar.has_value();
+    const TensorId t = id;
+    if (!tensorValid(t)) return false;
+    if (input_pos_[t] == kNone) return undefined_reported_[t] != 0;  // no second report
+    if (std::atomic_ref<char>(tensor_seen[t]).exchange(1, std::memory_order_relaxed) != 0) return false;
+    if (!tensor_ok_[t]) return true;
+    const size_t r = f_.nonReductionRank(t);
+    if (ci.shape.size() != r || (!ci.strides.empty() && ci.strides.size() != r)) return false;
+    int64_t elements = 1;
+    for (int64_t d : ci.shape) {
+      if (d < 0) return false;
+      auto prod = checkedMul(elements, d);
+      if (!prod) return false;
+      elements = *prod;
+    }
+    return true;
   }
 };
 

@@ -225,6 +225,34 @@ TEST(VerifierParallel, EachChunkFindingMakesTheChecksRunAgain) {
   }
 }
 
+// The concrete inputs are checked in chunks too: each finding planted in
+// a clean fusion is reported as on one thread.
+TEST(VerifierParallel, ConcreteInputFindingsAsOnOneThread) {
+  synth::TransformerOptions o;
+  o.exprs = 3000;
+  const Fusion clean = synth::transformer(o);
+  ASSERT_GT(clean.concrete_inputs.size(), 10u);
+  const size_t mid = clean.concrete_inputs.size() / 2;
+  const std::vector<std::pair<std::string, std::function<void(Fusion&)>>> plants = {
+      {"described twice", [&](Fusion& f) { f.concrete_inputs.push_back(f.concrete_inputs[mid]); }},
+      {"one size too many", [&](Fusion& f) { f.concrete_inputs[mid].shape.push_back(2); }},
+      {"a negative size", [&](Fusion& f) { f.concrete_inputs[mid].shape[0] = -3; }},
+      {"sizes that overflow",
+       [&](Fusion& f) {
+         for (int64_t& d : f.concrete_inputs[mid].shape) d = int64_t{1} << 40;
+       }},
+      {"strides of another rank", [&](Fusion& f) { f.concrete_inputs[mid].strides = {1, 1, 1, 1, 1, 1, 1}; }},
+      {"not a fusion input",
+       [&](Fusion& f) { f.concrete_inputs[mid].value = ValueRef::tensor(f.exprs[5].outputs[0]); }},
+  };
+  for (const auto& [what, plant] : plants) {
+    Fusion f = clean;
+    plant(f);
+    ASSERT_TRUE(verifiedOnOneThread(f).hasErrors()) << what;
+    expectSameOnAnyThreadCount(f, what);
+  }
+}
+
 // Exprs listed out of topological order: the chunks stay clean, the
 // order is built, and a cycle among them is reported as on one thread.
 TEST(VerifierParallel, ExprsOutOfIdOrderAreOrderedAndCyclesFound) {
