@@ -7,6 +7,7 @@
 
 #include "support/parallel.h"
 #include "support/phase_times.h"
+#include "support/prefault.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -362,7 +363,14 @@ bool checkArrays(std::string_view text, const std::vector<Events>& events, Split
   std::vector<std::vector<size_t>> at(w + 1, std::vector<size_t>(m, 0));
   for (size_t k = 0; k < w; ++k)
     for (size_t j = 0; j < m; ++j) at[k + 1][j] = at[k][j] + counts[k][j];
-  for (size_t j = 0; j < m; ++j) out.arrays[j].elements.resize(at[w][j]);
+  // Millions of elements: their pages are faulted in on every thread before
+  // this one sizes the vectors (support/prefault.h).
+  for (size_t j = 0; j < m; ++j) {
+    std::vector<std::string_view>& v = out.arrays[j].elements;
+    v.reserve(at[w][j]);
+    prefault(v.data(), at[w][j] * sizeof(std::string_view), static_cast<unsigned>(w));
+    v.resize(at[w][j]);
+  }
   parallelFor(w, [&](size_t k) {
     size_t from = 0;
     for (size_t j = 0; j < m; ++j) {

@@ -290,18 +290,37 @@ class Verifier {
     const size_t ns = f_.scalars.size();
     if (opts_.stats != nullptr) opts_.stats->checks_in_chunks = true;
     unclean_.store(false, std::memory_order_relaxed);
-    assignLarge(axis_owner_, na, kNone, w);
-    assignLarge(tensor_ok_, nt, char{1}, w);
-    assignLarge(expr_ok_, ne, char{1}, w);
-    assignLarge(producer_, nt, kNone, w);
-    assignLarge(producer_slot_, nt, kNone, w);
-    assignLarge(input_pos_, nt, kNone, w);
-    assignLarge(undefined_reported_, nt, char{0}, w);
+    // The per-element state: a dozen blocks of 1-12 MB at 1M exprs, whose
+    // first touches on this thread cost more than the checks that fill
+    // them; their pages are faulted in on every thread at once first.
     std::vector<char> name_seen;
-    assignLarge(name_seen, f_.names.size(), char{0}, w);
-    resetScalarFacts();
     std::vector<uint8_t> scalar_state;
-    assignLarge(scalar_state, ns, uint8_t{0}, w);
+    std::vector<PrefaultBlock> fresh;
+    auto reserve = [&fresh](auto& v, size_t n) {
+      if (v.capacity() >= n) return;
+      std::remove_reference_t<decltype(v)>().swap(v);
+      v.reserve(n);
+      fresh.push_back({v.data(), n * sizeof(v[0])});
+    };
+    reserve(axis_owner_, na);
+    for (auto* v : {&producer_, &producer_slot_, &input_pos_}) reserve(*v, nt);
+    for (auto* v : {&tensor_ok_, &undefined_reported_}) reserve(*v, nt);
+    for (auto* v : {&scalar_bad_, &scalar_int_, &scalar_overflow_, &scalar_reported_}) reserve(*v, ns);
+    reserve(expr_ok_, ne);
+    reserve(name_seen, f_.names.size());
+    reserve(scalar_const_, ns);
+    reserve(scalar_state, ns);
+    prefault(fresh, static_cast<unsigned>(w));
+    axis_owner_.assign(na, kNone);
+    tensor_ok_.assign(nt, 1);
+    expr_ok_.assign(ne, 1);
+    producer_.assign(nt, kNone);
+    producer_slot_.assign(nt, kNone);
+    input_pos_.assign(nt, kNone);
+    undefined_reported_.assign(nt, 0);
+    name_seen.assign(f_.names.size(), 0);
+    resetScalarFacts();
+    scalar_state.assign(ns, 0);
     std::atomic<uint32_t> max_number{0};
     alloc_phase.stop();
     PhaseScope phase1(kChunks1, PhaseScope::Detail{});

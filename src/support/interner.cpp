@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "support/parallel.h"
+#include "support/prefault.h"
 
 namespace fc {
 
@@ -234,11 +235,21 @@ bool Interner::internAll(std::span<const std::string_view> names, std::span<Name
     numbered_.push_back(Numbered{prefix, {}, 0, false});
     d = &numbered_.back();
   }
-  if (d->id_plus_1.size() <= max_number) d->id_plus_1.resize(static_cast<size_t>(max_number) + 1, 0);
+  // The new entries' pages are faulted in on every thread before this one
+  // sizes the arrays; the characters are written only by the blocks.
+  const size_t numbers = std::max(d->id_plus_1.size(), static_cast<size_t>(max_number) + 1);
+  const size_t names_after = strs_.size() + fresh;
+  if (d->id_plus_1.capacity() < numbers) d->id_plus_1.reserve(numbers);
+  if (strs_.capacity() < names_after) strs_.reserve(names_after);
+  const PrefaultBlock new_pages[] = {
+      {d->id_plus_1.data() + d->id_plus_1.size(), (numbers - d->id_plus_1.size()) * sizeof(uint32_t)},
+      {strs_.data() + strs_.size(), fresh * sizeof(std::string_view)}};
+  prefault(new_pages, threads);
+  d->id_plus_1.resize(numbers, 0);
   d->count += fresh;
   const auto base = static_cast<NameId>(strs_.size());
-  strs_.resize(strs_.size() + fresh);
-  chunks_.push_back(std::make_unique<char[]>(std::max<size_t>(bytes, 1)));
+  strs_.resize(names_after);
+  chunks_.push_back(std::make_unique_for_overwrite<char[]>(std::max<size_t>(bytes, 1)));
   char* chars = chunks_.back().get();
   std::vector<size_t> first_id(w), first_byte(w);
   for (size_t k = 0, f = 0, b = 0; k < w; ++k) {

@@ -5,28 +5,49 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "support/parallel.h"
 
 namespace fc {
 
 void prefault(void* p, size_t bytes, unsigned threads) {
+  const PrefaultBlock block{p, bytes};
+  prefault(std::span<const PrefaultBlock>(&block, 1), threads);
+}
+
+void prefault(std::span<const PrefaultBlock> blocks, unsigned threads) {
 #ifdef MADV_POPULATE_WRITE
-  if (p == nullptr || bytes < kPrefaultMinBytes || threads < 2) return;
+  if (threads < 2) return;
   const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  const uintptr_t lo = (reinterpret_cast<uintptr_t>(p) + page - 1) / page * page;
-  const uintptr_t hi = (reinterpret_cast<uintptr_t>(p) + bytes) / page * page;
-  if (hi <= lo) return;
-  const size_t pages = (hi - lo) / page;
-  const size_t w = std::min<size_t>(threads, pages);
+  // Each block's whole pages: [lo, lo + pages * page).
+  struct Pages {
+    uintptr_t lo = 0;
+    size_t pages = 0, before = 0;  // pages of the blocks before it
+  };
+  std::vector<Pages> runs;
+  size_t total = 0;
+  for (const PrefaultBlock& b : blocks) {
+    if (b.p == nullptr) continue;
+    const uintptr_t lo = (reinterpret_cast<uintptr_t>(b.p) + page - 1) / page * page;
+    const uintptr_t hi = (reinterpret_cast<uintptr_t>(b.p) + b.bytes) / page * page;
+    if (hi <= lo) continue;
+    runs.push_back(Pages{lo, (hi - lo) / page, total});
+    total += (hi - lo) / page;
+  }
+  if (total * page < kPrefaultMinBytes) return;
+  const size_t w = std::min<size_t>(threads, total);
   parallelFor(w, [&](size_t k) {
-    uintptr_t a = lo + pages * k / w * page, b = lo + pages * (k + 1) / w * page;
-    // Advice only: a kernel without it, or a refusal, leaves the faults to the first writes.
-    madvise(reinterpret_cast<void*>(a), b - a, MADV_POPULATE_WRITE);
+    const size_t from = total * k / w, to = total * (k + 1) / w;  // pages of all the blocks
+    for (const Pages& r : runs) {
+      const size_t a = std::max(from, r.before), b = std::min(to, r.before + r.pages);
+      // Advice only: a kernel without it, or a refusal, leaves the faults to the first writes.
+      if (a < b)
+        madvise(reinterpret_cast<void*>(r.lo + (a - r.before) * page), (b - a) * page, MADV_POPULATE_WRITE);
+    }
   });
 #else
-  (void)p;
-  (void)bytes;
+  (void)blocks;
   (void)threads;
 #endif
 }

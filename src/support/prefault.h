@@ -9,6 +9,8 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
+#include <vector>
 
 namespace fc {
 
@@ -17,5 +19,27 @@ inline constexpr size_t kPrefaultMinBytes = size_t{16} << 20;
 
 // Populates the whole pages of [p, p + bytes) on up to `threads` threads.
 void prefault(void* p, size_t bytes, unsigned threads);
+
+// A block for the list form.
+struct PrefaultBlock {
+  void* p = nullptr;
+  size_t bytes = 0;
+};
+// Populates the whole pages of every block in one fork-join, each thread
+// taking an equal share of all the pages: for several blocks that are each
+// too small to be worth a fork-join (a pass's per-element state), when
+// together they are not.
+void prefault(std::span<const PrefaultBlock> blocks, unsigned threads);
+
+// v.resize(n, x) for n >= v.size(): the pages of the new elements (in a new
+// block, or in capacity reserved earlier and perhaps never touched) are
+// faulted in on up to `threads` threads first.
+template <class T>
+void resizePrefaulted(std::vector<T>& v, size_t n, unsigned threads, const T& x = T()) {
+  if (n <= v.size()) return v.resize(n, x);
+  v.reserve(n);
+  prefault(v.data() + v.size(), (n - v.size()) * sizeof(T), threads);
+  v.resize(n, x);
+}
 
 }  // namespace fc
