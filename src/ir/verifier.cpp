@@ -37,7 +37,6 @@
 #include "support/checked.h"
 #include "support/parallel.h"
 #include "support/phase_times.h"
-#include "support/prefault.h"
 
 namespace fc {
 namespace {
@@ -290,37 +289,26 @@ class Verifier {
     const size_t ns = f_.scalars.size();
     if (opts_.stats != nullptr) opts_.stats->checks_in_chunks = true;
     unclean_.store(false, std::memory_order_relaxed);
-    // The per-element state: a dozen blocks of 1-12 MB at 1M exprs, whose
-    // first touches on this thread cost more than the checks that fill
-    // them; their pages are faulted in on every thread at once first.
+    // The per-element state: a dozen blocks of 1-12 MB at 1M exprs.
     std::vector<char> name_seen;
     std::vector<uint8_t> scalar_state;
-    std::vector<PrefaultBlock> fresh;
-    auto reserve = [&fresh](auto& v, size_t n) {
-      if (v.capacity() >= n) return;
-      std::remove_reference_t<decltype(v)>().swap(v);
-      v.reserve(n);
-      fresh.push_back({v.data(), n * sizeof(v[0])});
+    const std::function<void()> fills[] = {
+        [&] { axis_owner_.assign(na, kNone); },
+        [&] { tensor_ok_.assign(nt, 1); },
+        [&] { expr_ok_.assign(ne, 1); },
+        [&] { producer_.assign(nt, kNone); },
+        [&] { producer_slot_.assign(nt, kNone); },
+        [&] { input_pos_.assign(nt, kNone); },
+        [&] { undefined_reported_.assign(nt, 0); },
+        [&] { name_seen.assign(f_.names.size(), 0); },
+        [&] { scalar_state.assign(ns, 0); },
+        [&] { scalar_bad_.assign(ns, 0); },
+        [&] { scalar_int_.assign(ns, 0); },
+        [&] { scalar_const_.assign(ns, std::nullopt); },
+        [&] { scalar_overflow_.assign(ns, 0); },
+        [&] { scalar_reported_.assign(ns, 0); },
     };
-    reserve(axis_owner_, na);
-    for (auto* v : {&producer_, &producer_slot_, &input_pos_}) reserve(*v, nt);
-    for (auto* v : {&tensor_ok_, &undefined_reported_}) reserve(*v, nt);
-    for (auto* v : {&scalar_bad_, &scalar_int_, &scalar_overflow_, &scalar_reported_}) reserve(*v, ns);
-    reserve(expr_ok_, ne);
-    reserve(name_seen, f_.names.size());
-    reserve(scalar_const_, ns);
-    reserve(scalar_state, ns);
-    prefault(fresh, static_cast<unsigned>(w));
-    axis_owner_.assign(na, kNone);
-    tensor_ok_.assign(nt, 1);
-    expr_ok_.assign(ne, 1);
-    producer_.assign(nt, kNone);
-    producer_slot_.assign(nt, kNone);
-    input_pos_.assign(nt, kNone);
-    undefined_reported_.assign(nt, 0);
-    name_seen.assign(f_.names.size(), 0);
-    resetScalarFacts();
-    scalar_state.assign(ns, 0);
+    fillConcurrently(fills, w);
     std::atomic<uint32_t> max_number{0};
     alloc_phase.stop();
     PhaseScope phase1(kChunks1, PhaseScope::Detail{});
@@ -346,9 +334,11 @@ class Verifier {
       PhaseScope phase3(kChunks3, PhaseScope::Detail{});
       const uint32_t top = max_number.load();
       const bool dense = top <= 2 * na + 1024;  // as checkAxes decides
-      assignLarge(first_number_, dense ? size_t{top} + 1 : 0, kNone, w);
       std::vector<uint32_t> stamp;
-      assignLarge(stamp, na, kNone, w);
+      const std::function<void()> fills3[] = {
+          [&] { first_number_.assign(dense ? size_t{top} + 1 : 0, kNone); },
+          [&] { stamp.assign(na, kNone); }};
+      fillConcurrently(fills3, w);
       std::atomic<bool> id_order{true};
       clean = runStage(
           w, {
@@ -364,17 +354,14 @@ class Verifier {
     return clean;
   }
 
-  // v.assign(n, x), the pages of a large new block faulted in on every
-  // thread first (support/prefault.h): one thread's first touches of the
-  // per-element state cost more than the checks that fill it.
-  template <class T>
-  static void assignLarge(std::vector<T>& v, size_t n, T x, size_t threads) {
-    if (v.capacity() < n) {
-      std::vector<T>().swap(v);
-      v.reserve(n);
-      prefault(v.data(), n * sizeof(T), static_cast<unsigned>(threads));
-    }
-    v.assign(n, x);
+  // Runs each fill (sizing and filling a block of per-element state) on
+  // one of up to `w` threads: one thread's first touches of a dozen such
+  // blocks cost more than the checks that use them.
+  static void fillConcurrently(std::span<const std::function<void()>> fills, size_t w) {
+    const size_t nf = fills.size(), wf = std::max<size_t>(1, std::min(w, nf));
+    parallelFor(wf, [&](size_t k) {
+      for (size_t i = k; i < nf; i += wf) fills[i]();
+    });
   }
 
   // Work of one stage of runChecksInChunks: `n` elements, checked by
@@ -884,18 +871,14 @@ class Verifier {
   // Post-order over the scalar DAG (iterative): dangling operands, cycles,
   // integer-valuedness and constant folding, each scalar visited once.
   void checkScalars() {
-    resetScalarFacts();
-    std::vector<uint8_t> state(f_.scalars.size(), 0);  // 0 new, 1 on stack, 2 done
-    scalarWalk(state);
-  }
-
-  void resetScalarFacts() {
     const size_t n = f_.scalars.size();
     scalar_bad_.assign(n, 0);
     scalar_int_.assign(n, 0);
     scalar_const_.assign(n, std::nullopt);
     scalar_overflow_.assign(n, 0);
     scalar_reported_.assign(n, 0);
+    std::vector<uint8_t> state(n, 0);  // 0 new, 1 on stack, 2 done
+    scalarWalk(state);
   }
 
   // The facts of scalars [b, e) that have no operands (symbols, inputs,
@@ -2369,8 +2352,9 @@ class Verifier {
   bool concreteInputsClean() {
     const size_t w = threadsFor(opts_.threads);
     std::vector<char> tensor_seen, scalar_seen;
-    assignLarge(tensor_seen, f_.tensors.size(), char{0}, w);
-    assignLarge(scalar_seen, f_.scalars.size(), char{0}, w);
+    const std::function<void()> fills[] = {[&] { tensor_seen.assign(f_.tensors.size(), 0); },
+                                           [&] { scalar_seen.assign(f_.scalars.size(), 0); }};
+    fillConcurrently(fills, w);
     unclean_.store(false, std::memory_order_relaxed);
     return runStage(w, {{f_.concrete_inputs.size(), [&](size_t b, size_t e) {
                            for (size_t k = b; k < e; ++k)
