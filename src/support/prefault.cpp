@@ -1,6 +1,5 @@
 #include "support/prefault.h"
 
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,7 +16,6 @@ void prefault(void* p, size_t bytes, unsigned threads) {
 }
 
 void prefault(std::span<const PrefaultBlock> blocks, unsigned threads) {
-#ifdef MADV_POPULATE_WRITE
   if (threads < 2) return;
   const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
   // Each block's whole pages: [lo, lo + pages * page).
@@ -41,15 +39,14 @@ void prefault(std::span<const PrefaultBlock> blocks, unsigned threads) {
     const size_t from = total * k / w, to = total * (k + 1) / w;  // pages of all the blocks
     for (const Pages& r : runs) {
       const size_t a = std::max(from, r.before), b = std::min(to, r.before + r.pages);
-      // Advice only: a kernel without it, or a refusal, leaves the faults to the first writes.
-      if (a < b)
-        madvise(reinterpret_cast<void*>(r.lo + (a - r.before) * page), (b - a) * page, MADV_POPULATE_WRITE);
+      // A write fault per page that leaves its byte as it was: an atomic
+      // or with 0 (one write fault, where a read and then a write would
+      // map the zero page first).
+      for (size_t i = a; i < b; ++i)
+        __atomic_fetch_or(reinterpret_cast<unsigned char*>(r.lo + (i - r.before) * page), 0,
+                          __ATOMIC_RELAXED);
     }
   });
-#else
-  (void)blocks;
-  (void)threads;
-#endif
 }
 
 }  // namespace fc

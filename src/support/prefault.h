@@ -2,10 +2,12 @@
 // fills it. The chunked reader sizes the million-element tensor and expr
 // arrays (~430 MB at 1M exprs) on its calling thread: the first-touch page
 // faults of that one thread were a sequential part of reading
-// (docs/performance.md, fix 33). The kernel populates the pages without
-// changing their contents (madvise MADV_POPULATE_WRITE, Linux 5.14+), so
-// the block's objects, constructed or not, are untouched; elsewhere, or
-// when the kernel refuses, this does nothing.
+// (docs/performance.md, fix 33). Each thread writes one byte of each of its
+// pages with an atomic or of 0, which faults the page in without changing
+// what it holds; no other thread may use the block meanwhile. (madvise
+// MADV_POPULATE_WRITE does the same in the kernel, but measured 4-6 times
+// slower than these writes on the device host's virtual machine:
+// docs/performance.md, fix 43.)
 #pragma once
 
 #include <cstddef>
@@ -15,7 +17,7 @@
 namespace fc {
 
 // Blocks smaller than this are not worth a thread.
-inline constexpr size_t kPrefaultMinBytes = size_t{16} << 20;
+inline constexpr size_t kPrefaultMinBytes = size_t{4} << 20;
 
 // Populates the whole pages of [p, p + bytes) on up to `threads` threads.
 void prefault(void* p, size_t bytes, unsigned threads);
