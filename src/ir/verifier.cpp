@@ -760,11 +760,10 @@ class Verifier {
   }
 
   // ------------------------------------------------------------ axes
-  // Claims every axis a tensor's domains or transforms mention, in the
-  // order root, logical, transform outputs, allocation, loop (the first
-  // mention is where the axis object is, in the canonical form).
-  // Calls claim(axis, field, index) for every axis slot of `tv`, in the
-  // order that decides an axis object's site (the first slot naming it).
+  // Calls claim(axis, field, index) for every axis slot of `tv`: root,
+  // logical, transform outputs, allocation, loop, then transform inputs.
+  // The first slot naming an axis is where its object is (in the canonical
+  // form), so this order decides an axis's site.
   template <typename Claim>
   static void forEachAxisSlot(const Tensor& tv, Claim&& claim) {
     for (size_t j = 0; j < tv.root.size(); ++j) claim(tv.root[j], AxisSite::Root, j);
@@ -792,6 +791,8 @@ class Verifier {
     }
   }
 
+  // The first tensor whose slots name an axis owns it; a dangling axis or a
+  // second owner is a finding.
   void claimAxes() {
     axis_owner_.assign(f_.axes.size(), kNone);
     tensor_ok_.assign(f_.tensors.size(), 1);
