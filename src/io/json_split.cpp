@@ -365,12 +365,7 @@ bool checkArrays(std::string_view text, const std::vector<Events>& events, Split
     for (size_t j = 0; j < m; ++j) at[k + 1][j] = at[k][j] + counts[k][j];
   // Millions of elements: their pages are faulted in on every thread before
   // this one sizes the vectors (support/prefault.h).
-  for (size_t j = 0; j < m; ++j) {
-    std::vector<std::string_view>& v = out.arrays[j].elements;
-    v.reserve(at[w][j]);
-    prefault(v.data(), at[w][j] * sizeof(std::string_view), static_cast<unsigned>(w));
-    v.resize(at[w][j]);
-  }
+  for (size_t j = 0; j < m; ++j) resizePrefaulted(out.arrays[j].elements, at[w][j], static_cast<unsigned>(w));
   parallelFor(w, [&](size_t k) {
     size_t from = 0;
     for (size_t j = 0; j < m; ++j) {
