@@ -25,6 +25,21 @@ bool allSpace(std::string_view t, size_t from, size_t to) {
   return true;
 }
 
+// Set bits of a 64-bit mask. Without the POPCNT instruction enabled (the
+// build targets plain x86-64) std::popcount is a call into libgcc, which
+// profiled at ~2.5% of a 1M `check`; the inline bit count is a dozen
+// instructions without a call.
+inline int bitCount(uint64_t x) {
+#if defined(__POPCNT__) || !(defined(__x86_64__) || defined(_M_X64))
+  return std::popcount(x);
+#else
+  x = x - ((x >> 1) & 0x5555555555555555ULL);
+  x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+  return static_cast<int>((x * 0x0101010101010101ULL) >> 56);
+#endif
+}
+
 // What pass 1 learns of a block, scanning it as if it began outside a string.
 struct Count {
   uint64_t quotes = 0;      // unescaped quotes
@@ -139,9 +154,9 @@ Count countBlock(const char* p, size_t lo, size_t hi) {
     const uint64_t quotes = m.quote & ~escaped;
     const uint64_t inside = insideStrings(quotes, in);
     const uint64_t open = m.open & ~escaped, close = m.close & ~escaped;
-    c.quotes += static_cast<uint64_t>(std::popcount(quotes));
-    c.balance[0] += std::popcount(open & ~inside) - std::popcount(close & ~inside);
-    c.balance[1] += std::popcount(open & inside) - std::popcount(close & inside);
+    c.quotes += static_cast<uint64_t>(bitCount(quotes));
+    c.balance[0] += bitCount(open & ~inside) - bitCount(close & ~inside);
+    c.balance[1] += bitCount(open & inside) - bitCount(close & inside);
   });
   return c;
 }
@@ -169,7 +184,7 @@ bool recordBlock(const char* p, size_t lo, size_t hi, bool in, int64_t depth, Ev
     const uint64_t open = m.open & outside, close = m.close & outside;
     // Deep inside an element with no closer here: nothing to record.
     if (depth >= 3 && close == 0) {
-      depth += std::popcount(open);
+      depth += bitCount(open);
       return;
     }
     // The brackets one by one; the commas and colons only between two
