@@ -228,8 +228,6 @@ class Verifier {
   // Exprs in a topological order (Kahn, FIFO from id order); exprs on or
   // after a cycle are appended in id order.
   std::vector<ExprId> order_;
-  // First axis per axis number (runChecksInChunks, dense numbers).
-  std::vector<AxisId> first_number_;
   // Set by a chunk of runChecksInChunks that found something.
   std::atomic<bool> unclean_{false};
   bool order_ready_ = false;  // order_ is built by checkCycles, or when checkOps needs it
@@ -334,20 +332,20 @@ class Verifier {
       PhaseScope phase3(kChunks3, PhaseScope::Detail{});
       const uint32_t top = max_number.load();
       const bool dense = top <= 2 * na + 1024;  // as checkAxes decides
+      std::vector<AxisId> first_number;         // first axis per axis number
       std::vector<uint32_t> stamp;
       const std::function<void()> fills3[] = {
-          [&] { first_number_.assign(dense ? size_t{top} + 1 : 0, kNone); },
-          [&] { stamp.assign(na, kNone); }};
+          [&] { first_number.assign(dense ? size_t{top} + 1 : 0, kNone); }, [&] { stamp.assign(na, kNone); }};
       fillConcurrently(fills3, w);
       std::atomic<bool> id_order{true};
       clean = runStage(
           w, {
-                 {dense ? na : 1, [&](size_t b, size_t e) { dense ? axesInChunk(b, e) : checkAxes(); }},
+                 {dense ? na : 1,
+                  [&](size_t b, size_t e) { dense ? axesInChunk(b, e, first_number) : checkAxes(); }},
                  {nt, [&](size_t b, size_t e) { tensorsInChunk(b, e, stamp); }},
                  {ne, [&](size_t b, size_t e) { usesInChunk(b, e, id_order); }},
                  {f_.outputs.size(), [&](size_t b, size_t e) { outputsInChunk(b, e); }},
              });
-      first_number_ = {};
       if (clean && !id_order.load()) checkCycles();
     }
     if (opts_.stats != nullptr) opts_.stats->chunks_rerun = !clean;
@@ -471,13 +469,14 @@ class Verifier {
   }
 
   // checkAxes for axes [b, e) when the axis numbers are dense: the first
-  // axis of a number claims first_number_; a second one is a finding.
-  void axesInChunk(size_t b, size_t e) {
+  // axis of a number claims its slot of `first_of_number`; a second one is
+  // a finding.
+  void axesInChunk(size_t b, size_t e, std::vector<AxisId>& first_of_number) {
     for (size_t i = b; i < e; ++i) {
       const AxisId a = static_cast<AxisId>(i);
       if (axis_owner_[a] == kNone) continue;
       AxisId first = kNone;
-      if (!std::atomic_ref<AxisId>(first_number_[f_.axes[a].number])
+      if (!std::atomic_ref<AxisId>(first_of_number[f_.axes[a].number])
                .compare_exchange_strong(first, a, std::memory_order_relaxed)) {
         unclean_.store(true, std::memory_order_relaxed);
         return;
