@@ -162,7 +162,8 @@ def _kw_min_length(self, s, v, where, out):
 
 def _kw_pattern(self, s, v, where, out):
     if isinstance(v, str) and not re.search(s["pattern"], v):
-        out.append(f"{where or '/'}: {json.dumps(v)} does not have the form {s['pattern']}")
+        form = s.get("description", s["pattern"])
+        out.append(f"{where or '/'}: {json.dumps(v)} does not have the form {form}")
 
 
 def _number(v):
@@ -447,14 +448,14 @@ def match(expected, actual, ok=diag_matches):
     return {ei: ai for ai, ei in owner.items()}
 
 
-def describe(d):
+def describe(d, words=True):
     where = d.get("pointer")
     where = "(no pointer)" if where is None else (where or "(document)")
     if "line" in d or "col" in d:
         line, col = d.get("line"), d.get("col")
         where += f" {line if line is not None else '?'}:{col if col is not None else '?'}"
     text = d.get("message", d.get("message_contains"))
-    return f"{d['code']} {where}" + (f" {json.dumps(text)}" if text is not None else "")
+    return f"{d['code']} {where}" + (f" {json.dumps(text)}" if words and text is not None else "")
 
 
 def compare_diagnostics(expected, actual):
@@ -467,7 +468,7 @@ def compare_diagnostics(expected, actual):
     near = match([expected[i] for i in free_e], [actual[i] for i in free_a], ok=location_matches)
     for ne, na in sorted(near.items()):
         e, a = expected[free_e[ne]], actual[free_a[na]]
-        problems.append(f"diagnostic {describe(e)}: {'; '.join(words_problems(e, a))}")
+        problems.append(f"diagnostic {describe(e, words=False)}: {'; '.join(words_problems(e, a))}")
     near_e = {free_e[i] for i in near}
     near_a = {free_a[i] for i in near.values()}
     for i in free_e:

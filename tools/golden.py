@@ -7,8 +7,9 @@
 
 `collect` runs, with the CLI copied to a temporary folder as `fusecheck` (so that argv[0]
 is the same for every build):
-  - every run of every fixture sidecar (fixtures/**/X.expect.json), in the sidecar's
-    folder, exactly as tests/run_fixture.py runs it;
+  - every invocation of every fixture sidecar (fixtures/**/X.expect.json), in the
+    sidecar's folder, exactly as tests/run_fixture.py runs it (tests/fixture_expect.py
+    expands a sidecar into its invocations);
   - on every loadable repro under fixtures/ (valid/, analysis/, seed/, fuzz/, reduce/,
     perf/), each subcommand's default output: validate, print (both styles), convert,
     check (text, json, --matrix), segment (--ranks), concretize, explain --error, fix,
@@ -32,6 +33,8 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+import fixture_expect  # noqa: E402  (the sidecar format: tests/fixture_expect.py)
 FIX = os.path.join(ROOT, "fixtures")
 TIMEOUT_S = 120
 # Folders whose repros load: each gets every subcommand's default output.
@@ -64,15 +67,13 @@ def sidecar_cases():
             if not name.endswith(".expect.json"):
                 continue
             path = os.path.join(dirpath, name)
-            with open(path, encoding="utf-8") as f:
-                data = json.load(f)
+            data = fixture_expect.read_json(path)
             rel = os.path.relpath(path, FIX)[: -len(".expect.json")]
-            for i, r in enumerate(data.get("runs", [])):
-                if "--time-report" in r["args"]:
+            # The invocations the fixture runner makes, numbered in its order.
+            for i, inv in enumerate(fixture_expect.expand(data)):
+                if "--time-report" in inv.args:
                     continue  # wall times differ from run to run
-                args = [str(a) for a in r["args"]] + [data["input"], "--format",
-                                                      r.get("format", "json")]
-                yield f"sidecar/{rel}/{i}", dirpath, args, ()
+                yield f"sidecar/{rel}/{i}", dirpath, inv.command(data["input"]), ()
 
 
 def repro_cases(tmp):

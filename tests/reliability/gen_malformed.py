@@ -176,17 +176,19 @@ def sidecar(name, diags, args=("validate",), ext=".json"):
         # The importers report follow-on problems too (names left undefined by
         # the first error): the text run checks the first one, located.
         want = [f"{name}{ext}:{diags[0][2]}:{diags[0][3]}: error[{diags[0][0]}]"] if diags != [None] else ["error[FC0"]
-        return {"input": name + ext,
-                "runs": [dict({"args": args, "format": "json", "exit": 2}, **LIMITS),
-                         dict({"args": args, "format": "text", "exit": 2, "stdout_contains": want}, **LIMITS)]}
+        return {"format": "fusecheck.expect/1", "input": name + ext,
+                "runs": [dict({"args": args, "format": "json", "verdict": "bad-input"}, **LIMITS),
+                         dict({"args": args, "format": "text", "verdict": "bad-input", "output_contains": want},
+                              **LIMITS)]}
     return {
+        "format": "fusecheck.expect/1",
         "input": name + ext,
         "runs": [
-            dict({"args": args, "exit": 2,
+            dict({"args": args, "verdict": "bad-input",
                   "diagnostics": [dict(zip(("code", "pointer", "line", "col"), d)) for d in diags]},
                  **LIMITS),
-            dict({"args": args, "format": "text", "exit": 2,
-                  "stdout_contains": [f"error[{diags[0][0]}]"]}, **LIMITS),
+            dict({"args": args, "format": "text", "verdict": "bad-input",
+                  "output_contains": [f"error[{diags[0][0]}]"]}, **LIMITS),
         ],
     }
 
