@@ -7,6 +7,11 @@
 # verdicts, diagnostics (both ways, with their words) and output. Exit 77 (an
 # expectation this CLI cannot run yet, e.g. a named nvFuser point) reports as
 # skipped, never as passed; FC_FIXTURE_STRICT=ON makes it fail instead.
+#
+# Two more tests with the label fixture: fixture/runner_selftest (planted
+# failures the runner must report, and python3-jsonschema agreeing with the
+# runner's validator on every sidecar), run by the system /usr/bin/python3,
+# which has Debian's python3-jsonschema (exit 77 without it: skipped).
 option(FC_FIXTURE_STRICT "Fixture expectations the CLI cannot run yet fail instead of being skipped" OFF)
 file(GLOB_RECURSE fc_fixture_expectations CONFIGURE_DEPENDS
      ${PROJECT_SOURCE_DIR}/fixtures/*.expect.json)
@@ -44,3 +49,8 @@ foreach(expect ${fc_fixture_expectations})
   endif()
 endforeach()
 
+add_test(NAME fixture/runner_selftest
+         COMMAND ${FC_FIXTURE_PYTHON3} ${PROJECT_SOURCE_DIR}/tests/fixture_runner_test.py
+                 --cli $<TARGET_FILE:fusecheck-cli>)
+set_tests_properties(fixture/runner_selftest PROPERTIES
+  LABELS "fixture;runner" TIMEOUT 120 SKIP_RETURN_CODE 77)
