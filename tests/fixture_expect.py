@@ -672,7 +672,7 @@ def _members(obj, indent, lines):
                 body[-1] += "," if n + 1 < len(keys) else ""
                 lines.extend(body)
             lines.append(pad + "}" + comma)
-        elif isinstance(v, list) and v and len(head) + len(_inline(v)) > WIDTH:
+        elif k != "args" and isinstance(v, list) and v and len(head) + len(_inline(v)) > WIDTH:
             lines.append(head + "[")
             for n, s in enumerate(v):
                 lines.append(pad + "  " + _inline(s) + ("," if n + 1 < len(v) else ""))
