@@ -164,7 +164,8 @@ def test_planted(cli, tmp):
     repro = os.path.join(tmp, "cycle.json")
     with open(repro, encoding="utf-8") as f:
         text = f.read()
-    planted = text.replace('"devices": [\n        0,\n        1\n      ]', '"devices": [\n        1,\n        1\n      ]', 1)
+    devices = '"devices": [\n        %d,\n        1\n      ]'
+    planted = text.replace(devices % 0, devices % 1, 1)
     expect(planted != text, "planting a repeated mesh device into the repro")
     with open(repro, "w", encoding="utf-8") as f:
         f.write(planted)

@@ -25,7 +25,6 @@ Plain Python 3 standard library. Exit status of compare: 0 identical, 1 differen
 import argparse
 import concurrent.futures
 import difflib
-import json
 import os
 import shutil
 import subprocess
