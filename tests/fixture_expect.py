@@ -337,8 +337,12 @@ def point_flags(spec):
 
 
 def merged_outcome(run, point_outcome):
-    """The outcome one invocation must give: the run's keys, replaced by the point's own."""
+    """The outcome one invocation must give: the run's keys, replaced by the point's own
+    (a point's verdict or exit replaces both of the run's)."""
     out = {k: run[k] for k in OUTCOME_KEYS if k in run and k != "comment"}
+    if "verdict" in point_outcome or "exit" in point_outcome:
+        out.pop("verdict", None)
+        out.pop("exit", None)
     out.update(point_outcome)
     return out
 
