@@ -11,7 +11,7 @@
 
 #include "analysis/scalar_eval.h"
 #include "analysis/segmented_fusion.h"
-#include "passes/concretize.h"
+#include "analysis/unbound_use.h"
 
 namespace fc {
 

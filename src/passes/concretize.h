@@ -14,6 +14,7 @@
 
 #include "analysis/binding.h"
 #include "analysis/scalar_eval.h"
+#include "analysis/unbound_use.h"
 #include "diag/diagnostic.h"
 #include "ir/fusion.h"
 #include "support/epoch_marks.h"
@@ -24,18 +25,6 @@ struct ViewSpec {
   int segment = -1;  // -1: the whole fusion
   std::vector<ExprId> exprs;
   std::vector<BoundInput> inputs;  // tensor inputs with the domains the view sees
-};
-
-// One place where an unevaluable scalar is needed.
-struct UnboundUse {
-  ScalarId symbol = kNone;  // the free symbol that is not known
-  ScalarId scalar = kNone;  // the extent / operand that needs it
-  TensorId tensor = kNone;  // kNone when used as a value by an expr
-  AxisId axis = kNone;
-  size_t pos = 0;         // logical position of `axis` in `tensor`
-  bool on_input = false;  // the tensor is an input of the view
-  bool reduction_axis = false;
-  ExprId expr = kNone;  // set when used as a value (operand / attribute)
 };
 
 struct ConcretizationInfo {
