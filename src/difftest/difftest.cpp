@@ -7,13 +7,13 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "analysis/pipeline.h"
 #include "difftest/random_fusion.h"
 #include "exec/run.h"
 #include "io/reader.h"
 #include "io/writer.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
+#include "pipeline/pipeline.h"
 #include "rewrite/fixes.h"
 #include "support/internal_error.h"
 #if __has_include("reduce/reduce.h")

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "analysis/pipeline.h"
 #include "diag/diagnostic.h"
 #include "diag/source.h"
 #include "ir/fusion.h"
+#include "pipeline/pipeline.h"
 
 namespace fc::driver {
 

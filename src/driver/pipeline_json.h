@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "analysis/pipeline.h"
+#include "pipeline/pipeline.h"
 
 namespace fc::driver {
 

@@ -6,9 +6,9 @@
 #include <cmath>
 #include <sstream>
 
-#include "analysis/pipeline.h"
 #include "exec/exec_error.h"
 #include "exec/reference.h"
+#include "pipeline/pipeline.h"
 #include "rewrite/fixes.h"
 #include "support/internal_error.h"
 #if FC_HAVE_CUDA

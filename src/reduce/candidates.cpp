@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "analysis/pipeline.h"
 #include "passes/segment.h"
+#include "pipeline/pipeline.h"
 
 namespace fc {
 

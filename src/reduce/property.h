@@ -1,6 +1,6 @@
 // In-process properties for the minimizer (reduce/reduce.h):
 //
-// - diagnosticProperty: the era's pipeline (analysis/pipeline.h, the same
+// - diagnosticProperty: the era's pipeline (pipeline/pipeline.h, the same
 //   options `check` takes) still reports a diagnostic with `code`; when
 //   `message_contains` is not empty, its message or one of its notes must
 //   contain that text (e.g. "i0 was bound in the whole fusion" keeps the
@@ -13,9 +13,9 @@
 
 #include <string>
 
-#include "analysis/pipeline.h"
 #include "diag/diagnostic.h"
 #include "exec/run.h"
+#include "pipeline/pipeline.h"
 #include "reduce/reduce.h"
 
 namespace fc {

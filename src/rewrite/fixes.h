@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/pipeline.h"
 #include "ir/fusion.h"
+#include "pipeline/pipeline.h"
 
 namespace fc {
 

@@ -16,9 +16,9 @@
 #include <string_view>
 #include <vector>
 
-#include "analysis/pipeline.h"
 #include "ir/fusion.h"
 #include "ir/printer.h"
+#include "pipeline/pipeline.h"
 
 namespace fc::viz {
 

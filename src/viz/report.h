@@ -20,10 +20,10 @@
 #include <string>
 #include <vector>
 
-#include "analysis/pipeline.h"
 #include "diag/diagnostic.h"
 #include "diag/source.h"
 #include "ir/fusion.h"
+#include "pipeline/pipeline.h"
 #include "rewrite/fixes.h"
 #include "viz/graph_model.h"
 

@@ -6,12 +6,12 @@
 
 #include <algorithm>
 
-#include "analysis/pipeline.h"
 #include "difftest/random_fusion.h"
 #include "exec/run.h"
 #include "io/reader.h"
 #include "io/writer.h"
 #include "ir/verifier.h"
+#include "pipeline/pipeline.h"
 #include "rewrite/fixes.h"
 
 namespace fc {

@@ -7,10 +7,10 @@
 // (3 threads, no size threshold: segmenting beside binding, concretizing
 // and binding segments in chunks) and must give the one-thread diagnostics
 // and segments.
-#include "analysis/pipeline.h"
 #include "diag/render.h"
 #include "fuzz_common.h"
 #include "ir/printer.h"
+#include "pipeline/pipeline.h"
 
 namespace {
 

@@ -9,11 +9,11 @@
 #include <filesystem>
 #include <sstream>
 
-#include "analysis/pipeline.h"
 #include "analysis/scalar_eval.h"
 #include "driver/analysis_commands.h"
 #include "io/writer.h"
 #include "ir/verifier.h"
+#include "pipeline/pipeline.h"
 #include "support/atomic_file.h"
 #include "support/step_counters.h"
 #include "synth.h"

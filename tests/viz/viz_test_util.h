@@ -13,12 +13,12 @@
 #include <sstream>
 #include <string>
 
-#include "analysis/pipeline.h"
 #include "diag/diagnostic.h"
 #include "diag/source.h"
 #include "io/reader.h"
 #include "io/writer.h"
 #include "ir/verifier.h"
+#include "pipeline/pipeline.h"
 #include "rewrite/fixes.h"
 
 namespace fc::viztest {

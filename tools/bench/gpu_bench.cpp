@@ -23,7 +23,6 @@
 #include <string>
 #include <vector>
 
-#include "analysis/pipeline.h"
 #include "exec/cuda/cuda_executor.h"
 #include "exec/cuda/cuda_status.h"
 #include "exec/cuda/gemm.h"
@@ -31,6 +30,7 @@
 #include "exec/exec_error.h"
 #include "exec/inputs.h"
 #include "io/reader.h"
+#include "pipeline/pipeline.h"
 #include "rewrite/fixes.h"
 
 using namespace fc;

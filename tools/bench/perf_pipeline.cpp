@@ -30,12 +30,12 @@
 #include <vector>
 
 #include "analysis/binding.h"
-#include "analysis/pipeline.h"
 #include "io/reader.h"
 #include "io/writer.h"
 #include "ir/verifier.h"
 #include "passes/concretize.h"
 #include "passes/segment.h"
+#include "pipeline/pipeline.h"
 #include "rewrite/fixes.h"
 #include "synth.h"
 #if __has_include("viz/dot_writer.h")  // the viz module may not be there yet

@@ -1,6 +1,6 @@
 // The era-faithful pipeline on the seed (#2481) and on the issue-3 fixtures:
 // what fails where, with which provenance, and what each fix does.
-#include "analysis/pipeline.h"
+#include "pipeline/pipeline.h"
 
 #include <gtest/gtest.h>
 

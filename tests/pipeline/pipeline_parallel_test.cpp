@@ -1,5 +1,5 @@
 // runPipeline segments a large fusion on a second thread while the first
-// binds and concretizes it (analysis/pipeline.cpp, fix 29 of
+// binds and concretizes it (pipeline/pipeline.cpp, fix 29 of
 // docs/performance.md). Whatever the thread count, the result must be the
 // one-thread result: the same diagnostics in the same order, the same
 // segments, unbound records, whole-fusion binding and step counts. Each case
@@ -11,11 +11,11 @@
 #include <string>
 
 #include "analysis/binding_steps.h"
-#include "analysis/pipeline.h"
 #include "diag/render.h"
 #include "diag/source.h"
 #include "io/reader.h"
 #include "ir/verifier.h"
+#include "pipeline/pipeline.h"
 #include "support/phase_times.h"
 #include "support/step_counters.h"
 #include "synth.h"

@@ -1,4 +1,4 @@
-#include "analysis/pipeline.h"
+#include "pipeline/pipeline.h"
 
 #include <algorithm>
 #include <functional>
