@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <ostream>
 
-#include "difftest/difftest.h"
+#include "driver/difftest.h"
 #include "support/atomic_file.h"
 
 namespace fc::driver {

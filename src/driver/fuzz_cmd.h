@@ -1,5 +1,5 @@
 // `fusecheck fuzz`: random well-formed fusions checked differentially
-// (src/difftest/difftest.h, docs/fuzz.md). Exit 0 when no unexplained
+// (src/driver/difftest.h, docs/fuzz.md). Exit 0 when no unexplained
 // finding, 1 with findings (each written as a repro into --out), 2 usage,
 // 3 when --out cannot be written.
 #pragma once

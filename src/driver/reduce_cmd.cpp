@@ -12,7 +12,8 @@
 #include <ostream>
 #include <sstream>
 
-#include "exec/run.h"
+#include "driver/mismatch_property.h"
+#include "driver/run.h"
 #include "io/export_python.h"
 #include "io/writer.h"
 #include "reduce/oracle.h"

@@ -4,8 +4,8 @@
 #include <ostream>
 
 #include "diag/render.h"
+#include "driver/run.h"
 #include "exec/multirank/launcher.h"
-#include "exec/run.h"
 #include "io/json_locate.h"
 #if FC_HAVE_CUDA
 #include "exec/cuda/cuda_status.h"
@@ -108,8 +108,8 @@ int run(const RunArgs& a, std::ostream& out, std::ostream& err) {
   ro.atol = a.atol;
   ro.max_bytes = a.max_bytes;
   ro.binds = popts->binds;
-  RunResult r = env ? exec::multirank::runAsRank(loaded->fusion, ro, *env, a.rank_timeout)
-                    : runFusion(loaded->fusion, ro);
+  RunResult r =
+      env ? runFusionAsRank(loaded->fusion, ro, *env, a.rank_timeout) : runFusion(loaded->fusion, ro);
   fillLocations(r.diagnostics, loaded->source);
   if (env && env->rank != 0) {  // rank 0 reports; the others speak only of their own failures
     if (!r.diagnostics.empty()) {

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "diag/render.h"
-#include "exec/run.h"
+#include "driver/run.h"
 #include "io/json_locate.h"
 #include "support/atomic_file.h"
 #include "viz/dot_writer.h"

@@ -42,7 +42,7 @@ struct ReportArgs {
 int report(const ReportArgs& a, std::ostream& out, std::ostream& err);
 
 // The report's numerics table from `run --format json` output ({"run": {...}},
-// src/exec/run.h renderRunJson).
+// src/driver/run.h renderRunJson).
 // Parses `text`; on failure returns nullopt with a reason in `error`.
 std::optional<viz::RunTable> parseRunResults(const std::string& text, std::string& error);
 

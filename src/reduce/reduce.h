@@ -17,8 +17,9 @@
 //   ReduceResult r = reduce(fusion, diagnosticProperty(DiagCode::UnboundExtent, popts), o);
 //   writeFusion(r.best);
 //
-// Property factories are in reduce/property.h (diagnostic code, numerics
-// mismatch) and reduce/oracle.h (external command).
+// Property factories are in reduce/property.h (diagnostic code),
+// reduce/oracle.h (external command) and, for a numerics mismatch, which
+// runs the fusion, driver/mismatch_property.h.
 #pragma once
 
 #include <atomic>

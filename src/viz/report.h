@@ -30,7 +30,7 @@
 namespace fc::viz {
 
 // The numerics of one run (the shape of `fusecheck run --format json`,
-// src/exec/run.h); values are the JSON's text.
+// src/driver/run.h); values are the JSON's text.
 struct RunOutputRow {
   std::string name, dtype, shape;
   bool passed = false;

@@ -1,13 +1,13 @@
 // The random fusion generator, the differential checks and validated fixes
-// (src/difftest, src/rewrite/fixes.h).
-#include "difftest/difftest.h"
+// (src/difftest, src/driver/difftest.h, src/rewrite/fixes.h).
+#include "driver/difftest.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
 #include "difftest/random_fusion.h"
-#include "exec/run.h"
+#include "driver/run.h"
 #include "io/reader.h"
 #include "io/writer.h"
 #include "ir/verifier.h"

@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "driver/run.h"
 #include "exec/communicator.h"
 #include "exec/dtype_convert.h"
 #include "exec/exec_error.h"
-#include "exec/run.h"
 #include "gpu_test_util.h"
 #include "io/reader.h"
 #if FC_HAVE_CUDA

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "exec/run.h"
+#include "driver/run.h"
 #include "io/reader.h"
 #if FC_HAVE_CUDA
 #include "exec/cuda/cuda_status.h"

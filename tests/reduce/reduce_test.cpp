@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 
+#include "driver/mismatch_property.h"
 #include "io/export_python.h"
 #include "io/import_python.h"
 #include "io/writer.h"

@@ -1,4 +1,4 @@
-// The local launcher and one rank's run (see launcher.h).
+// The local launcher (see launcher.h).
 #include "exec/multirank/launcher.h"
 
 #include <fcntl.h>
@@ -15,13 +15,7 @@
 #include <thread>
 
 #include "exec/exec_error.h"
-#include "exec/multirank/rank_run.h"
-#if FC_HAVE_NCCL
-#include <cuda_runtime_api.h>
-
-#include "exec/cuda/cuda_status.h"
-#include "exec/cuda/nccl_rank_communicator.h"
-#endif
+#include "exec/multirank/transport.h"
 
 namespace fc::exec::multirank {
 namespace {
@@ -195,108 +189,6 @@ LaunchResult launchLocal(int64_t ranks, double timeout_s, const std::vector<std:
   for (int64_t r = 0; r < ranks; ++r) internal |= WIFEXITED(status[r]) && WEXITSTATUS(status[r]) == 4;
   res.exit_code = internal ? 4 : 3;
   return res;
-}
-
-// ------------------------------------------------------------ one rank
-
-namespace {
-
-RunResult failedRun(const RunOptions& opts, DiagCode code, std::string msg, int exit_code) {
-  RunResult r;
-  r.file = opts.file;
-  r.device = opts.device;
-  Diagnostic d = error(code, std::move(msg));
-  d.loc.file = opts.file;
-  r.diagnostics.push_back(std::move(d));
-  r.exit_code = exit_code;
-  return r;
-}
-
-}  // namespace
-
-RunResult runAsRank(const Fusion& f, RunOptions opts, const RankEnv& env, double timeout_s) {
-  World world(f);
-  std::string who = "rank " + std::to_string(env.rank) + " of " + std::to_string(env.world);
-  if (world.size() != env.world)
-    return failedRun(opts, DiagCode::RanksMismatch,
-                     "the fusion's meshes cover " + std::to_string(world.size()) +
-                         " devices but the run has " + std::to_string(env.world) + " ranks (" + env.source +
-                         ")",
-                     2);
-  std::string bad;
-  Fault fault = faultFromEnvironment(&bad);
-  if (!bad.empty()) return failedRun(opts, DiagCode::Usage, bad, 2);
-  const bool cuda = opts.device == RunDevice::Cuda;
-  std::string blob;
-#if FC_HAVE_NCCL
-  std::unique_ptr<cuda::NcclRankCommunicator> nccl;
-  if (cuda) {
-    std::string why;
-    int n = cuda::deviceCount(&why);
-    if (n <= 0)
-      return failedRun(opts, DiagCode::NoDevice, who + ": no CUDA device is available (" + why + ")", 3);
-    try {
-      cuda::setDevice(static_cast<int>(env.local_rank % n));
-      if (env.rank == 0) blob = cuda::NcclRankCommunicator::newUniqueId();
-    } catch (const ExecError& e) {
-      return failedRun(opts, e.code, who + ": " + e.message, 3);
-    }
-  }
-#else
-  if (cuda)
-    return failedRun(opts, DiagCode::NoDevice,
-                     "this fusecheck is built without NCCL; multi-process --device cuda runs need it", 3);
-#endif
-  Links links;
-  try {
-    WatchdogScope watch(timeout_s, who + ": the bootstrap");
-    links = bootstrap(env, blob, timeout_s);
-#if FC_HAVE_NCCL
-    if (cuda)
-      nccl = std::make_unique<cuda::NcclRankCommunicator>(
-          links.blob, env.rank, env.world, timeout_s,
-          fault.rank == env.rank && fault.kind == Fault::CommError);
-#endif
-  } catch (const ExecError& e) {
-    return failedRun(opts, e.code, who + ": " + e.message, 3);
-  }
-
-  TeamCommFactory make_comm = [&](const std::vector<int64_t>& team) -> std::unique_ptr<Communicator> {
-#if FC_HAVE_NCCL
-    if (cuda) {
-      for (size_t q = 0; q < team.size(); ++q)
-        if (team[q] != static_cast<int64_t>(q) || static_cast<int64_t>(team.size()) != env.world)
-          fail("NCCL multi-process runs need each collective over all ranks in device order", "",
-               DiagCode::ExecutionFailed);
-      return std::make_unique<cuda::HostStagedCommunicator>(*nccl, nullptr);
-    }
-#endif
-    return std::make_unique<HubCommunicator>(links, team, timeout_s,
-                                             fault.rank == env.rank && fault.kind == Fault::CommError);
-  };
-  const int64_t me = env.rank;
-  opts.execute = [&](const SegmentedFusion& sf, const World& w, const RunInputs& in, ScalarValues& sv,
-                     MemoryBudget* budget, std::optional<uint32_t> stop_at,
-                     std::vector<SegmentRun>* progress) -> SegmentedRun {
-    try {
-      SegmentedRun run;
-#if FC_HAVE_NCCL
-      if (cuda)
-        run = cuda::runRankOnCuda(sf, w, in, sv, budget, stop_at, progress, me, make_comm, fault);
-      else
-#endif
-        run = runRankOnHost(sf, w, in, sv, budget, stop_at, progress, me, make_comm, fault);
-      gatherOutputs(links, *sf.fusion, run, budget, timeout_s);
-      return run;
-    } catch (const ExecError& e) {
-      reportFailure(links, e.message);
-      throw;
-    }
-  };
-  opts.compare = env.rank == 0;
-  opts.communicator = std::string(cuda ? "nccl" : "host-tcp") + ", " + std::to_string(env.world) +
-                      " processes (" + env.source + ")";
-  return runFusion(f, opts);
 }
 
 }  // namespace fc::exec::multirank

@@ -1,30 +1,21 @@
-// Multi-process runs (`run --ranks N`, docs/multigpu.md), the two halves:
-//
-// launchLocal: this process is the launcher. It opens a loopback listener
-// for rank 0, spawns N workers (this binary, same arguments, with RANK /
-// WORLD_SIZE / LOCAL_RANK / MASTER_ADDR / MASTER_PORT set as torchrun
-// does, and FC_MASTER_FD: the listener, for rank 0) and watches them: a
-// worker killed by a signal or exiting with 3 or more while rank 0 still
-// runs gets every other worker killed (SIGKILL, by pid) and the launch
-// fails with FC0907 (exit 3); otherwise the launch exits with rank 0's code
-// (rank 0 printed the report). Workers still running `timeout_s` after
-// rank 0 finished are killed (FC0907).
-//
-// runAsRank: this process is one rank (launched by launchLocal, torchrun,
-// or mpirun with MASTER_ADDR / MASTER_PORT): TCP bootstrap, its
-// communicator (host hub for --device cpu; NCCL on GPU LOCAL_RANK % GPUs
-// for --device cuda), its share of the run, results gathered to rank 0,
-// which compares them with the reference (exec/run.h). Ranks other than 0
-// return a result without outputs.
+// Multi-process runs (`run --ranks N`, docs/multigpu.md), the launcher's
+// half: this process opens a loopback listener for rank 0, spawns N workers
+// (this binary, same arguments, with RANK / WORLD_SIZE / LOCAL_RANK /
+// MASTER_ADDR / MASTER_PORT set as torchrun does, and FC_MASTER_FD: the
+// listener, for rank 0) and watches them: a worker killed by a signal or
+// exiting with 3 or more while rank 0 still runs gets every other worker
+// killed (SIGKILL, by pid) and the launch fails with FC0907 (exit 3);
+// otherwise the launch exits with rank 0's code (rank 0 printed the report).
+// Workers still running `timeout_s` after rank 0 finished are killed
+// (FC0907). Each worker's half is exec/multirank/rank_session.h.
 #pragma once
 
+#include <cstdint>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "diag/diagnostic.h"
-#include "exec/multirank/transport.h"
-#include "exec/run.h"
 
 namespace fc::exec::multirank {
 
@@ -40,7 +31,5 @@ std::vector<std::string> selfArguments();
 // ("rank 1 was killed by signal 9") go to `err`.
 LaunchResult launchLocal(int64_t ranks, double timeout_s, const std::vector<std::string>& argv,
                          std::ostream& err);
-
-RunResult runAsRank(const Fusion& f, RunOptions opts, const RankEnv& env, double timeout_s);
 
 }  // namespace fc::exec::multirank

@@ -3,7 +3,7 @@
 // compute exprs whose outputs live on its device, and its side of every
 // communication segment through a Communicator that drives exactly one
 // buffer (its own) — then sends its output shards to rank 0, which
-// assembles and compares them as the simulated run does (exec/run.h).
+// assembles and compares them as the simulated run does (driver/run.h).
 //
 // --device cpu: HubCommunicator, the host collectives over the bootstrap's
 // TCP links: rank 0 gathers every rank's buffer, applies the simulated

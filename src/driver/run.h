@@ -24,6 +24,7 @@
 
 #include "diag/diagnostic.h"
 #include "exec/compare.h"
+#include "exec/multirank/transport.h"
 #include "exec/segmented_executor.h"
 #include "ir/fusion.h"
 
@@ -86,6 +87,14 @@ struct RunResult {
 
 // `f` (and `*opts.against`) must have passed the verifier.
 RunResult runFusion(const Fusion& f, const RunOptions& opts);
+
+// This process as rank `env.rank` of a multi-process run: runFusion with the
+// rank's session (exec/multirank/rank_session.h) as the executor. Rank 0
+// gathers the outputs and compares them; the other ranks return a result
+// without outputs. A rank that cannot join (world size, device, bootstrap)
+// returns its diagnostic with exit code 2 or 3.
+RunResult runFusionAsRank(const Fusion& f, RunOptions opts, const exec::multirank::RankEnv& env,
+                          double timeout_s);
 
 // {"run": {...}} — what `run --format json` prints and the HTML report reads.
 // Non-finite numbers are written as the strings "inf", "-inf", "nan".

@@ -1,12 +1,13 @@
 // runFusion: inputs -> reference -> pipeline (+fixes) -> segmented run ->
 // compare (see run.h).
-#include "exec/run.h"
+#include "driver/run.h"
 
 #include <algorithm>
 #include <cmath>
 #include <sstream>
 
 #include "exec/exec_error.h"
+#include "exec/multirank/rank_session.h"
 #include "exec/reference.h"
 #include "pipeline/pipeline.h"
 #include "rewrite/fixes.h"
@@ -274,6 +275,34 @@ RunResult runFusion(const Fusion& f, const RunOptions& opts) {
   if (errors && res.exit_code == 0) res.exit_code = 1;
   res.passed = res.exit_code == 0;
   return res;
+}
+
+RunResult runFusionAsRank(const Fusion& f, RunOptions opts, const exec::multirank::RankEnv& env,
+                          double timeout_s) {
+  multirank::RankFailure failure;
+  std::unique_ptr<multirank::RankSession> session =
+      multirank::RankSession::open(f, opts.device == RunDevice::Cuda, env, timeout_s, &failure);
+  if (!session) {
+    RunResult r;
+    r.file = opts.file;
+    r.device = opts.device;
+    Diagnostic d;
+    d.severity = Severity::Error;
+    d.code = failure.code;
+    d.message = std::move(failure.message);
+    d.loc.file = opts.file;
+    r.diagnostics.push_back(std::move(d));
+    r.exit_code = failure.exit_code;
+    return r;
+  }
+  opts.execute = [&](const SegmentedFusion& sf, const World& w, const RunInputs& in, ScalarValues& sv,
+                     MemoryBudget* budget, std::optional<uint32_t> stop_at,
+                     std::vector<SegmentRun>* progress) -> SegmentedRun {
+    return session->run(sf, w, in, sv, budget, stop_at, progress);
+  };
+  opts.compare = session->isRoot();
+  opts.communicator = session->communicatorName();
+  return runFusion(f, opts);
 }
 
 }  // namespace fc

@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "diag/render.h"
-#include "exec/run.h"
+#include "driver/run.h"
 
 namespace fc {
 namespace {

@@ -1,5 +1,5 @@
 // Differential checks and the fuzzing loop (see difftest.h).
-#include "difftest/difftest.h"
+#include "driver/difftest.h"
 
 #include <algorithm>
 #include <chrono>
@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "difftest/random_fusion.h"
-#include "exec/run.h"
+#include "driver/run.h"
 #include "io/reader.h"
 #include "io/writer.h"
 #include "ir/printer.h"

@@ -1,6 +1,6 @@
 // runFusion end to end on the seed repro: the era's failure, --fix, eras,
 // --against with planted wrong rewrites, the memory bound, and the JSON.
-#include "exec/run.h"
+#include "driver/run.h"
 
 #include <gtest/gtest.h>
 
