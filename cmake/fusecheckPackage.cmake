@@ -3,14 +3,14 @@
 #
 # `cmake --install <build> --prefix P` installs:
 #   P/bin/fusecheck                         the CLI
-#   P/lib/libfc_*.a                         the static module libraries
-#   P/include/fusecheck/<module>/*.h|*.def  their headers
+#   P/lib/libfc_*.a                         the static layer libraries
+#   P/include/fusecheck/<layer>/*.h|*.def   their headers
 #   P/lib/cmake/fusecheck/                  fusecheckConfig.cmake, version file, targets
 #   P/share/fusecheck/schemas/              the JSON Schemas
 # A consumer does `find_package(fusecheck REQUIRED)` and links
 # `fusecheck::fusecheck` (tests/install/ is such a consumer, run by CTest).
 #
-# Static archives carry no dependency information, so every library a module
+# Static archives carry no dependency information, so every library a layer
 # links PRIVATEly must reach the consumer's link line. In the build tree those
 # deps are wrapped in BUILD_INTERFACE (their headers stay private); here each
 # one is re-added as a link-only INSTALL_INTERFACE dependency, and
@@ -27,7 +27,7 @@ target_link_libraries(fc_io INTERFACE "$<INSTALL_INTERFACE:$<LINK_ONLY:simdjson:
 
 # Sanitized archives need the sanitizer runtimes in whatever links them.
 if(FC_SANITIZE)
-  target_link_options(fc_core INTERFACE "$<INSTALL_INTERFACE:-fsanitize=address,undefined>")
+  target_link_options(fc_support INTERFACE "$<INSTALL_INTERFACE:-fsanitize=address,undefined>")
 endif()
 
 set(FC_CMAKE_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/fusecheck)

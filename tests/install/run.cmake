@@ -40,7 +40,8 @@ file(GLOB schemas RELATIVE ${FC_SOURCE_DIR}/schemas ${FC_SOURCE_DIR}/schemas/*.j
 foreach(s ${schemas})
   list(APPEND expected share/fusecheck/schemas/${s})
 endforeach()
-foreach(lib fc_core fc_io fc_analysis fc_exec fc_viz fc_driver)
+foreach(lib fc_support fc_diag fc_ir fc_io fc_analysis fc_passes fc_pipeline fc_rewrite fc_exec fc_viz
+            fc_reduce fc_difftest fc_driver)
   list(APPEND expected lib/lib${lib}.a)
 endforeach()
 foreach(f fusecheckConfig.cmake fusecheckConfigVersion.cmake fusecheckTargets.cmake)

@@ -11,7 +11,8 @@ nccl=""
 [ -e "$cuda/lib64/libnccl.so" ] && nccl="-lnccl"
 if [ "${2:-all}" != nccl ]; then
   g++ -std=c++20 -O2 -I"$root/src" -I"$cuda/include" "$root/tools/bench/gpu_bench.cpp" -o "$b/gpu_bench" \
-    "$b/src/libfc_exec.a" "$b/src/libfc_analysis.a" "$b/src/libfc_io.a" "$b/src/libfc_core.a" \
+    "$b/src/libfc_exec.a" "$b/src/libfc_rewrite.a" "$b/src/libfc_pipeline.a" "$b/src/libfc_passes.a" \
+    "$b/src/libfc_analysis.a" "$b/src/libfc_io.a" "$b/src/libfc_ir.a" "$b/src/libfc_diag.a" "$b/src/libfc_support.a" \
     -lsimdjson -L"$cuda/lib64" "$cuda/lib64/libcudart_static.a" -lcublas -lcublasLt $nccl -lpthread -ldl -lrt
   echo "built $b/gpu_bench"
 fi
@@ -24,8 +25,8 @@ for d in "$cuda/include" /usr/include; do [ -e "$d/nccl.h" ] && nccl_inc="-I$d" 
 if [ -n "$nccl_inc" ]; then
   g++ -std=c++20 -O2 -DFC_HAVE_CUDA=1 -DFC_HAVE_NCCL=1 -I"$root/src" -I"$cuda/include" $nccl_inc \
     "$root/tools/bench/nccl_allreduce_bench.cpp" -o "$b/nccl_allreduce_bench" \
-    "$b/src/libfc_exec.a" "$b/src/libfc_analysis.a" "$b/src/libfc_io.a" "$b/src/libfc_core.a" \
-    -lsimdjson -L"$cuda/lib64" -L/usr/lib/x86_64-linux-gnu "$cuda/lib64/libcudart_static.a" -lnccl \
+    "$b/src/libfc_exec.a" "$b/src/libfc_analysis.a" "$b/src/libfc_ir.a" "$b/src/libfc_diag.a" \
+    "$b/src/libfc_support.a" -L"$cuda/lib64" -L/usr/lib/x86_64-linux-gnu "$cuda/lib64/libcudart_static.a" -lnccl \
     -lpthread -ldl -lrt
   echo "built $b/nccl_allreduce_bench"
 else
