@@ -122,6 +122,95 @@ bool isFloatUnary(OpKind k) {
   }
 }
 
+// ---------------------------------------------------------------- reporters
+
+// Where a check sends its findings: error() reports one and returns it for
+// notes, at() makes a note's location. A sequential check reports into a
+// sink (SinkReporter); a speculative pass, which runs checks on several
+// threads only to learn whether they find anything, counts them
+// (SpeculativeReporter): any finding means the sequential checks run and
+// report. A speculative check claims shared slots atomically, leaves the
+// report-once flags alone and builds no pointer from state another thread
+// may be writing.
+class Reporter {
+ public:
+  Reporter(const Reporter&) = delete;
+  Reporter& operator=(const Reporter&) = delete;
+  virtual ~Reporter() = default;
+
+  virtual Diagnostic& error(DiagCode code, std::string message, const std::string& pointer) = 0;
+  Location at(const std::string& pointer) const { return Location{file_, pointer, 0, 0}; }
+  bool speculative() const { return speculative_; }
+  // How many findings were reported here.
+  size_t found() const { return found_; }
+
+ protected:
+  Reporter(std::string file, bool speculative) : file_(std::move(file)), speculative_(speculative) {}
+  size_t found_ = 0;
+
+ private:
+  std::string file_;
+  bool speculative_;
+};
+
+class SinkReporter final : public Reporter {
+ public:
+  SinkReporter(DiagnosticSink& sink, const std::string& file) : Reporter(file, false), sink_(sink) {}
+  Diagnostic& error(DiagCode code, std::string message, const std::string& pointer) override {
+    ++found_;
+    return sink_.error(code, std::move(message), at(pointer));
+  }
+
+ private:
+  DiagnosticSink& sink_;
+};
+
+class SpeculativeReporter final : public Reporter {
+ public:
+  SpeculativeReporter() : Reporter({}, true) {}
+  Diagnostic& error(DiagCode, std::string, const std::string&) override {
+    ++found_;
+    scratch_ = Diagnostic{};
+    return scratch_;
+  }
+
+ private:
+  Diagnostic scratch_;  // takes the notes of a finding
+};
+
+// The reporter of the sequential op checks: a consumer of a tensor whose
+// producer already got a shape (rank / iter type / extent) or dtype
+// diagnostic does not repeat the same root cause in that category.
+class FollowOnFilter final : public Reporter {
+ public:
+  explicit FollowOnFilter(Reporter& to) : Reporter({}, to.speculative()), to_(to) {}
+  // Starts the checks of one expr; `skip_*`: an input's producer got a
+  // diagnostic of that category.
+  void start(bool skip_shape, bool skip_dtype) {
+    skip_shape_ = skip_shape;
+    skip_dtype_ = skip_dtype;
+    shape_errors_ = dtype_errors_ = 0;
+  }
+  size_t shapeErrors() const { return shape_errors_; }
+  size_t dtypeErrors() const { return dtype_errors_; }
+  Diagnostic& error(DiagCode code, std::string message, const std::string& pointer) override {
+    const bool dtype = code == DiagCode::DTypeMismatch;
+    if (dtype ? skip_dtype_ : skip_shape_) {
+      scratch_ = Diagnostic{};
+      return scratch_;
+    }
+    (dtype ? dtype_errors_ : shape_errors_)++;
+    ++found_;
+    return to_.error(code, std::move(message), pointer);
+  }
+
+ private:
+  Reporter& to_;
+  bool skip_shape_ = false, skip_dtype_ = false;
+  size_t shape_errors_ = 0, dtype_errors_ = 0;
+  Diagnostic scratch_;
+};
+
 // ---------------------------------------------------------------- verifier
 
 // Detail phases of `--time-report` (inside "load: verify").
@@ -141,29 +230,30 @@ class Verifier {
 
   bool run() {
     const size_t before = sink_.errorCount();
-    checkMeshes();
+    SinkReporter r(sink_, file_);
+    checkMeshes(r);
     if (threadsFor(opts_.threads) > 1 && f_.exprs.size() >= opts_.parallel_min_exprs) {
-      if (!runChecksInChunks()) runChecksInTwoGroups();
+      if (!runChecksInChunks(r)) runChecksInTwoGroups(r);
     } else {
       PhaseScope first(kFirstGroup, PhaseScope::Detail{});
-      claimAxes();
-      checkScalars();
+      claimAxes(r);
+      checkScalars(r);
       first.stop();
       PhaseScope second(kSecondGroup, PhaseScope::Detail{});
-      checkNames();
-      checkAxes();
-      checkTensorDomains();
-      checkTensorSizes();
-      checkExprRefs();
-      checkDefinitions();
-      checkCycles();
+      checkNames(r);
+      checkAxes(r);
+      checkTensorDomains(r);
+      checkTensorSizes(r);
+      checkExprRefs(r);
+      checkDefinitions(r);
+      checkCycles(r);
     }
     PhaseScope ops(kOps, PhaseScope::Detail{});
-    checkOps();
+    checkOps(r);
     ops.stop();
     PhaseScope rest(kRest, PhaseScope::Detail{});
-    checkSegmentation();
-    checkConcreteInputs();
+    checkSegmentation(r);
+    checkConcreteInputs(r);
     rest.stop();
     if (opts_.stats != nullptr) opts_.stats->order_built = order_ready_;
     return sink_.errorCount() == before;
@@ -232,27 +322,6 @@ class Verifier {
   std::atomic<bool> unclean_{false};
   bool order_ready_ = false;  // order_ is built by checkCycles, or when checkOps needs it
   std::vector<char> shape_suspect_, dtype_suspect_;
-  // What the op checks of one thread carry from check to check (checkOps).
-  struct OpState {
-    DiagnosticSink* sink = nullptr;  // where error() reports
-    bool speculative = false;        // findings are dropped: build no pointers from shared state
-    bool skip_shape = false, skip_dtype = false;
-    size_t shape_errors = 0, dtype_errors = 0;
-    Diagnostic scratch;
-  };
-  OpState main_op_{&sink_};
-  // Set on a thread that runs a chunk of the op checks, or a group of checks
-  // beside this one (runChecksInTwoGroups); null elsewhere.
-  static thread_local OpState* chunk_op_;
-  OpState& op() { return chunk_op_ != nullptr ? *chunk_op_ : main_op_; }
-  // Routes this thread's findings to `s` for a scope. Task 0 of parallelFor
-  // runs on the calling thread: the pointer is reset even if a check throws.
-  struct Route {
-    explicit Route(OpState* s) { chunk_op_ = s; }
-    ~Route() { chunk_op_ = nullptr; }
-    Route(const Route&) = delete;
-    Route& operator=(const Route&) = delete;
-  };
 
   // The checks before the op checks of a large fusion, in chunks on every
   // thread, for the common case that they find nothing. An element's
@@ -280,7 +349,7 @@ class Verifier {
   // topological order itself is built only when the op checks need it.
   // tests/io/verifier_parallel_test.cpp compares every fixture with the
   // one-thread run.
-  bool runChecksInChunks() {
+  bool runChecksInChunks(Reporter& main) {
     PhaseScope alloc_phase(kChunksAlloc, PhaseScope::Detail{});
     const size_t w = threadsFor(opts_.threads);
     const size_t nt = f_.tensors.size(), na = f_.axes.size(), ne = f_.exprs.size();
@@ -310,23 +379,25 @@ class Verifier {
     std::atomic<uint32_t> max_number{0};
     alloc_phase.stop();
     PhaseScope phase1(kChunks1, PhaseScope::Detail{});
-    bool clean = runStage(w, {
-                                 {ns, [&](size_t b, size_t e) { scalarLeavesInChunk(b, e, scalar_state); }},
-                                 {nt, [&](size_t b, size_t e) { claimAxesInChunk(b, e, max_number); }},
-                                 {ne, [&](size_t b, size_t e) { exprRefsInChunk(b, e); }},
-                                 {ne, [&](size_t b, size_t e) { producersInChunk(b, e); }},
-                             });
+    bool clean = runStage(
+        w, {
+               {ns, [&](size_t b, size_t e, Reporter& r) { scalarLeavesInChunk(b, e, scalar_state, r); }},
+               {nt, [&](size_t b, size_t e, Reporter&) { claimAxesInChunk(b, e, max_number); }},
+               {ne, [&](size_t b, size_t e, Reporter& r) { exprRefsInChunk(b, e, r); }},
+               {ne, [&](size_t b, size_t e, Reporter&) { producersInChunk(b, e); }},
+           });
     phase1.stop();
     if (clean) {
       PhaseScope phase2(kChunks2, PhaseScope::Detail{});
       std::vector<char> scalar_input(ns, 0);
-      clean =
-          runStage(w, {
-                          {1, [&](size_t, size_t) { scalarWalk(scalar_state); }},
-                          {nt, [&](size_t b, size_t e) { namesInChunk(b, e, false, name_seen); }},
-                          {ns, [&](size_t b, size_t e) { namesInChunk(b, e, true, name_seen); }},
-                          {f_.inputs.size(), [&](size_t b, size_t e) { inputsInChunk(b, e, scalar_input); }},
-                      });
+      clean = runStage(
+          w,
+          {
+              {1, [&](size_t, size_t, Reporter& r) { scalarWalk(scalar_state, r); }},
+              {nt, [&](size_t b, size_t e, Reporter&) { namesInChunk(b, e, false, name_seen); }},
+              {ns, [&](size_t b, size_t e, Reporter&) { namesInChunk(b, e, true, name_seen); }},
+              {f_.inputs.size(), [&](size_t b, size_t e, Reporter&) { inputsInChunk(b, e, scalar_input); }},
+          });
     }
     if (clean) {
       PhaseScope phase3(kChunks3, PhaseScope::Detail{});
@@ -338,15 +409,17 @@ class Verifier {
           [&] { first_number.assign(dense ? size_t{top} + 1 : 0, kNone); }, [&] { stamp.assign(na, kNone); }};
       fillConcurrently(fills3, w);
       std::atomic<bool> id_order{true};
-      clean = runStage(
-          w, {
-                 {dense ? na : 1,
-                  [&](size_t b, size_t e) { dense ? axesInChunk(b, e, first_number) : checkAxes(); }},
-                 {nt, [&](size_t b, size_t e) { tensorsInChunk(b, e, stamp); }},
-                 {ne, [&](size_t b, size_t e) { usesInChunk(b, e, id_order); }},
-                 {f_.outputs.size(), [&](size_t b, size_t e) { outputsInChunk(b, e); }},
-             });
-      if (clean && !id_order.load()) checkCycles();
+      clean =
+          runStage(w, {
+                          {dense ? na : 1,
+                           [&](size_t b, size_t e, Reporter& r) {
+                             dense ? axesInChunk(b, e, first_number, r) : checkAxes(r);
+                           }},
+                          {nt, [&](size_t b, size_t e, Reporter& r) { tensorsInChunk(b, e, stamp, r); }},
+                          {ne, [&](size_t b, size_t e, Reporter&) { usesInChunk(b, e, id_order); }},
+                          {f_.outputs.size(), [&](size_t b, size_t e, Reporter&) { outputsInChunk(b, e); }},
+                      });
+      if (clean && !id_order.load()) checkCycles(main);
     }
     if (opts_.stats != nullptr) opts_.stats->chunks_rerun = !clean;
     return clean;
@@ -366,12 +439,12 @@ class Verifier {
   // fn(begin, end) in chunks that idle threads take in list order.
   struct StageItem {
     size_t n;
-    std::function<void(size_t, size_t)> fn;
+    std::function<void(size_t, size_t, Reporter&)> fn;
   };
   static constexpr size_t kMinChunk = 2048;
 
-  // Runs the items' chunks on `w` threads, each with a speculative sink of
-  // its own; false when a chunk reported anything or set unclean_.
+  // Runs the items' chunks on `w` threads, each with a speculative reporter
+  // of its own; false when a chunk reported anything or set unclean_.
   bool runStage(size_t w, const std::vector<StageItem>& items) {
     struct Chunk {
       size_t item, begin, end;
@@ -383,14 +456,11 @@ class Verifier {
       for (size_t b = 0; b < n; b += per) chunks.push_back({i, b, std::min(n, b + per)});
     }
     std::atomic<size_t> next{0};
-    std::vector<DiagnosticSink> sinks(w);
-    parallelFor(std::min(w, chunks.size()), [&](size_t k) {
-      OpState st{&sinks[k]};
-      st.speculative = true;
-      Route route(&st);
+    parallelFor(std::min(w, chunks.size()), [&](size_t) {
+      SpeculativeReporter r;
       for (size_t c = next++; c < chunks.size() && !unclean_.load(std::memory_order_relaxed); c = next++) {
-        items[chunks[c].item].fn(chunks[c].begin, chunks[c].end);
-        if (!sinks[k].all().empty()) unclean_.store(true, std::memory_order_relaxed);
+        items[chunks[c].item].fn(chunks[c].begin, chunks[c].end, r);
+        if (r.found() != 0) unclean_.store(true, std::memory_order_relaxed);
       }
     });
     return !unclean_.load();
@@ -424,16 +494,16 @@ class Verifier {
     }
   }
 
-  void exprRefsInChunk(size_t b, size_t e) {
-    for (size_t x = b; x < e; ++x) checkExprRef(static_cast<ExprId>(x));
+  void exprRefsInChunk(size_t b, size_t e, Reporter& r) {
+    for (size_t x = b; x < e; ++x) checkExprRef(static_cast<ExprId>(x), r);
   }
 
   // checkTensorDomains and checkTensorSizes for tensors [b, e).
-  void tensorsInChunk(size_t b, size_t e, std::vector<uint32_t>& stamp) {
+  void tensorsInChunk(size_t b, size_t e, std::vector<uint32_t>& stamp, Reporter& r) {
     uint32_t cur = 0;
     for (size_t t = b; t < e; ++t) {
-      checkTensorDomain(static_cast<TensorId>(t), stamp, cur);
-      checkTensorSize(static_cast<TensorId>(t));
+      checkTensorDomain(static_cast<TensorId>(t), stamp, cur, r);
+      checkTensorSize(static_cast<TensorId>(t), r);
     }
   }
 
@@ -471,7 +541,7 @@ class Verifier {
   // checkAxes for axes [b, e) when the axis numbers are dense: the first
   // axis of a number claims its slot of `first_of_number`; a second one is
   // a finding.
-  void axesInChunk(size_t b, size_t e, std::vector<AxisId>& first_of_number) {
+  void axesInChunk(size_t b, size_t e, std::vector<AxisId>& first_of_number, Reporter& r) {
     for (size_t i = b; i < e; ++i) {
       const AxisId a = static_cast<AxisId>(i);
       if (axis_owner_[a] == kNone) continue;
@@ -481,8 +551,8 @@ class Verifier {
         unclean_.store(true, std::memory_order_relaxed);
         return;
       }
-      checkExtent(a, f_.axes[a].extent, "extent");
-      checkExtent(a, f_.axes[a].expanded, "expanded");
+      checkExtent(a, f_.axes[a].extent, "extent", r);
+      checkExtent(a, f_.axes[a].expanded, "expanded", r);
     }
   }
 
@@ -552,36 +622,32 @@ class Verifier {
   //     the sequential order.
   // tests/io/verifier_parallel_test.cpp compares every fixture with the
   // one-thread run.
-  void runChecksInTwoGroups() {
+  void runChecksInTwoGroups(Reporter& r) {
     PhaseScope first(kFirstGroup, PhaseScope::Detail{});
-    DiagnosticSink scalar_sink;
-    OpState scalar_state{&scalar_sink};
-    scalar_state.speculative = true;
+    SpeculativeReporter scalar_r;
     parallelFor(2, [&](size_t task) {
       if (task == 0) {
-        claimAxes();
+        claimAxes(r);
       } else {
-        Route route(&scalar_state);
-        checkScalars();
+        checkScalars(scalar_r);
       }
     });
-    const bool scalars_rerun = !scalar_sink.all().empty();
-    if (scalars_rerun) checkScalars();
+    const bool scalars_rerun = scalar_r.found() != 0;
+    if (scalars_rerun) checkScalars(r);
     first.stop();
     PhaseScope second(kSecondGroup, PhaseScope::Detail{});
     DiagnosticSink expr_sink;
-    OpState expr_state{&expr_sink};
+    SinkReporter expr_r(expr_sink, file_);
     parallelFor(2, [&](size_t task) {
       if (task == 0) {
-        checkNames();
-        checkAxes();
-        checkTensorDomains();
-        checkTensorSizes();
+        checkNames(r);
+        checkAxes(r);
+        checkTensorDomains(r);
+        checkTensorSizes(r);
       } else {
-        Route route(&expr_state);
-        checkExprRefs();
-        checkDefinitions();
-        checkCycles();
+        checkExprRefs(expr_r);
+        checkDefinitions(expr_r);
+        checkCycles(expr_r);
       }
     });
     sink_.append(std::move(expr_sink));
@@ -589,11 +655,6 @@ class Verifier {
       opts_.stats->checks_in_groups = true;
       opts_.stats->scalars_rerun = scalars_rerun;
     }
-  }
-
-  Location at(const std::string& pointer) const { return Location{file_, pointer, 0, 0}; }
-  Diagnostic& error(DiagCode c, std::string msg, const std::string& pointer) {
-    return op().sink->error(c, std::move(msg), at(pointer));
   }
 
   static std::string tp(TensorId t) { return "/tensors/" + num(t); }
@@ -677,10 +738,10 @@ class Verifier {
     }
     return {};
   }
-  std::string scalarPtr(ScalarId id) {
+  std::string scalarPtr(ScalarId id, Reporter& r) {
     // A speculative run (runChecksInTwoGroups) may not read the sites while
     // another thread seeds them; its findings are dropped anyway.
-    if (op().speculative) return {};
+    if (r.speculative()) return {};
     std::call_once(sites_seeded_, [this] { seedScalarSites(); });
     const ScalarSite& s = scalar_site_[id];
     switch (s.kind) {
@@ -704,28 +765,28 @@ class Verifier {
   }
 
   // ------------------------------------------------------------ meshes
-  void checkMeshes() {
+  void checkMeshes(Reporter& r) {
     for (MeshId m = 0; m < f_.meshes.size(); ++m) {
       const Mesh& mesh = f_.meshes[m];
       std::string p = "/meshes/" + num(m);
       if (mesh.devices.empty() || mesh.shape.empty()) {
-        error(DiagCode::EmptyMesh, "mesh " + num(m) + " has no devices",
-              mesh.devices.empty() ? p + "/devices" : p + "/shape");
+        r.error(DiagCode::EmptyMesh, "mesh " + num(m) + " has no devices",
+                mesh.devices.empty() ? p + "/devices" : p + "/shape");
         continue;
       }
       bool shape_ok = true;
       int64_t product = 1;
       for (size_t j = 0; j < mesh.shape.size(); ++j) {
         if (mesh.shape[j] <= 0) {
-          error(DiagCode::BadMesh,
-                "mesh " + num(m) + " has a non-positive extent " + std::to_string(mesh.shape[j]),
-                p + "/shape/" + num(j));
+          r.error(DiagCode::BadMesh,
+                  "mesh " + num(m) + " has a non-positive extent " + std::to_string(mesh.shape[j]),
+                  p + "/shape/" + num(j));
           shape_ok = false;
           continue;
         }
         auto prod = checkedMul(product, mesh.shape[j]);
         if (!prod) {
-          error(DiagCode::BadMesh, "mesh " + num(m) + " shape overflows", p + "/shape/" + num(j));
+          r.error(DiagCode::BadMesh, "mesh " + num(m) + " shape overflows", p + "/shape/" + num(j));
           shape_ok = false;
           break;
         }
@@ -735,25 +796,25 @@ class Verifier {
         std::string shape;
         for (size_t j = 0; j < mesh.shape.size(); ++j)
           shape += (j ? ", " : "") + std::to_string(mesh.shape[j]);
-        error(DiagCode::BadMesh,
-              "mesh " + num(m) + " has " + num(mesh.devices.size()) + " devices but its shape [" + shape +
-                  "] needs " + std::to_string(product),
-              p + "/devices")
-            .note("the shape is here", at(p + "/shape"));
+        r.error(DiagCode::BadMesh,
+                "mesh " + num(m) + " has " + num(mesh.devices.size()) + " devices but its shape [" + shape +
+                    "] needs " + std::to_string(product),
+                p + "/devices")
+            .note("the shape is here", r.at(p + "/shape"));
       }
       std::unordered_map<int64_t, size_t> seen;
       for (size_t k = 0; k < mesh.devices.size(); ++k) {
         int64_t d = mesh.devices[k];
         if (d < 0) {
-          error(DiagCode::BadMesh, "mesh " + num(m) + " has a negative device id " + std::to_string(d),
-                p + "/devices/" + num(k));
+          r.error(DiagCode::BadMesh, "mesh " + num(m) + " has a negative device id " + std::to_string(d),
+                  p + "/devices/" + num(k));
           continue;
         }
         auto [it, fresh] = seen.emplace(d, k);
         if (!fresh)
-          error(DiagCode::BadMesh, "mesh " + num(m) + " lists device " + std::to_string(d) + " twice",
-                p + "/devices/" + num(k))
-              .note("first listed here", at(p + "/devices/" + num(it->second)));
+          r.error(DiagCode::BadMesh, "mesh " + num(m) + " lists device " + std::to_string(d) + " twice",
+                  p + "/devices/" + num(k))
+              .note("first listed here", r.at(p + "/devices/" + num(it->second)));
       }
     }
   }
@@ -792,24 +853,24 @@ class Verifier {
 
   // The first tensor whose slots name an axis owns it; a dangling axis or a
   // second owner is a finding.
-  void claimAxes() {
+  void claimAxes(Reporter& r) {
     axis_owner_.assign(f_.axes.size(), kNone);
     tensor_ok_.assign(f_.tensors.size(), 1);
     for (TensorId t = 0; t < f_.tensors.size(); ++t) {
       auto claim = [&](AxisId a, AxisSite::Field field, size_t index) {
         const AxisSite site{t, field, static_cast<uint32_t>(index)};
         if (a == kNone || a >= f_.axes.size()) {
-          error(DiagCode::DanglingAxis, tname(t) + " names an axis that does not exist", sitePtr(site));
+          r.error(DiagCode::DanglingAxis, tname(t) + " names an axis that does not exist", sitePtr(site));
           tensor_ok_[t] = 0;
           return;
         }
         if (axis_owner_[a] == kNone) {
           axis_owner_[a] = t;
         } else if (axis_owner_[a] != t) {
-          error(DiagCode::DanglingAxis,
-                tname(t) + " names axis " + axisDesc(a) + ", which belongs to " + tname(axis_owner_[a]),
-                sitePtr(site))
-              .note("the axis is defined here", at(axisPtr(a)));
+          r.error(DiagCode::DanglingAxis,
+                  tname(t) + " names axis " + axisDesc(a) + ", which belongs to " + tname(axis_owner_[a]),
+                  sitePtr(site))
+              .note("the axis is defined here", r.at(axisPtr(a)));
           tensor_ok_[t] = 0;
         }
       };
@@ -870,7 +931,7 @@ class Verifier {
 
   // Post-order over the scalar DAG (iterative): dangling operands, cycles,
   // integer-valuedness and constant folding, each scalar visited once.
-  void checkScalars() {
+  void checkScalars(Reporter& r) {
     const size_t n = f_.scalars.size();
     scalar_bad_.assign(n, 0);
     scalar_int_.assign(n, 0);
@@ -878,22 +939,22 @@ class Verifier {
     scalar_overflow_.assign(n, 0);
     scalar_reported_.assign(n, 0);
     std::vector<uint8_t> state(n, 0);  // 0 new, 1 on stack, 2 done
-    scalarWalk(state);
+    scalarWalk(state, r);
   }
 
   // The facts of scalars [b, e) that have no operands (symbols, inputs,
   // constants; finishScalar reads nothing else for them), marked done in
   // `state` for scalarWalk.
-  void scalarLeavesInChunk(size_t b, size_t e, std::vector<uint8_t>& state) {
+  void scalarLeavesInChunk(size_t b, size_t e, std::vector<uint8_t>& state, Reporter& r) {
     for (size_t i = b; i < e; ++i) {
       if (f_.scalars[i].kind == ScalarKind::Derived) continue;
-      finishScalar(static_cast<ScalarId>(i));
+      finishScalar(static_cast<ScalarId>(i), r);
       state[i] = 2;
     }
   }
 
   // The walk of checkScalars over the scalars not done in `state`.
-  void scalarWalk(std::vector<uint8_t>& state) {
+  void scalarWalk(std::vector<uint8_t>& state, Reporter& r) {
     const size_t n = f_.scalars.size();
     auto operands = [&](ScalarId s, ScalarId out[2]) -> int {
       const Scalar& sc = f_.scalars[s];
@@ -920,22 +981,22 @@ class Verifier {
             stack.push_back({o, 0});
           } else if (state[o] == 1) {
             if (!scalar_bad_[o]) {
-              error(DiagCode::Cycle, "scalar " + scalarDesc(o) + " is defined in terms of itself",
-                    scalarPtr(o));
+              r.error(DiagCode::Cycle, "scalar " + scalarDesc(o) + " is defined in terms of itself",
+                      scalarPtr(o, r));
             }
             scalar_bad_[o] = 1;
             scalar_bad_[s] = 1;
           }
           continue;
         }
-        finishScalar(s);
+        finishScalar(s, r);
         state[s] = 2;
         stack.pop_back();
       }
     }
   }
 
-  void finishScalar(ScalarId s) {
+  void finishScalar(ScalarId s, Reporter& r) {
     const Scalar& sc = f_.scalars[s];
     const bool int_type = isIntegral(sc.dtype);
     switch (sc.kind) {
@@ -949,15 +1010,15 @@ class Verifier {
     }
     if (sc.op == ScalarOp::Size) {
       if (!tensorValid(sc.size_of)) {
-        error(DiagCode::DanglingTensor, "size() names a tensor that does not exist", scalarPtr(s));
+        r.error(DiagCode::DanglingTensor, "size() names a tensor that does not exist", scalarPtr(s, r));
         scalar_bad_[s] = 1;
       } else if (sc.size_dim < 0 ||
                  static_cast<size_t>(sc.size_dim) >= f_.tensors[sc.size_of].logical.size()) {
-        error(DiagCode::DanglingAxis,
-              "size(" + tname(sc.size_of) + ", " + std::to_string(sc.size_dim) + ") names an axis " +
-                  tname(sc.size_of) + " does not have (it has " + num(f_.tensors[sc.size_of].logical.size()) +
-                  ")",
-              scalarPtr(s));
+        r.error(DiagCode::DanglingAxis,
+                "size(" + tname(sc.size_of) + ", " + std::to_string(sc.size_dim) + ") names an axis " +
+                    tname(sc.size_of) + " does not have (it has " +
+                    num(f_.tensors[sc.size_of].logical.size()) + ")",
+                scalarPtr(s, r));
         scalar_bad_[s] = 1;
       }
       scalar_int_[s] = !scalar_bad_[s];
@@ -971,8 +1032,8 @@ class Verifier {
       ScalarId o = ops[k];
       if (o == kNone || o >= f_.scalars.size()) {
         if (!scalar_bad_[s])
-          error(DiagCode::DanglingScalar, "a scalar expression names an operand that does not exist",
-                scalarPtr(s));
+          r.error(DiagCode::DanglingScalar, "a scalar expression names an operand that does not exist",
+                  scalarPtr(s, r));
         scalar_bad_[s] = 1;
         return;
       }
@@ -983,27 +1044,27 @@ class Verifier {
     }
     scalar_int_[s] = all_int;
     if (!all_int || !v[0] || (nops == 2 && !v[1])) return;
-    std::optional<int64_t> r;
+    std::optional<int64_t> folded;
     switch (sc.op) {
-      case ScalarOp::Add: r = checkedAdd(*v[0], *v[1]); break;
-      case ScalarOp::Sub: r = checkedSub(*v[0], *v[1]); break;
-      case ScalarOp::Mul: r = checkedMul(*v[0], *v[1]); break;
-      case ScalarOp::Div: r = checkedDiv(*v[0], *v[1]); break;
-      case ScalarOp::Mod: r = checkedMod(*v[0], *v[1]); break;
-      case ScalarOp::CeilDiv: r = checkedCeilDiv(*v[0], *v[1]); break;
-      case ScalarOp::Max: r = std::max(*v[0], *v[1]); break;
-      case ScalarOp::Min: r = std::min(*v[0], *v[1]); break;
-      case ScalarOp::Neg: r = checkedSub(0, *v[0]); break;
+      case ScalarOp::Add: folded = checkedAdd(*v[0], *v[1]); break;
+      case ScalarOp::Sub: folded = checkedSub(*v[0], *v[1]); break;
+      case ScalarOp::Mul: folded = checkedMul(*v[0], *v[1]); break;
+      case ScalarOp::Div: folded = checkedDiv(*v[0], *v[1]); break;
+      case ScalarOp::Mod: folded = checkedMod(*v[0], *v[1]); break;
+      case ScalarOp::CeilDiv: folded = checkedCeilDiv(*v[0], *v[1]); break;
+      case ScalarOp::Max: folded = std::max(*v[0], *v[1]); break;
+      case ScalarOp::Min: folded = std::min(*v[0], *v[1]); break;
+      case ScalarOp::Neg: folded = checkedSub(0, *v[0]); break;
       default: return;
     }
     // Overflow / division by zero: not constant here; extents report it
     // (checkExtent), other scalars are left to the evaluators.
-    scalar_const_[s] = r;
-    if (!r) scalar_overflow_[s] = 1;
+    scalar_const_[s] = folded;
+    if (!folded) scalar_overflow_[s] = 1;
   }
 
   // ------------------------------------------------------------ names
-  void checkNames() {
+  void checkNames(Reporter& r) {
     // Tensors and named scalars share one namespace: expr operands are
     // resolved by name among both.
     // First definition per name: a tensor (its id) or a scalar (id | kScalarBit).
@@ -1012,7 +1073,7 @@ class Verifier {
     auto ptrOf = [&](uint32_t def) {
       if (!(def & kScalarBit)) return tp(def) + "/name";
       ScalarId s = def & ~kScalarBit;
-      return f_.scalars[s].decl != kNone ? "/scalars/" + num(f_.scalars[s].decl) + "/name" : scalarPtr(s);
+      return f_.scalars[s].decl != kNone ? "/scalars/" + num(f_.scalars[s].decl) + "/name" : scalarPtr(s, r);
     };
     auto define = [&](NameId n, uint32_t def) {
       if (n >= first.size()) first.resize(size_t{n} + 1, kNone);
@@ -1020,9 +1081,9 @@ class Verifier {
         first[n] = def;
         return;
       }
-      error(DiagCode::DuplicateName, "the name " + std::string(f_.names.str(n)) + " is defined twice",
-            ptrOf(def))
-          .note("first defined here", at(ptrOf(first[n])));
+      r.error(DiagCode::DuplicateName, "the name " + std::string(f_.names.str(n)) + " is defined twice",
+              ptrOf(def))
+          .note("first defined here", r.at(ptrOf(first[n])));
     };
     for (TensorId t = 0; t < f_.tensors.size(); ++t)
       if (f_.tensors[t].name != kNoName) define(f_.tensors[t].name, t);
@@ -1033,51 +1094,51 @@ class Verifier {
   // ------------------------------------------------------------ axis fields
   // A scalar whose finding is not repeated. Speculative checks leave the
   // shared flags alone (their findings are dropped).
-  void markReported(ScalarId s) {
-    if (!op().speculative) scalar_reported_[s] = 1;
+  void markReported(ScalarId s, Reporter& r) {
+    if (!r.speculative()) scalar_reported_[s] = 1;
   }
 
-  void checkExtent(AxisId a, ScalarId s, const char* field) {
+  void checkExtent(AxisId a, ScalarId s, const char* field, Reporter& r) {
     auto ptr = [&] { return axisPtr(a) + "/" + field; };
     const bool expanded = std::string_view(field) == "expanded";
     if (s == kNone || s >= f_.scalars.size()) {
       if (s == kNone && expanded) return;
-      error(DiagCode::BadExtent,
-            "axis " + axisDesc(a) + " has no " + (expanded ? "expanded extent" : "extent"), ptr());
+      r.error(DiagCode::BadExtent,
+              "axis " + axisDesc(a) + " has no " + (expanded ? "expanded extent" : "extent"), ptr());
       return;
     }
     if (scalar_bad_[s] || scalar_reported_[s]) return;
     const Scalar& sc = f_.scalars[s];
     auto noteDecl = [&](Diagnostic& d) {
-      if (sc.decl != kNone) d.note(scalarDesc(s) + " is declared here", at("/scalars/" + num(sc.decl)));
+      if (sc.decl != kNone) d.note(scalarDesc(s) + " is declared here", r.at("/scalars/" + num(sc.decl)));
     };
     if (!scalar_int_[s]) {
-      markReported(s);
-      noteDecl(error(DiagCode::BadExtent,
-                     "the " + std::string(expanded ? "expanded extent" : "extent") + " of axis " +
-                         axisDesc(a) + " is not an integer (" + scalarDesc(s) + " has dtype " +
-                         std::string(dtypeName(sc.dtype)) + ")",
-                     ptr()));
+      markReported(s, r);
+      noteDecl(r.error(DiagCode::BadExtent,
+                       "the " + std::string(expanded ? "expanded extent" : "extent") + " of axis " +
+                           axisDesc(a) + " is not an integer (" + scalarDesc(s) + " has dtype " +
+                           std::string(dtypeName(sc.dtype)) + ")",
+                       ptr()));
       return;
     }
     if (scalar_overflow_[s]) {
-      markReported(s);
-      noteDecl(error(DiagCode::NumberOutOfRange,
-                     "the " + std::string(expanded ? "expanded extent" : "extent") + " of axis " +
-                         axisDesc(a) + " is a constant expression that overflows int64 or divides by zero",
-                     ptr()));
+      markReported(s, r);
+      noteDecl(r.error(DiagCode::NumberOutOfRange,
+                       "the " + std::string(expanded ? "expanded extent" : "extent") + " of axis " +
+                           axisDesc(a) + " is a constant expression that overflows int64 or divides by zero",
+                       ptr()));
       return;
     }
     if (scalar_const_[s] && *scalar_const_[s] < 0) {
-      markReported(s);
-      noteDecl(error(DiagCode::NegativeExtent,
-                     "axis " + axisDesc(a) + " has the negative " +
-                         (expanded ? "expanded extent " : "extent ") + std::to_string(*scalar_const_[s]),
-                     ptr()));
+      markReported(s, r);
+      noteDecl(r.error(DiagCode::NegativeExtent,
+                       "axis " + axisDesc(a) + " has the negative " +
+                           (expanded ? "expanded extent " : "extent ") + std::to_string(*scalar_const_[s]),
+                       ptr()));
     }
   }
 
-  void checkAxes() {
+  void checkAxes(Reporter& r) {
     // First axis per number: a flat table when the numbers are dense (they
     // are in canonical repros), a hash map otherwise.
     uint32_t max_number = 0;
@@ -1099,24 +1160,24 @@ class Verifier {
         first = first_sparse.emplace(number, a).first->second;
       }
       if (first != a) {
-        error(DiagCode::DuplicateAxisNumber,
-              "axis number " + num(number) + " is used by " + tname(axis_owner_[a]) + " and " +
-                  tname(axis_owner_[first]),
-              axisPtr(a) + "/id")
-            .note("first used here", at(axisPtr(first) + "/id"));
+        r.error(DiagCode::DuplicateAxisNumber,
+                "axis number " + num(number) + " is used by " + tname(axis_owner_[a]) + " and " +
+                    tname(axis_owner_[first]),
+                axisPtr(a) + "/id")
+            .note("first used here", r.at(axisPtr(first) + "/id"));
       }
-      checkExtent(a, f_.axes[a].extent, "extent");
-      checkExtent(a, f_.axes[a].expanded, "expanded");
+      checkExtent(a, f_.axes[a].extent, "extent", r);
+      checkExtent(a, f_.axes[a].expanded, "expanded", r);
     }
   }
 
   // ------------------------------------------------------------ tensor sizes
   // The product of a tensor's constant logical extents must fit int64 (the
   // executors and nvFuser compute element counts in int64).
-  void checkTensorSizes() {
-    for (TensorId t = 0; t < f_.tensors.size(); ++t) checkTensorSize(t);
+  void checkTensorSizes(Reporter& r) {
+    for (TensorId t = 0; t < f_.tensors.size(); ++t) checkTensorSize(t, r);
   }
-  void checkTensorSize(TensorId t) {
+  void checkTensorSize(TensorId t, Reporter& r) {
     if (!tensor_ok_[t]) return;
     const std::vector<AxisId>& dom = f_.tensors[t].logical;
     int64_t product = 1;
@@ -1126,9 +1187,9 @@ class Verifier {
       if (e == kNone || e >= f_.scalars.size() || !scalar_const_[e] || *scalar_const_[e] < 0) continue;
       auto prod = checkedMul(product, *scalar_const_[e]);
       if (!prod) {
-        error(DiagCode::NumberOutOfRange,
-              "the constant extents of " + tname(t) + " multiply beyond int64 at axis " + axisDesc(dom[j]),
-              axisPtr(dom[j]) + "/extent");
+        r.error(DiagCode::NumberOutOfRange,
+                "the constant extents of " + tname(t) + " multiply beyond int64 at axis " + axisDesc(dom[j]),
+                axisPtr(dom[j]) + "/extent");
         break;
       }
       product = *prod;
@@ -1136,21 +1197,21 @@ class Verifier {
   }
 
   // ------------------------------------------------------------ tensor domains
-  void checkTensorDomains() {
+  void checkTensorDomains(Reporter& r) {
     std::vector<uint32_t> stamp(f_.axes.size(), kNone);
     uint32_t cur = 0;
-    for (TensorId t = 0; t < f_.tensors.size(); ++t) checkTensorDomain(t, stamp, cur);
+    for (TensorId t = 0; t < f_.tensors.size(); ++t) checkTensorDomain(t, stamp, cur, r);
   }
 
   // `stamp` marks axes per domain with the value `cur` is advanced to; only
   // the axes of `t` are read or written.
-  void checkTensorDomain(TensorId t, std::vector<uint32_t>& stamp, uint32_t& cur) {
+  void checkTensorDomain(TensorId t, std::vector<uint32_t>& stamp, uint32_t& cur, Reporter& r) {
     const Tensor& tv = f_.tensors[t];
     if (tv.mesh != kNone && tv.mesh >= f_.meshes.size()) {
-      error(DiagCode::DanglingMesh,
-            tname(t) + " names mesh " + num(tv.mesh) + " but the repro has " + num(f_.meshes.size()) +
-                (f_.meshes.size() == 1 ? " mesh" : " meshes"),
-            tp(t) + "/mesh");
+      r.error(DiagCode::DanglingMesh,
+              tname(t) + " names mesh " + num(tv.mesh) + " but the repro has " + num(f_.meshes.size()) +
+                  (f_.meshes.size() == 1 ? " mesh" : " meshes"),
+              tp(t) + "/mesh");
     }
     if (!tensor_ok_[t]) return;
     // Duplicates inside one domain.
@@ -1158,9 +1219,9 @@ class Verifier {
       ++cur;
       for (size_t j = 0; j < dom.size(); ++j) {
         if (stamp[dom[j]] == cur) {
-          error(DiagCode::DanglingAxis,
-                tname(t) + " lists axis " + axisDesc(dom[j]) + " twice in its " + name,
-                tp(t) + "/" + name + "/" + num(j));
+          r.error(DiagCode::DanglingAxis,
+                  tname(t) + " lists axis " + axisDesc(dom[j]) + " twice in its " + name,
+                  tp(t) + "/" + name + "/" + num(j));
           tensor_ok_[t] = 0;
         }
         stamp[dom[j]] = cur;
@@ -1179,19 +1240,19 @@ class Verifier {
         if (!isDeviceDim(ax.parallel)) continue;
         auto ptr = [&] { return tp(t) + "/" + name + "/" + num(j); };  // for a diagnostic only
         if (tv.mesh == kNone) {
-          error(DiagCode::DidWithoutMesh,
-                tname(t) + " has the " + std::string(parallelTypeName(ax.parallel)) + " axis " +
-                    axisDesc(dom[j]) + " but no device mesh",
-                ptr());
+          r.error(DiagCode::DidWithoutMesh,
+                  tname(t) + " has the " + std::string(parallelTypeName(ax.parallel)) + " axis " +
+                      axisDesc(dom[j]) + " but no device mesh",
+                  ptr());
           did_reported = true;
         } else if (tv.mesh < f_.meshes.size() && !f_.meshes[tv.mesh].devices.empty() &&
                    !f_.meshes[tv.mesh].shape.empty() && f_.meshes[tv.mesh].sizeFor(ax.parallel) < 0) {
-          error(DiagCode::DidWithoutMesh,
-                tname(t) + " has the " + std::string(parallelTypeName(ax.parallel)) + " axis " +
-                    axisDesc(dom[j]) + " but its mesh " + num(tv.mesh) + " has only " +
-                    num(f_.meshes[tv.mesh].shape.size()) + " dimension(s)",
-                ptr())
-              .note("the mesh is here", at("/meshes/" + num(tv.mesh)));
+          r.error(DiagCode::DidWithoutMesh,
+                  tname(t) + " has the " + std::string(parallelTypeName(ax.parallel)) + " axis " +
+                      axisDesc(dom[j]) + " but its mesh " + num(tv.mesh) + " has only " +
+                      num(f_.meshes[tv.mesh].shape.size()) + " dimension(s)",
+                  ptr())
+              .note("the mesh is here", r.at("/meshes/" + num(tv.mesh)));
           did_reported = true;
         }
       }
@@ -1205,29 +1266,30 @@ class Verifier {
     const char* alloc_name = tv.allocation.empty() ? "logical" : "allocation";
     if (!tv.contiguity.empty()) {
       if (tv.contiguity.size() != alloc.size()) {
-        error(DiagCode::BadContiguity,
-              tname(t) + " has " + num(tv.contiguity.size()) + " contiguity entries but its " + alloc_name +
-                  " domain has " + num(alloc.size()) + " axes",
-              tp(t) + "/contiguity");
+        r.error(DiagCode::BadContiguity,
+                tname(t) + " has " + num(tv.contiguity.size()) + " contiguity entries but its " + alloc_name +
+                    " domain has " + num(alloc.size()) + " axes",
+                tp(t) + "/contiguity");
       } else {
         for (size_t j = 0; j < alloc.size(); ++j) {
           bool bcast = f_.axes[alloc[j]].iter == IterType::Broadcast;
           if (bcast && tv.contiguity[j].has_value())
-            error(DiagCode::BadContiguity,
-                  "contiguity of broadcast axis " + axisDesc(alloc[j]) + " of " + tname(t) + " must be null",
-                  tp(t) + "/contiguity/" + num(j));
+            r.error(
+                DiagCode::BadContiguity,
+                "contiguity of broadcast axis " + axisDesc(alloc[j]) + " of " + tname(t) + " must be null",
+                tp(t) + "/contiguity/" + num(j));
           else if (!bcast && !tv.contiguity[j].has_value())
-            error(DiagCode::BadContiguity,
-                  "contiguity of axis " + axisDesc(alloc[j]) + " of " + tname(t) +
-                      " is null, but only broadcast axes have null contiguity",
-                  tp(t) + "/contiguity/" + num(j));
+            r.error(DiagCode::BadContiguity,
+                    "contiguity of axis " + axisDesc(alloc[j]) + " of " + tname(t) +
+                        " is null, but only broadcast axes have null contiguity",
+                    tp(t) + "/contiguity/" + num(j));
         }
       }
     }
-    checkTransforms(t, stamp, cur);
+    checkTransforms(t, stamp, cur, r);
   }
 
-  void checkTransforms(TensorId t, std::vector<uint32_t>& stamp, uint32_t& cur) {
+  void checkTransforms(TensorId t, std::vector<uint32_t>& stamp, uint32_t& cur, Reporter& r) {
     const Tensor& tv = f_.tensors[t];
     if (tv.transforms.empty()) return;
     // stamp == known: root/logical or an earlier output; consumed tracks inputs.
@@ -1243,8 +1305,8 @@ class Verifier {
       const AxisTransform& x = tv.transforms[k];
       for (AxisId o : {x.out, x.kind == AxisTransform::Kind::Split ? x.out2 : kNone})
         if (o != kNone && !output_of.emplace(o, k).second)
-          error(DiagCode::BadTransform, "axis " + axisDesc(o) + " of " + tname(t) + " is produced twice",
-                tp(t) + "/transforms/" + num(k));
+          r.error(DiagCode::BadTransform, "axis " + axisDesc(o) + " of " + tname(t) + " is produced twice",
+                  tp(t) + "/transforms/" + num(k));
     }
     if (!tv.root.empty())
       for (AxisId a : tv.logical)
@@ -1259,29 +1321,29 @@ class Verifier {
       for (auto& [a, field] : ins) {
         auto ptr = [&, field = field] { return p() + field; };
         if (stamp[a] == consumed) {
-          error(DiagCode::BadTransform, "axis " + axisDesc(a) + " of " + tname(t) + " is transformed twice",
-                ptr());
+          r.error(DiagCode::BadTransform, "axis " + axisDesc(a) + " of " + tname(t) + " is transformed twice",
+                  ptr());
           ok = false;
         } else if (stamp[a] != known) {
-          error(DiagCode::BadTransform,
-                "axis " + axisDesc(a) + " of " + tname(t) +
-                    " is used by a transform before it exists (not in root/logical, not an earlier output)",
-                ptr());
+          r.error(DiagCode::BadTransform,
+                  "axis " + axisDesc(a) + " of " + tname(t) +
+                      " is used by a transform before it exists (not in root/logical, not an earlier output)",
+                  ptr());
           ok = false;
         }
       }
       if (!split && x.in == x.in2) {
-        error(DiagCode::BadTransform, "merge of axis " + axisDesc(x.in) + " with itself", p() + "/inner");
+        r.error(DiagCode::BadTransform, "merge of axis " + axisDesc(x.in) + " with itself", p() + "/inner");
         ok = false;
       }
       if (split) {
         ScalarId fct = x.factor;
         if (fct == kNone || fct >= f_.scalars.size()) {
-          error(DiagCode::BadTransform, "split of " + axisDesc(x.in) + " has no factor", p() + "/factor");
+          r.error(DiagCode::BadTransform, "split of " + axisDesc(x.in) + " has no factor", p() + "/factor");
         } else if (!scalar_bad_[fct] &&
                    (!scalar_int_[fct] || (scalar_const_[fct] && *scalar_const_[fct] <= 0))) {
-          error(DiagCode::BadTransform, "split factor " + scalarDesc(fct) + " must be a positive integer",
-                p() + "/factor");
+          r.error(DiagCode::BadTransform, "split factor " + scalarDesc(fct) + " must be a positive integer",
+                  p() + "/factor");
         }
       }
       if (!ok) continue;
@@ -1292,31 +1354,31 @@ class Verifier {
   }
 
   // ------------------------------------------------------------ expr references
-  void checkExprRefs() {
+  void checkExprRefs(Reporter& r) {
     expr_ok_.assign(f_.exprs.size(), 1);
-    for (ExprId e = 0; e < f_.exprs.size(); ++e) checkExprRef(e);
+    for (ExprId e = 0; e < f_.exprs.size(); ++e) checkExprRef(e, r);
   }
 
-  void checkExprRef(ExprId e) {
+  void checkExprRef(ExprId e, Reporter& r) {
     const Expr& x = f_.exprs[e];
     auto p = [&] { return ep(e); };
     const OpInfo& info = opInfo(x.op);
     for (size_t k = 0; k < x.inputs.size(); ++k) {
       const ValueRef& v = x.inputs[k];
       if (v.isTensor() && !tensorValid(v.id)) {
-        error(DiagCode::DanglingTensor, exprDesc(e) + " names a tensor that does not exist",
-              p() + "/inputs/" + num(k));
+        r.error(DiagCode::DanglingTensor, exprDesc(e) + " names a tensor that does not exist",
+                p() + "/inputs/" + num(k));
         expr_ok_[e] = 0;
       } else if (v.isScalar() && (v.id == kNone || v.id >= f_.scalars.size())) {
-        error(DiagCode::DanglingScalar, exprDesc(e) + " names a scalar that does not exist",
-              p() + "/inputs/" + num(k));
+        r.error(DiagCode::DanglingScalar, exprDesc(e) + " names a scalar that does not exist",
+                p() + "/inputs/" + num(k));
         expr_ok_[e] = 0;
       }
     }
     for (size_t k = 0; k < x.outputs.size(); ++k)
       if (!tensorValid(x.outputs[k])) {
-        error(DiagCode::DanglingTensor, exprDesc(e) + " names an output tensor that does not exist",
-              p() + "/outputs/" + num(k));
+        r.error(DiagCode::DanglingTensor, exprDesc(e) + " names an output tensor that does not exist",
+                p() + "/outputs/" + num(k));
         expr_ok_[e] = 0;
       }
     const int nin = static_cast<int>(x.inputs.size());
@@ -1325,29 +1387,29 @@ class Verifier {
                          : info.max_inputs < 0
                              ? "at least " + std::to_string(info.min_inputs)
                              : std::to_string(info.min_inputs) + " to " + std::to_string(info.max_inputs);
-      error(DiagCode::ArityMismatch,
-            std::string(info.name) + " takes " + want + " input(s) but " + exprDesc(e) + " has " + num(nin),
-            info.max_inputs >= 0 && nin > info.max_inputs ? p() + "/inputs/" + num(info.max_inputs)
-                                                          : p() + "/inputs");
+      r.error(DiagCode::ArityMismatch,
+              std::string(info.name) + " takes " + want + " input(s) but " + exprDesc(e) + " has " + num(nin),
+              info.max_inputs >= 0 && nin > info.max_inputs ? p() + "/inputs/" + num(info.max_inputs)
+                                                            : p() + "/inputs");
       expr_ok_[e] = 0;
     }
     if (static_cast<int>(x.outputs.size()) != info.num_outputs) {
-      error(DiagCode::ArityMismatch,
-            std::string(info.name) + " has " + std::to_string(info.num_outputs) + " output(s) but " +
-                exprDesc(e) + " lists " + num(x.outputs.size()),
-            x.outputs.size() > static_cast<size_t>(info.num_outputs)
-                ? p() + "/outputs/" + std::to_string(info.num_outputs)
-                : p() + "/outputs");
+      r.error(DiagCode::ArityMismatch,
+              std::string(info.name) + " has " + std::to_string(info.num_outputs) + " output(s) but " +
+                  exprDesc(e) + " lists " + num(x.outputs.size()),
+              x.outputs.size() > static_cast<size_t>(info.num_outputs)
+                  ? p() + "/outputs/" + std::to_string(info.num_outputs)
+                  : p() + "/outputs");
       expr_ok_[e] = 0;
     }
     if (!expr_ok_[e]) return;
     // Which operands must be tensors.
     auto needTensor = [&](size_t k) {
       if (k < x.inputs.size() && !x.inputs[k].isTensor()) {
-        error(DiagCode::ArityMismatch,
-              "input " + num(k) + " of " + exprDesc(e) + " must be a tensor, not the scalar " +
-                  scalarDesc(x.inputs[k].id),
-              p() + "/inputs/" + num(k));
+        r.error(DiagCode::ArityMismatch,
+                "input " + num(k) + " of " + exprDesc(e) + " must be a tensor, not the scalar " +
+                    scalarDesc(x.inputs[k].id),
+                p() + "/inputs/" + num(k));
         expr_ok_[e] = 0;
       }
     };
@@ -1371,7 +1433,7 @@ class Verifier {
         bool any = false;
         for (const ValueRef& v : x.inputs) any = any || v.isTensor();
         if (!any) {
-          error(DiagCode::ArityMismatch, exprDesc(e) + " has no tensor operand", p() + "/inputs");
+          r.error(DiagCode::ArityMismatch, exprDesc(e) + " has no tensor operand", p() + "/inputs");
           expr_ok_[e] = 0;
         }
         break;
@@ -1381,7 +1443,7 @@ class Verifier {
   }
 
   // ------------------------------------------------------------ definitions and uses
-  void checkDefinitions() {
+  void checkDefinitions(Reporter& r) {
     const size_t nt = f_.tensors.size();
     producer_.assign(nt, kNone);
     producer_slot_.assign(nt, kNone);
@@ -1396,10 +1458,10 @@ class Verifier {
           producer_[t] = e;
           producer_slot_[t] = static_cast<uint32_t>(k);
         } else {
-          error(DiagCode::MultipleDefinitions,
-                tname(t) + " is produced by " + exprDesc(producer_[t]) + " and again by " + exprDesc(e),
-                ep(e) + "/outputs/" + num(k))
-              .note("first definition", at(ep(producer_[t]) + "/outputs/" + num(producer_slot_[t])));
+          r.error(DiagCode::MultipleDefinitions,
+                  tname(t) + " is produced by " + exprDesc(producer_[t]) + " and again by " + exprDesc(e),
+                  ep(e) + "/outputs/" + num(k))
+              .note("first definition", r.at(ep(producer_[t]) + "/outputs/" + num(producer_slot_[t])));
         }
       }
     }
@@ -1409,29 +1471,29 @@ class Verifier {
       auto ptr = [k] { return "/inputs/" + num(k); };  // for a diagnostic only
       if (v.isTensor()) {
         if (!tensorValid(v.id)) {
-          error(DiagCode::DanglingTensor, "fusion input " + num(k) + " names a tensor that does not exist",
-                ptr());
+          r.error(DiagCode::DanglingTensor, "fusion input " + num(k) + " names a tensor that does not exist",
+                  ptr());
           continue;
         }
         if (input_pos_[v.id] != kNone) {
-          error(DiagCode::DuplicateInput, tname(v.id) + " is listed twice as a fusion input", ptr())
-              .note("first listed here", at("/inputs/" + num(input_pos_[v.id])));
+          r.error(DiagCode::DuplicateInput, tname(v.id) + " is listed twice as a fusion input", ptr())
+              .note("first listed here", r.at("/inputs/" + num(input_pos_[v.id])));
           continue;
         }
         input_pos_[v.id] = static_cast<uint32_t>(k);
         if (producer_[v.id] != kNone)
-          error(DiagCode::InputProduced,
-                tname(v.id) + " is a fusion input but " + exprDesc(producer_[v.id]) + " produces it",
-                ep(producer_[v.id]) + "/outputs/" + num(producer_slot_[v.id]))
-              .note(tname(v.id) + " is declared a fusion input here", at(ptr()));
+          r.error(DiagCode::InputProduced,
+                  tname(v.id) + " is a fusion input but " + exprDesc(producer_[v.id]) + " produces it",
+                  ep(producer_[v.id]) + "/outputs/" + num(producer_slot_[v.id]))
+              .note(tname(v.id) + " is declared a fusion input here", r.at(ptr()));
       } else {
         if (v.id == kNone || v.id >= f_.scalars.size()) {
-          error(DiagCode::DanglingScalar, "fusion input " + num(k) + " names a scalar that does not exist",
-                ptr());
+          r.error(DiagCode::DanglingScalar, "fusion input " + num(k) + " names a scalar that does not exist",
+                  ptr());
           continue;
         }
         if (scalar_input[v.id]) {
-          error(DiagCode::DuplicateInput, scalarDesc(v.id) + " is listed twice as a fusion input", ptr());
+          r.error(DiagCode::DuplicateInput, scalarDesc(v.id) + " is listed twice as a fusion input", ptr());
           continue;
         }
         scalar_input[v.id] = 1;
@@ -1444,26 +1506,26 @@ class Verifier {
         if (!v.isTensor() || !tensorValid(v.id)) continue;
         if (producer_[v.id] != kNone || input_pos_[v.id] != kNone || undefined_reported_[v.id]) continue;
         undefined_reported_[v.id] = 1;
-        error(
-            DiagCode::UndefinedTensor,
-            exprDesc(e) + " uses " + tname(v.id) + ", which no expr produces and which is not a fusion input",
-            ep(e) + "/inputs/" + num(k))
-            .note(tname(v.id) + " is declared here", at(tp(v.id)));
+        r.error(DiagCode::UndefinedTensor,
+                exprDesc(e) + " uses " + tname(v.id) +
+                    ", which no expr produces and which is not a fusion input",
+                ep(e) + "/inputs/" + num(k))
+            .note(tname(v.id) + " is declared here", r.at(tp(v.id)));
       }
     }
     for (size_t k = 0; k < f_.outputs.size(); ++k) {
       TensorId t = f_.outputs[k];
       std::string ptr = "/outputs/" + num(k);
       if (!tensorValid(t)) {
-        error(DiagCode::DanglingTensor, "fusion output " + num(k) + " names a tensor that does not exist",
-              ptr);
+        r.error(DiagCode::DanglingTensor, "fusion output " + num(k) + " names a tensor that does not exist",
+                ptr);
         continue;
       }
       if (producer_[t] != kNone || input_pos_[t] != kNone || undefined_reported_[t]) continue;
       undefined_reported_[t] = 1;
-      error(DiagCode::OutputNotProduced,
-            "fusion output " + tname(t) + " is produced by no expr and is not a fusion input", ptr)
-          .note(tname(t) + " is declared here", at(tp(t)));
+      r.error(DiagCode::OutputNotProduced,
+              "fusion output " + tname(t) + " is produced by no expr and is not a fusion input", ptr)
+          .note(tname(t) + " is declared here", r.at(tp(t)));
     }
   }
 
@@ -1472,9 +1534,9 @@ class Verifier {
   // Each remaining expr is then walked backwards along remaining producers
   // once: a walk that meets itself has found a new cycle (reported once),
   // a walk that meets an earlier walk is downstream of a known one.
-  void checkCycles() {
+  void checkCycles(Reporter& r) {
     const std::vector<char> done = buildOrder();
-    reportCycles(done);
+    reportCycles(done, r);
   }
 
   // order_ (Kahn, FIFO from id order, then what is left in id order);
@@ -1524,7 +1586,7 @@ class Verifier {
     return done;
   }
 
-  void reportCycles(const std::vector<char>& done) {
+  void reportCycles(const std::vector<char>& done, Reporter& r) {
     const size_t ne = f_.exprs.size();
     auto prodOf = [&](const ValueRef& v) -> ExprId {
       if (!v.isTensor() || !tensorValid(v.id)) return kNone;
@@ -1559,10 +1621,10 @@ class Verifier {
       while (path[from].first != cur) ++from;
       auto [e0, s0] = path[from];
       const ValueRef& v0 = f_.exprs[e0].inputs[s0];
-      Diagnostic& d = error(DiagCode::Cycle,
-                            "the exprs form a cycle: " + exprDesc(e0) + " uses " + tname(v0.id) +
-                                ", which depends on " + exprDesc(e0) + "'s own output",
-                            ep(e0) + "/inputs/" + num(s0));
+      Diagnostic& d = r.error(DiagCode::Cycle,
+                              "the exprs form a cycle: " + exprDesc(e0) + " uses " + tname(v0.id) +
+                                  ", which depends on " + exprDesc(e0) + "'s own output",
+                              ep(e0) + "/inputs/" + num(s0));
       constexpr size_t kMaxHops = 16;
       for (size_t i = from; i < path.size(); ++i) {
         if (i - from == kMaxHops) {
@@ -1572,28 +1634,14 @@ class Verifier {
         auto [e, s] = path[i];
         TensorId t = f_.exprs[e].inputs[s].id;
         d.note(exprDesc(e) + " uses " + tname(t) + ", produced by " + exprDesc(producer_[t]),
-               at(ep(producer_[t]) + "/outputs/" + num(producer_slot_[t])));
+               r.at(ep(producer_[t]) + "/outputs/" + num(producer_slot_[t])));
       }
     }
   }
 
   // ------------------------------------------------------------ per-op rules
-  void rankError(ExprId e, const std::string& msg, const std::string& ptr) {
-    opError(DiagCode::RankMismatch, msg, ptr);
-  }
-
-  // Per-op diagnostics go through here: a consumer of a tensor whose
-  // producer already got a shape (rank / iter type / extent) or dtype
-  // diagnostic does not repeat the same root cause in that category.
-  Diagnostic& opError(DiagCode c, std::string msg, const std::string& ptr) {
-    const bool dtype = c == DiagCode::DTypeMismatch;
-    OpState& st = op();
-    if (dtype ? st.skip_dtype : st.skip_shape) {
-      st.scratch = Diagnostic{};
-      return st.scratch;
-    }
-    (dtype ? st.dtype_errors : st.shape_errors)++;
-    return error(c, std::move(msg), ptr);
+  static void rankError(Reporter& r, const std::string& msg, const std::string& ptr) {
+    r.error(DiagCode::RankMismatch, msg, ptr);
   }
 
   // The per-op checks, in topological order. A large fusion is checked in
@@ -1603,7 +1651,7 @@ class Verifier {
   // that is the answer. When any chunk reports, its findings are dropped
   // and the loop runs on this thread, which orders and suppresses them
   // exactly as always (tests/io/verifier_parallel_test.cpp).
-  void checkOps() {
+  void checkOps(Reporter& r) {
     shape_suspect_.assign(f_.tensors.size(), 0);
     dtype_suspect_.assign(f_.tensors.size(), 0);
     // Any order will do for chunks that report nothing: before the order
@@ -1611,16 +1659,14 @@ class Verifier {
     const size_t n = f_.exprs.size();
     const size_t w = std::min<size_t>(threadsFor(opts_.threads), n);
     if (w > 1 && n >= opts_.parallel_min_exprs) {
-      std::vector<DiagnosticSink> sinks(w);
       std::atomic<bool> reported{false};
       parallelFor(w, [&](size_t k) {
-        OpState st{&sinks[k]};
-        Route route(&st);
+        SpeculativeReporter chunk_r;
         for (size_t i = n * k / w; i < n * (k + 1) / w && !reported.load(std::memory_order_relaxed); ++i) {
           const ExprId e = order_ready_ ? order_[i] : static_cast<ExprId>(i);
           if (exprUsable(e)) {
-            checkOpGuarded(e);
-            if (!sinks[k].all().empty()) reported = true;
+            checkOp(e, chunk_r);
+            if (chunk_r.found() != 0) reported = true;
           }
         }
       });
@@ -1631,30 +1677,28 @@ class Verifier {
       if (!reported) return;
     }
     if (!order_ready_) buildOrder();
+    FollowOnFilter filter(r);
     for (ExprId e : order_)
-      if (exprUsable(e)) checkOpGuarded(e);
+      if (exprUsable(e)) checkOpGuarded(e, filter);
   }
 
-  void checkOpGuarded(ExprId e) {
+  void checkOpGuarded(ExprId e, FollowOnFilter& r) {
     const Expr& x = f_.exprs[e];
-    OpState& st = op();
-    st.skip_shape = st.skip_dtype = false;
+    bool skip_shape = false, skip_dtype = false;
     for (const ValueRef& v : x.inputs)
       if (v.isTensor()) {
-        st.skip_shape = st.skip_shape || shape_suspect_[v.id];
-        st.skip_dtype = st.skip_dtype || dtype_suspect_[v.id];
+        skip_shape = skip_shape || shape_suspect_[v.id];
+        skip_dtype = skip_dtype || dtype_suspect_[v.id];
       }
-    st.shape_errors = st.dtype_errors = 0;
-    checkOp(e);
-    if (chunk_op_ == nullptr)  // a chunk that reports anything is thrown away (checkOps)
-      for (TensorId t : x.outputs) {
-        if (st.shape_errors) shape_suspect_[t] = 1;
-        if (st.dtype_errors) dtype_suspect_[t] = 1;
-      }
-    st.skip_shape = st.skip_dtype = false;
+    r.start(skip_shape, skip_dtype);
+    checkOp(e, r);
+    for (TensorId t : x.outputs) {
+      if (r.shapeErrors()) shape_suspect_[t] = 1;
+      if (r.dtypeErrors()) dtype_suspect_[t] = 1;
+    }
   }
 
-  void checkOp(ExprId e) {
+  void checkOp(ExprId e, Reporter& r) {
     const Expr& x = f_.exprs[e];
     switch (opInfo(x.op).category) {
       case OpCategory::Set:
@@ -1662,38 +1706,38 @@ class Verifier {
       case OpCategory::Unary:
       case OpCategory::Binary:
       case OpCategory::Compare:
-      case OpCategory::Ternary: checkElementwise(e); break;
-      case OpCategory::Shape: checkShapeOp(e); break;
-      case OpCategory::Reduction: checkReduction(e); break;
-      case OpCategory::Factory: checkFactory(e); break;
-      case OpCategory::Matmul: checkMatmul(e); break;
+      case OpCategory::Ternary: checkElementwise(e, r); break;
+      case OpCategory::Shape: checkShapeOp(e, r); break;
+      case OpCategory::Reduction: checkReduction(e, r); break;
+      case OpCategory::Factory: checkFactory(e, r); break;
+      case OpCategory::Matmul: checkMatmul(e, r); break;
     }
   }
 
-  void noReductionAxes(ExprId e, TensorId out) {
+  void noReductionAxes(ExprId e, TensorId out, Reporter& r) {
     const auto& lg = f_.tensors[out].logical;
     for (size_t j = 0; j < lg.size(); ++j)
       if (f_.axes[lg[j]].iter == IterType::Reduction) {
-        opError(DiagCode::IterTypeMismatch,
+        r.error(DiagCode::IterTypeMismatch,
                 std::string(opName(f_.exprs[e].op)) + " cannot produce the Reduction axis " +
                     axisDesc(lg[j]) + " of " + tname(out),
                 logicalPtr(out, j))
-            .note("produced by " + exprDesc(e), at(ep(e)));
+            .note("produced by " + exprDesc(e), r.at(ep(e)));
         return;
       }
   }
 
-  void dtypeError(ExprId e, TensorId out, DType want, const std::string& why) {
-    opError(DiagCode::DTypeMismatch,
+  void dtypeError(ExprId e, TensorId out, DType want, const std::string& why, Reporter& r) {
+    r.error(DiagCode::DTypeMismatch,
             tname(out) + " has dtype " + std::string(dtypeName(f_.tensors[out].dtype)) + " but " +
                 exprDesc(e) + " produces " + std::string(dtypeName(want)) + " (" + why + ")",
             tp(out) + "/dtype");
   }
 
-  void checkElementwise(ExprId e) {
+  void checkElementwise(ExprId e, Reporter& r) {
     const Expr& x = f_.exprs[e];
     TensorId out = x.outputs[0];
-    noReductionAxes(e, out);
+    noReductionAxes(e, out, r);
     const auto out_axes = noRed(out);
     // Ranks: every tensor operand has the output's non-Reduction rank.
     std::vector<size_t> bad;
@@ -1709,14 +1753,14 @@ class Verifier {
     bool ranks_ok = bad.empty();
     if (!bad.empty()) {
       if (all_same && bad.size() > 1) {
-        rankError(e,
+        rankError(r,
                   tname(out) + " has rank " + num(out_axes.size()) + " but the operands of " + exprDesc(e) +
                       " have rank " + num(*common),
                   ep(e) + "/outputs/0");
       } else {
         for (size_t k : bad) {
           TensorId in = x.inputs[k].id;
-          rankError(e,
+          rankError(r,
                     "operand " + tname(in) + " of " + exprDesc(e) + " has rank " +
                         num(f_.nonReductionRank(in)) + " but the output " + tname(out) + " has rank " +
                         num(out_axes.size()),
@@ -1735,7 +1779,7 @@ class Verifier {
           if (!x.inputs[k].isTensor()) continue;
           AxisId ia = in_axes[k][j];
           if (f_.axes[ia].iter == IterType::Iteration) {
-            opError(DiagCode::IterTypeMismatch,
+            r.error(DiagCode::IterTypeMismatch,
                     "axis " + axisDesc(out_axes[j]) + " of " + tname(out) + " is Broadcast but operand " +
                         tname(x.inputs[k].id) + " has the Iteration axis " + axisDesc(ia) + " there",
                     noRedPtr(out, j));
@@ -1751,37 +1795,37 @@ class Verifier {
     const DType got = f_.tensors[out].dtype;
     const OpCategory cat = opInfo(x.op).category;
     if (cat == OpCategory::Set) {
-      if (got != tt[0]) dtypeError(e, out, tt[0], "a copy keeps the dtype");
+      if (got != tt[0]) dtypeError(e, out, tt[0], "a copy keeps the dtype", r);
     } else if (cat == OpCategory::Cast) {
       if (!x.attrs.dtype)
-        opError(DiagCode::BadAttribute, exprDesc(e) + " has no target \"dtype\"", ep(e));
+        r.error(DiagCode::BadAttribute, exprDesc(e) + " has no target \"dtype\"", ep(e));
       else if (got != *x.attrs.dtype)
-        opError(DiagCode::DTypeMismatch,
+        r.error(DiagCode::DTypeMismatch,
                 tname(out) + " has dtype " + std::string(dtypeName(got)) + " but " + exprDesc(e) +
                     " casts to " + std::string(dtypeName(*x.attrs.dtype)),
                 tp(out) + "/dtype")
-            .note("the cast's target dtype", at(ep(e) + "/dtype"));
+            .note("the cast's target dtype", r.at(ep(e) + "/dtype"));
     } else if (cat == OpCategory::Unary) {
       DType in = tt[0];
       if (x.op == OpKind::LogicalNot) {
-        if (got != DType::Bool) dtypeError(e, out, DType::Bool, "logical ops produce Bool");
+        if (got != DType::Bool) dtypeError(e, out, DType::Bool, "logical ops produce Bool", r);
       } else if (isFloatUnary(x.op)) {
         if (isFloatingPoint(in) ? got != in : !isFloatingPoint(got))
           dtypeError(e, out, isFloatingPoint(in) ? in : DType::Float,
-                     "floating-point math keeps a floating input's dtype and promotes others to Float");
+                     "floating-point math keeps a floating input's dtype and promotes others to Float", r);
       } else if (got != in) {
-        dtypeError(e, out, in, "the op keeps its operand's dtype");
+        dtypeError(e, out, in, "the op keeps its operand's dtype", r);
       }
     } else if (cat == OpCategory::Compare) {
-      if (got != DType::Bool) dtypeError(e, out, DType::Bool, "comparisons and logical ops produce Bool");
+      if (got != DType::Bool) dtypeError(e, out, DType::Bool, "comparisons and logical ops produce Bool", r);
     } else if (cat == OpCategory::Binary) {
       auto want = promote(tt, st);
-      if (want && got != *want) dtypeError(e, out, *want, "the promoted dtype of its operands");
+      if (want && got != *want) dtypeError(e, out, *want, "the promoted dtype of its operands", r);
     } else if (cat == OpCategory::Ternary) {
       const ValueRef& c = x.inputs[0];
       DType cd = c.isTensor() ? f_.tensors[c.id].dtype : f_.scalars[c.id].dtype;
       if (cd != DType::Bool)
-        opError(DiagCode::DTypeMismatch,
+        r.error(DiagCode::DTypeMismatch,
                 "the condition of " + exprDesc(e) + " has dtype " + std::string(dtypeName(cd)) + ", not Bool",
                 ep(e) + "/inputs/0");
       std::vector<DType> t2, s2;
@@ -1790,7 +1834,7 @@ class Verifier {
         (v.isTensor() ? t2 : s2).push_back(v.isTensor() ? f_.tensors[v.id].dtype : f_.scalars[v.id].dtype);
       }
       auto want = t2.empty() ? std::nullopt : promote(t2, s2);
-      if (want && got != *want) dtypeError(e, out, *want, "the promoted dtype of its value operands");
+      if (want && got != *want) dtypeError(e, out, *want, "the promoted dtype of its value operands", r);
     }
   }
 
@@ -1803,7 +1847,7 @@ class Verifier {
   }
 
   // Checks `dims` against `rank`; returns the normalized dims or nullopt.
-  std::optional<std::vector<int64_t>> checkDims(ExprId e, size_t rank, const char* what) {
+  std::optional<std::vector<int64_t>> checkDims(ExprId e, size_t rank, const char* what, Reporter& r) {
     const auto& dims = f_.exprs[e].attrs.dims;
     std::vector<int64_t> out;
     std::vector<char> seen(rank, 0);
@@ -1812,7 +1856,7 @@ class Verifier {
       int64_t d = normDim(dims[k], rank);
       auto ptr = [e, k] { return ep(e) + "/dims/" + num(k); };  // for a diagnostic only
       if (d < 0) {
-        rankError(e,
+        rankError(r,
                   std::string(what) + " dim " + std::to_string(dims[k]) + " of " + exprDesc(e) +
                       " is out of range for its rank-" + num(rank) + " input",
                   ptr());
@@ -1820,7 +1864,7 @@ class Verifier {
         continue;
       }
       if (seen[d]) {
-        opError(
+        r.error(
             DiagCode::BadAttribute,
             std::string(what) + " dim " + std::to_string(dims[k]) + " of " + exprDesc(e) + " is listed twice",
             ptr());
@@ -1834,30 +1878,30 @@ class Verifier {
     return out;
   }
 
-  void sameDType(ExprId e, TensorId in, TensorId out) {
+  void sameDType(ExprId e, TensorId in, TensorId out, Reporter& r) {
     if (f_.tensors[out].dtype != f_.tensors[in].dtype)
-      dtypeError(e, out, f_.tensors[in].dtype, "the op keeps its input's dtype");
+      dtypeError(e, out, f_.tensors[in].dtype, "the op keeps its input's dtype", r);
   }
 
-  void outRank(ExprId e, TensorId out, size_t want, const std::string& why) {
+  void outRank(ExprId e, TensorId out, size_t want, const std::string& why, Reporter& r) {
     size_t got = f_.tensors[out].logical.size();
     if (got != want)
-      rankError(e,
+      rankError(r,
                 tname(out) + " has " + num(got) + " logical axes but " + exprDesc(e) + " produces " +
                     num(want) + " (" + why + ")",
                 ep(e) + "/outputs/0");
   }
 
-  void checkReduction(ExprId e) {
+  void checkReduction(ExprId e, Reporter& r) {
     const Expr& x = f_.exprs[e];
     TensorId in = x.inputs[0].id;
     const size_t n = f_.nonReductionRank(in);
     const DType idt = f_.tensors[in].dtype;
     std::optional<std::vector<int64_t>> dims;
     if (x.attrs.dims.empty())
-      opError(DiagCode::BadAttribute, exprDesc(e) + " has no \"dims\" to reduce", ep(e));
+      r.error(DiagCode::BadAttribute, exprDesc(e) + " has no \"dims\" to reduce", ep(e));
     else
-      dims = checkDims(e, n, "reduction");
+      dims = checkDims(e, n, "reduction", r);
     std::vector<char> reduced(n, 0);
     if (dims)
       for (int64_t d : *dims) reduced[d] = 1;
@@ -1866,7 +1910,7 @@ class Verifier {
       const auto& lg = f_.tensors[out].logical;
       if (lg.size() != n) {
         rankError(
-            e,
+            r,
             tname(out) + " has " + num(lg.size()) + " logical axes but " + exprDesc(e) + " of a rank-" +
                 num(n) + " input keeps all " + num(n) +
                 (x.attrs.keepdim ? " (reduced ones as Broadcast axes)" : " (reduced ones as Reduction axes)"),
@@ -1877,13 +1921,13 @@ class Verifier {
           if (reduced[j]) {
             IterType want = x.attrs.keepdim ? IterType::Broadcast : IterType::Reduction;
             if (it != want) {
-              opError(DiagCode::IterTypeMismatch,
+              r.error(DiagCode::IterTypeMismatch,
                       "axis " + axisDesc(lg[j]) + " of " + tname(out) + " is reduced by " + exprDesc(e) +
                           " and must be " + std::string(iterTypeName(want)),
                       logicalPtr(out, j));
             }
           } else if (it == IterType::Reduction) {
-            opError(DiagCode::IterTypeMismatch,
+            r.error(DiagCode::IterTypeMismatch,
                     "axis " + axisDesc(lg[j]) + " of " + tname(out) + " is not in the dims of " +
                         exprDesc(e) + " but is a Reduction axis",
                     logicalPtr(out, j));
@@ -1894,63 +1938,64 @@ class Verifier {
       // sum / prod of Bool or integers accumulate in Int (as nvFuser).
       DType got = f_.tensors[out].dtype;
       if (x.attrs.dtype) {
-        if (got != *x.attrs.dtype) dtypeError(e, out, *x.attrs.dtype, "its \"dtype\" attribute");
+        if (got != *x.attrs.dtype) dtypeError(e, out, *x.attrs.dtype, "its \"dtype\" attribute", r);
       } else if ((x.op == OpKind::Sum || x.op == OpKind::Prod) && !isFloatingPoint(idt)) {
-        if (got != DType::Int && got != idt) dtypeError(e, out, DType::Int, "integer sums accumulate in Int");
+        if (got != DType::Int && got != idt)
+          dtypeError(e, out, DType::Int, "integer sums accumulate in Int", r);
       } else if ((x.op == OpKind::Mean || x.op == OpKind::Var || x.op == OpKind::VarMean) &&
                  !isFloatingPoint(idt)) {
         if (!isFloatingPoint(got))
-          dtypeError(e, out, DType::Float, "the mean or variance of integers is floating-point");
+          dtypeError(e, out, DType::Float, "the mean or variance of integers is floating-point", r);
       } else if (got != idt) {
-        dtypeError(e, out, idt, "reductions keep their input's dtype");
+        dtypeError(e, out, idt, "reductions keep their input's dtype", r);
       }
     }
   }
 
-  void checkShapeOp(ExprId e) {
+  void checkShapeOp(ExprId e, Reporter& r) {
     const Expr& x = f_.exprs[e];
     TensorId in = x.inputs[0].id;
     TensorId out = x.outputs[0];
     const size_t n = f_.nonReductionRank(in);
     const auto& olg = f_.tensors[out].logical;
     const std::string p = ep(e);
-    if (x.op != OpKind::Cat) sameDType(e, in, out);
-    noReductionAxes(e, out);
+    if (x.op != OpKind::Cat) sameDType(e, in, out, r);
+    noReductionAxes(e, out, r);
     switch (x.op) {
       case OpKind::Broadcast: {
         const auto& fl = x.attrs.flags;
         size_t nfalse = static_cast<size_t>(std::count(fl.begin(), fl.end(), false));
         if (fl.size() != olg.size()) {
-          rankError(e,
+          rankError(r,
                     exprDesc(e) + " has " + num(fl.size()) + " flags but its output " + tname(out) + " has " +
                         num(olg.size()) + " logical axes",
                     p + "/flags");
         } else if (nfalse != n) {
-          rankError(e,
+          rankError(r,
                     exprDesc(e) + " keeps " + num(nfalse) + " axes (false flags) but its input " + tname(in) +
                         " has rank " + num(n),
                     p + "/flags");
         } else {
           for (size_t j = 0; j < fl.size(); ++j)
             if (fl[j] && f_.axes[olg[j]].iter != IterType::Broadcast)
-              opError(DiagCode::IterTypeMismatch,
+              r.error(DiagCode::IterTypeMismatch,
                       "axis " + axisDesc(olg[j]) + " of " + tname(out) +
                           " has a true broadcast flag but is " +
                           std::string(iterTypeName(f_.axes[olg[j]].iter)),
                       logicalPtr(out, j))
-                  .note("the flag", at(p + "/flags/" + num(j)));
+                  .note("the flag", r.at(p + "/flags/" + num(j)));
         }
         break;
       }
       case OpKind::BroadcastInDim: {
         const auto& dims = x.attrs.dims;
         if (x.attrs.shape.size() != olg.size())
-          rankError(e,
+          rankError(r,
                     exprDesc(e) + " has a shape of " + num(x.attrs.shape.size()) + " sizes but its output " +
                         tname(out) + " has " + num(olg.size()) + " logical axes",
                     p + "/shape");
         if (dims.size() != n) {
-          rankError(e,
+          rankError(r,
                     exprDesc(e) + " maps " + num(dims.size()) + " input axes but its input " + tname(in) +
                         " has rank " + num(n),
                     p + "/dims");
@@ -1961,7 +2006,7 @@ class Verifier {
         bool ok = true;
         for (size_t k = 0; k < dims.size(); ++k) {
           if (dims[k] <= prev || dims[k] >= static_cast<int64_t>(olg.size())) {
-            rankError(e,
+            rankError(r,
                       "broadcast_in_dim dim " + std::to_string(dims[k]) +
                           " must be increasing and below the output rank " + num(olg.size()),
                       p + "/dims/" + num(k));
@@ -1974,7 +2019,7 @@ class Verifier {
         if (ok)
           for (size_t j = 0; j < olg.size(); ++j)
             if (!mapped[j] && f_.axes[olg[j]].iter != IterType::Broadcast)
-              opError(DiagCode::IterTypeMismatch,
+              r.error(DiagCode::IterTypeMismatch,
                       "axis " + axisDesc(olg[j]) + " of " + tname(out) +
                           " is not mapped from the input and must be Broadcast",
                       logicalPtr(out, j));
@@ -1982,15 +2027,15 @@ class Verifier {
       }
       case OpKind::Expand:
         if (x.attrs.shape.size() != n)
-          rankError(e,
+          rankError(r,
                     exprDesc(e) + " has " + num(x.attrs.shape.size()) + " sizes but its input " + tname(in) +
                         " has rank " + num(n),
                     p + "/shape");
         else
-          outRank(e, out, n, "expand keeps the rank");
+          outRank(e, out, n, "expand keeps the rank", r);
         break;
       case OpKind::Squeeze: {
-        auto dims = checkDims(e, n, "squeeze");
+        auto dims = checkDims(e, n, "squeeze", r);
         if (!dims) break;
         const auto inr = noRed(in);
         for (size_t k = 0; k < dims->size(); ++k) {
@@ -1998,19 +2043,19 @@ class Verifier {
           ScalarId ext = f_.axes[a].extent;
           if (f_.axes[a].iter != IterType::Broadcast && ext < f_.scalars.size() && scalar_const_[ext] &&
               *scalar_const_[ext] != 1)
-            opError(DiagCode::ExtentMismatch,
+            r.error(DiagCode::ExtentMismatch,
                     exprDesc(e) + " squeezes axis " + axisDesc(a) + " of extent " +
                         std::to_string(*scalar_const_[ext]) + "; only extent-1 axes can be squeezed",
                     p + "/dims/" + num(k));
         }
-        outRank(e, out, n - dims->size(), "squeeze removes one axis per dim");
+        outRank(e, out, n - dims->size(), "squeeze removes one axis per dim", r);
         break;
       }
       case OpKind::Permute: {
         const auto& dims = x.attrs.dims;
         bool ok = true;
         if (dims.size() != n) {
-          rankError(e,
+          rankError(r,
                     exprDesc(e) + " has " + num(dims.size()) + " dims but its input " + tname(in) +
                         " has rank " + num(n),
                     p + "/dims");
@@ -2020,7 +2065,7 @@ class Verifier {
           for (size_t k = 0; k < n && ok; ++k) {
             int64_t d = normDim(dims[k], n);
             if (d < 0 || seen[d]) {
-              rankError(e,
+              rankError(r,
                         "the dims of " + exprDesc(e) + " are not a permutation of 0.." +
                             std::to_string(n - 1) + " (" + std::to_string(dims[k]) +
                             (d < 0 ? " is out of range)" : " repeats)"),
@@ -2032,13 +2077,13 @@ class Verifier {
           }
         }
         if (!ok) break;
-        outRank(e, out, n, "permute keeps the rank");
+        outRank(e, out, n, "permute keeps the rank", r);
         const auto& root = f_.tensors[out].root;
         if (root.size() == n && olg.size() == n) {
           for (size_t j = 0; j < n; ++j) {
             AxisId want = root[normDim(dims[j], n)];
             if (olg[j] != want) {
-              rankError(e,
+              rankError(r,
                         "logical axis " + num(j) + " of " + tname(out) + " should be root axis " +
                             std::to_string(normDim(dims[j], n)) + " (" + axisDesc(want) +
                             ") under the dims of " + exprDesc(e),
@@ -2047,7 +2092,7 @@ class Verifier {
             }
           }
         } else if (!root.empty() && root.size() != n) {
-          rankError(e,
+          rankError(r,
                     "the root of " + tname(out) + " has " + num(root.size()) + " axes but its input " +
                         tname(in) + " has rank " + num(n),
                     tp(out) + "/root");
@@ -2056,13 +2101,13 @@ class Verifier {
       }
       case OpKind::Reshape: {
         if (x.attrs.shape.size() != olg.size())
-          rankError(e,
+          rankError(r,
                     exprDesc(e) + " has a shape of " + num(x.attrs.shape.size()) + " sizes but its output " +
                         tname(out) + " has " + num(olg.size()) + " logical axes",
                     p + "/shape");
         const auto& root = f_.tensors[out].root;
         if (!root.empty() && root.size() != n)
-          rankError(e,
+          rankError(r,
                     "the root of " + tname(out) + " has " + num(root.size()) + " axes but its input " +
                         tname(in) + " has rank " + num(n),
                     tp(out) + "/root");
@@ -2071,21 +2116,21 @@ class Verifier {
       case OpKind::Slice:
         // Ranges apply to the leading input axes; axes without one are kept whole.
         if (x.attrs.ranges.size() > n)
-          rankError(e,
+          rankError(r,
                     exprDesc(e) + " has " + num(x.attrs.ranges.size()) + " ranges but its input " +
                         tname(in) + " has rank " + num(n),
                     p + "/ranges/" + num(n));
         else
-          outRank(e, out, n, "slice keeps the rank");
+          outRank(e, out, n, "slice keeps the rank", r);
         break;
       case OpKind::Pad:
         if (x.attrs.pad.size() % 2 != 0 || x.attrs.pad.size() > 2 * n)
-          rankError(e,
+          rankError(r,
                     exprDesc(e) + " has " + num(x.attrs.pad.size()) + " pad widths; a rank-" + num(n) +
                         " input takes an even number up to " + num(2 * n),
                     p + "/pad");
         else
-          outRank(e, out, n, "pad keeps the rank");
+          outRank(e, out, n, "pad keeps the rank", r);
         break;
       case OpKind::Cat: {
         bool ok = true;
@@ -2094,7 +2139,7 @@ class Verifier {
           TensorId t = x.inputs[k].id;
           tt.push_back(f_.tensors[t].dtype);
           if (f_.nonReductionRank(t) != n) {
-            rankError(e,
+            rankError(r,
                       "operand " + tname(t) + " of " + exprDesc(e) + " has rank " +
                           num(f_.nonReductionRank(t)) + " but " + tname(in) + " has rank " + num(n),
                       p + "/inputs/" + num(k));
@@ -2103,33 +2148,33 @@ class Verifier {
         }
         if (!ok) break;
         if (normDim(x.attrs.dim, n) < 0)
-          rankError(e, "cat dim " + std::to_string(x.attrs.dim) + " is out of range for rank " + num(n),
+          rankError(r, "cat dim " + std::to_string(x.attrs.dim) + " is out of range for rank " + num(n),
                     p + "/dim");
-        outRank(e, out, n, "cat keeps the rank");
+        outRank(e, out, n, "cat keeps the rank", r);
         auto want = promote(tt, {});
         if (want && f_.tensors[out].dtype != *want)
-          dtypeError(e, out, *want, "the promoted dtype of its operands");
+          dtypeError(e, out, *want, "the promoted dtype of its operands", r);
         break;
       }
       default: break;
     }
   }
 
-  void checkFactory(ExprId e) {
+  void checkFactory(ExprId e, Reporter& r) {
     const Expr& x = f_.exprs[e];
     TensorId out = x.outputs[0];
-    noReductionAxes(e, out);
+    noReductionAxes(e, out, r);
     size_t want = x.attrs.shape.size();
     if (f_.tensors[out].logical.size() != want)
-      rankError(e,
+      rankError(r,
                 tname(out) + " has " + num(f_.tensors[out].logical.size()) +
                     " logical axes but the shape of " + exprDesc(e) + " has " + num(want) + " sizes",
                 ep(e) + "/shape");
     if (x.attrs.dtype && f_.tensors[out].dtype != *x.attrs.dtype)
-      dtypeError(e, out, *x.attrs.dtype, "its \"dtype\" attribute");
+      dtypeError(e, out, *x.attrs.dtype, "its \"dtype\" attribute", r);
   }
 
-  void checkMatmul(ExprId e) {
+  void checkMatmul(ExprId e, Reporter& r) {
     const Expr& x = f_.exprs[e];
     TensorId out = x.outputs[0];
     TensorId a = x.inputs[0].id, b = x.inputs[1].id;
@@ -2138,28 +2183,28 @@ class Verifier {
     std::optional<size_t> want;
     if (x.op == OpKind::Matmul) {
       if (ra == 0 || rb == 0) {
-        rankError(e, "matmul operands must have rank 1 or more", p + "/inputs/" + (ra == 0 ? "0" : "1"));
+        rankError(r, "matmul operands must have rank 1 or more", p + "/inputs/" + (ra == 0 ? "0" : "1"));
       } else {
         want = (ra == 1 && rb == 1) ? 0 : ra == 1 ? rb - 1 : rb == 1 ? ra - 1 : std::max(ra, rb);
       }
     } else {
-      if (ra == 0) rankError(e, "the input of linear must have rank 1 or more", p + "/inputs/0");
+      if (ra == 0) rankError(r, "the input of linear must have rank 1 or more", p + "/inputs/0");
       if (rb != 1 && rb != 2)
-        rankError(e, "the weight of linear must have rank 1 or 2, not " + num(rb), p + "/inputs/1");
+        rankError(r, "the weight of linear must have rank 1 or 2, not " + num(rb), p + "/inputs/1");
       if (x.inputs.size() == 3 && f_.nonReductionRank(x.inputs[2].id) > 1)
-        rankError(e, "the bias of linear must have rank 0 or 1", p + "/inputs/2");
+        rankError(r, "the bias of linear must have rank 0 or 1", p + "/inputs/2");
       if (ra > 0 && (rb == 1 || rb == 2)) want = ra - 1 + (rb == 2 ? 1 : 0);
     }
     const auto& lg = f_.tensors[out].logical;
     if (want && f_.nonReductionRank(out) != *want)
-      rankError(e,
+      rankError(r,
                 tname(out) + " has " + num(f_.nonReductionRank(out)) + " non-Reduction axes but " +
                     exprDesc(e) + " of ranks " + num(ra) + " and " + num(rb) + " produces " + num(*want),
                 p + "/outputs/0");
     // At most one Reduction axis (the contracted K), last in the logical domain.
     for (size_t j = 0; j < lg.size(); ++j)
       if (f_.axes[lg[j]].iter == IterType::Reduction && j + 1 != lg.size()) {
-        opError(DiagCode::IterTypeMismatch,
+        r.error(DiagCode::IterTypeMismatch,
                 "the Reduction axis " + axisDesc(lg[j]) + " of " + tname(out) +
                     " must be the last logical axis (" + std::string(opName(x.op)) + " reduces only K)",
                 logicalPtr(out, j));
@@ -2169,16 +2214,16 @@ class Verifier {
     for (size_t k = 1; k < x.inputs.size(); ++k) {
       DType d = f_.tensors[x.inputs[k].id].dtype;
       if (d != da)
-        opError(DiagCode::DTypeMismatch,
+        r.error(DiagCode::DTypeMismatch,
                 "operand " + tname(x.inputs[k].id) + " of " + exprDesc(e) + " has dtype " +
                     std::string(dtypeName(d)) + " but " + tname(a) + " has " + std::string(dtypeName(da)),
                 p + "/inputs/" + num(k));
     }
-    if (f_.tensors[out].dtype != da) dtypeError(e, out, da, "the dtype of its operands");
+    if (f_.tensors[out].dtype != da) dtypeError(e, out, da, "the dtype of its operands", r);
   }
 
   // ------------------------------------------------------------ segmentation
-  void checkSegmentation() {
+  void checkSegmentation(Reporter& r) {
     if (!f_.segmentation) return;
     const Segmentation& sg = *f_.segmentation;
     const size_t ne = f_.exprs.size();
@@ -2188,22 +2233,22 @@ class Verifier {
     for (size_t s = 0; s < sg.segments.size(); ++s) {
       std::string sp = "/segmentation/segments/" + num(s);
       if (sg.segments[s].exprs.empty())
-        error(DiagCode::BadSegmentation, "segment " + num(s) + " has no exprs", sp + "/exprs");
+        r.error(DiagCode::BadSegmentation, "segment " + num(s) + " has no exprs", sp + "/exprs");
       for (size_t k = 0; k < sg.segments[s].exprs.size(); ++k) {
         ExprId e = sg.segments[s].exprs[k];
         std::string ptr = sp + "/exprs/" + num(k);
         if (e >= ne) {
-          error(DiagCode::DanglingExpr,
-                "segment " + num(s) + " names expr " + num(e) + " but the fusion has " + num(ne) + " exprs",
-                ptr);
+          r.error(DiagCode::DanglingExpr,
+                  "segment " + num(s) + " names expr " + num(e) + " but the fusion has " + num(ne) + " exprs",
+                  ptr);
           complete = false;
           continue;
         }
         if (seg_of[e] != kNone) {
-          error(DiagCode::BadSegmentation,
-                exprDesc(e) + " is in segment " + num(seg_of[e]) + " and again in segment " + num(s), ptr)
+          r.error(DiagCode::BadSegmentation,
+                  exprDesc(e) + " is in segment " + num(seg_of[e]) + " and again in segment " + num(s), ptr)
               .note("first listed here",
-                    at("/segmentation/segments/" + num(seg_of[e]) + "/exprs/" + num(pos_of[e])));
+                    r.at("/segmentation/segments/" + num(seg_of[e]) + "/exprs/" + num(pos_of[e])));
           complete = false;
           continue;
         }
@@ -2218,10 +2263,10 @@ class Verifier {
         if (nmissing++ < 8) missing += (missing.empty() ? "" : ", ") + num(e);
       }
     if (nmissing) {
-      error(DiagCode::BadSegmentation,
-            "the segmentation leaves " + num(nmissing) + " expr(s) in no segment: " + missing +
-                (nmissing > 8 ? ", ..." : ""),
-            "/segmentation/segments");
+      r.error(DiagCode::BadSegmentation,
+              "the segmentation leaves " + num(nmissing) + " expr(s) in no segment: " + missing +
+                  (nmissing > 8 ? ", ..." : ""),
+              "/segmentation/segments");
       complete = false;
     }
     // Run order: a segment may only use tensors produced by itself or earlier segments.
@@ -2233,12 +2278,12 @@ class Verifier {
           if (!v.isTensor() || !tensorValid(v.id) || producer_[v.id] == kNone) continue;
           ExprId p = producer_[v.id];
           if (seg_of[p] > seg_of[e]) {
-            error(DiagCode::BadSegmentation,
-                  "segment " + num(seg_of[e]) + " runs " + exprDesc(e) + ", which uses " + tname(v.id) +
-                      ", but " + tname(v.id) + " is produced later, in segment " + num(seg_of[p]),
-                  "/segmentation/segments/" + num(seg_of[e]) + "/exprs/" + num(pos_of[e]))
+            r.error(DiagCode::BadSegmentation,
+                    "segment " + num(seg_of[e]) + " runs " + exprDesc(e) + ", which uses " + tname(v.id) +
+                        ", but " + tname(v.id) + " is produced later, in segment " + num(seg_of[p]),
+                    "/segmentation/segments/" + num(seg_of[e]) + "/exprs/" + num(pos_of[e]))
                 .note(tname(v.id) + "'s producer is listed here",
-                      at("/segmentation/segments/" + num(seg_of[p]) + "/exprs/" + num(pos_of[p])));
+                      r.at("/segmentation/segments/" + num(seg_of[p]) + "/exprs/" + num(pos_of[p])));
           }
         }
       }
@@ -2246,17 +2291,17 @@ class Verifier {
     for (size_t k = 0; k < sg.forward.size(); ++k) {
       std::string ptr = "/segmentation/forward/" + num(k);
       if (sg.forward[k].segment >= sg.segments.size())
-        error(DiagCode::BadSegmentation,
-              "forward names segment " + num(sg.forward[k].segment) + " but there are " +
-                  num(sg.segments.size()) + " segments",
-              ptr + "/segment");
+        r.error(DiagCode::BadSegmentation,
+                "forward names segment " + num(sg.forward[k].segment) + " but there are " +
+                    num(sg.segments.size()) + " segments",
+                ptr + "/segment");
       if (sg.forward[k].symbol == kNone || sg.forward[k].symbol >= f_.scalars.size())
-        error(DiagCode::DanglingScalar, "forward names a scalar that does not exist", ptr + "/symbol");
+        r.error(DiagCode::DanglingScalar, "forward names a scalar that does not exist", ptr + "/symbol");
     }
   }
 
   // ------------------------------------------------------------ concrete inputs
-  void checkConcreteInputs() {
+  void checkConcreteInputs(Reporter& r) {
     if (threadsFor(opts_.threads) > 1 && f_.exprs.size() >= opts_.parallel_min_exprs && concreteInputsClean())
       return;
     std::vector<uint32_t> tensor_seen(f_.tensors.size(), kNone);
@@ -2267,83 +2312,83 @@ class Verifier {
       auto p = [k] { return "/concrete_inputs/" + num(k); };
       if (ci.value.isScalar()) {
         if (ci.value.id == kNone || ci.value.id >= f_.scalars.size()) {
-          error(DiagCode::DanglingScalar, "concrete input " + num(k) + " names a scalar that does not exist",
-                p() + "/input");
+          r.error(DiagCode::DanglingScalar,
+                  "concrete input " + num(k) + " names a scalar that does not exist", p() + "/input");
           continue;
         }
         if (f_.scalars[ci.value.id].kind != ScalarKind::Input) {
-          error(DiagCode::BadConcreteInput,
-                "concrete input " + num(k) + " describes " + scalarDesc(ci.value.id) +
-                    ", which is not a fusion input",
-                p() + "/input");
+          r.error(DiagCode::BadConcreteInput,
+                  "concrete input " + num(k) + " describes " + scalarDesc(ci.value.id) +
+                      ", which is not a fusion input",
+                  p() + "/input");
           continue;
         }
         if (scalar_seen[ci.value.id] != kNone) {
-          error(DiagCode::BadConcreteInput, scalarDesc(ci.value.id) + " is described twice", p() + "/input")
-              .note("first described here", at("/concrete_inputs/" + num(scalar_seen[ci.value.id])));
+          r.error(DiagCode::BadConcreteInput, scalarDesc(ci.value.id) + " is described twice", p() + "/input")
+              .note("first described here", r.at("/concrete_inputs/" + num(scalar_seen[ci.value.id])));
           continue;
         }
         scalar_seen[ci.value.id] = static_cast<uint32_t>(k);
         if (!ci.scalar)
-          error(DiagCode::BadConcreteInput,
-                "concrete input " + num(k) + " for scalar " + scalarDesc(ci.value.id) + " has no \"value\"",
-                p());
+          r.error(DiagCode::BadConcreteInput,
+                  "concrete input " + num(k) + " for scalar " + scalarDesc(ci.value.id) + " has no \"value\"",
+                  p());
         continue;
       }
       TensorId t = ci.value.id;
       if (!tensorValid(t)) {
-        error(DiagCode::DanglingTensor, "concrete input " + num(k) + " names a tensor that does not exist",
-              p() + "/input");
+        r.error(DiagCode::DanglingTensor, "concrete input " + num(k) + " names a tensor that does not exist",
+                p() + "/input");
         continue;
       }
       if (input_pos_[t] == kNone) {
         if (undefined_reported_[t]) continue;  // same root cause as the FC0108 / FC0107 already reported
-        error(DiagCode::BadConcreteInput,
-              "concrete input " + num(k) + " describes " + tname(t) + ", which is not a fusion input",
-              p() + "/input");
+        r.error(DiagCode::BadConcreteInput,
+                "concrete input " + num(k) + " describes " + tname(t) + ", which is not a fusion input",
+                p() + "/input");
         continue;
       }
       if (tensor_seen[t] != kNone) {
-        error(DiagCode::BadConcreteInput, tname(t) + " is described twice", p() + "/input")
-            .note("first described here", at("/concrete_inputs/" + num(tensor_seen[t])));
+        r.error(DiagCode::BadConcreteInput, tname(t) + " is described twice", p() + "/input")
+            .note("first described here", r.at("/concrete_inputs/" + num(tensor_seen[t])));
         continue;
       }
       tensor_seen[t] = static_cast<uint32_t>(k);
       if (!tensor_ok_[t]) continue;
-      const size_t r = f_.nonReductionRank(t);
-      if (ci.shape.size() != r) {
-        error(DiagCode::BadConcreteInput,
-              "concrete input " + num(k) + " gives " + tname(t) + " " + num(ci.shape.size()) + " sizes but " +
-                  tname(t) + " has " + num(r) + " non-Reduction logical axes",
-              p() + "/shape")
-            .note(tname(t) + " is declared here", at(tp(t) + "/logical"));
+      const size_t rank = f_.nonReductionRank(t);
+      if (ci.shape.size() != rank) {
+        r.error(DiagCode::BadConcreteInput,
+                "concrete input " + num(k) + " gives " + tname(t) + " " + num(ci.shape.size()) +
+                    " sizes but " + tname(t) + " has " + num(rank) + " non-Reduction logical axes",
+                p() + "/shape")
+            .note(tname(t) + " is declared here", r.at(tp(t) + "/logical"));
         continue;
       }
       int64_t elements = 1;
       for (size_t j = 0; j < ci.shape.size(); ++j) {
         if (ci.shape[j] < 0) {
-          error(DiagCode::BadConcreteInput,
-                "concrete input " + num(k) + " gives " + tname(t) + " the negative size " +
-                    std::to_string(ci.shape[j]),
-                p() + "/shape/" + num(j));
+          r.error(DiagCode::BadConcreteInput,
+                  "concrete input " + num(k) + " gives " + tname(t) + " the negative size " +
+                      std::to_string(ci.shape[j]),
+                  p() + "/shape/" + num(j));
           continue;
         }
         if (elements < 0) continue;  // the overflow is reported once
         auto prod = checkedMul(elements, ci.shape[j]);
         if (!prod) {
-          error(DiagCode::BadConcreteInput,
-                "concrete input " + num(k) + " gives " + tname(t) + " sizes whose product overflows int64",
-                p() + "/shape/" + num(j));
+          r.error(DiagCode::BadConcreteInput,
+                  "concrete input " + num(k) + " gives " + tname(t) + " sizes whose product overflows int64",
+                  p() + "/shape/" + num(j));
           elements = -1;
           continue;
         }
         elements = *prod;
       }
-      if (!ci.strides.empty() && ci.strides.size() != r)
-        error(DiagCode::BadConcreteInput,
-              "concrete input " + num(k) + " gives " + tname(t) + " " + num(ci.strides.size()) +
-                  " strides but " + num(r) + " sizes",
-              p() + "/strides");
+      if (!ci.strides.empty() && ci.strides.size() != rank)
+        r.error(DiagCode::BadConcreteInput,
+                "concrete input " + num(k) + " gives " + tname(t) + " " + num(ci.strides.size()) +
+                    " strides but " + num(rank) + " sizes",
+                p() + "/strides");
     }
   }
 
@@ -2356,7 +2401,7 @@ class Verifier {
                                            [&] { scalar_seen.assign(f_.scalars.size(), 0); }};
     fillConcurrently(fills, w);
     unclean_.store(false, std::memory_order_relaxed);
-    return runStage(w, {{f_.concrete_inputs.size(), [&](size_t b, size_t e) {
+    return runStage(w, {{f_.concrete_inputs.size(), [&](size_t b, size_t e, Reporter&) {
                            for (size_t k = b; k < e; ++k)
                              if (!concreteInputOk(k, tensor_seen, scalar_seen)) {
                                unclean_.store(true, std::memory_order_relaxed);
@@ -2391,8 +2436,6 @@ class Verifier {
     return true;
   }
 };
-
-thread_local Verifier::OpState* Verifier::chunk_op_ = nullptr;
 
 }  // namespace
 
