@@ -143,6 +143,10 @@ class Reporter {
   bool speculative() const { return speculative_; }
   // How many findings were reported here.
   size_t found() const { return found_; }
+  // A speculative check that cannot decide on its own (it would have to
+  // grow shared state) counts this as a finding: the sequential checks
+  // decide.
+  void undecided() { ++found_; }
 
  protected:
   Reporter(std::string file, bool speculative) : file_(std::move(file)), speculative_(speculative) {}
@@ -211,6 +215,29 @@ class FollowOnFilter final : public Reporter {
   Diagnostic scratch_;
 };
 
+// Sets `slot` to `value` when it holds kNone; returns what it held. The
+// check of a speculative pass runs on several threads at once: there this
+// is one compare-and-swap, so that exactly one element claims each slot.
+template <typename T>
+T claim(T& slot, T value, const Reporter& r) {
+  T prev = kNone;
+  if (r.speculative()) {
+    std::atomic_ref<T>(slot).compare_exchange_strong(prev, value, std::memory_order_relaxed);
+    return prev;
+  }
+  prev = slot;
+  if (prev == kNone) slot = value;
+  return prev;
+}
+
+// Sets `flag`; returns whether this call set it (atomically, as claim).
+bool markOnce(char& flag, const Reporter& r) {
+  if (r.speculative()) return std::atomic_ref<char>(flag).exchange(1, std::memory_order_relaxed) == 0;
+  if (flag != 0) return false;
+  flag = 1;
+  return true;
+}
+
 // ---------------------------------------------------------------- verifier
 
 // Detail phases of `--time-report` (inside "load: verify").
@@ -232,8 +259,8 @@ class Verifier {
     const size_t before = sink_.errorCount();
     SinkReporter r(sink_, file_);
     checkMeshes(r);
-    if (threadsFor(opts_.threads) > 1 && f_.exprs.size() >= opts_.parallel_min_exprs) {
-      if (!runChecksInChunks(r)) runChecksInTwoGroups(r);
+    if (inChunks()) {
+      if (!runChecksInChunks()) runChecksInTwoGroups(r);
     } else {
       PhaseScope first(kFirstGroup, PhaseScope::Detail{});
       claimAxes(r);
@@ -253,7 +280,7 @@ class Verifier {
     ops.stop();
     PhaseScope rest(kRest, PhaseScope::Detail{});
     checkSegmentation(r);
-    checkConcreteInputs(r);
+    if (!inChunks() || !concreteInputsClean()) checkConcreteInputs(r);
     rest.stop();
     if (opts_.stats != nullptr) opts_.stats->order_built = order_ready_;
     return sink_.errorCount() == before;
@@ -315,49 +342,50 @@ class Verifier {
   std::vector<uint32_t> producer_slot_;
   std::vector<uint32_t> input_pos_;  // position in fusion inputs, kNone if not an input
   std::vector<char> undefined_reported_;
+  // Whether the checks of this fusion run in chunks on several threads first.
+  bool inChunks() const {
+    return threadsFor(opts_.threads) > 1 && f_.exprs.size() >= opts_.parallel_min_exprs;
+  }
+
   // Exprs in a topological order (Kahn, FIFO from id order); exprs on or
   // after a cycle are appended in id order.
   std::vector<ExprId> order_;
-  // Set by a chunk of runChecksInChunks that found something.
-  std::atomic<bool> unclean_{false};
-  bool order_ready_ = false;  // order_ is built by checkCycles, or when checkOps needs it
+  uint32_t max_axis_number_ = 0;  // of the axes that tensors own (claimAxes)
+  bool order_ready_ = false;      // order_ is built by checkCycles, or when checkOps needs it
   std::vector<char> shape_suspect_, dtype_suspect_;
 
   // The checks before the op checks of a large fusion, in chunks on every
-  // thread, for the common case that they find nothing. An element's
-  // checks read only the IR and the state that earlier stages build, so
-  // when no chunk reports anything, neither would the sequential checks;
-  // and then the state they leave (axis owners, scalar facts,
+  // thread, for the common case that they find nothing. Each chunk runs
+  // the sequential check of its elements with a speculative reporter. An
+  // element's check reads only the IR and the state that earlier stages
+  // build, so when no chunk finds anything, neither would the sequential
+  // checks; and then the state they leave (axis owners, scalar facts,
   // producers, input positions, every tensor and expr usable) is the
-  // sequential one, because each shared slot is written by the one chunk
-  // whose element owns it. Any finding, in a sink of the chunk's own, sets
-  // unclean_: the findings are dropped and runChecksInTwoGroups runs the
-  // checks again in the sequential order. Three stages, each waiting for
-  // the one before:
-  //  1. scalars without operands | axis claims (a compare-and-swap per
-  //     axis: a second claimant is a finding) | expr references | first
-  //     producers (the same per tensor);
-  //  2. checkScalars' walk over the rest (one chunk) | names (the same per
-  //     name) | fusion inputs;
+  // sequential one, because each shared slot is claimed by exactly one
+  // element (claim()). Any finding means: false, and runChecksInTwoGroups
+  // runs the checks again in the sequential order, reporting. Three
+  // stages, each waiting for the one before:
+  //  1. scalars without operands | axis claims | expr references | first
+  //     producers;
+  //  2. checkScalars' walk over the rest (one chunk) | names | fusion
+  //     inputs;
   //  3. axis numbers and extents | tensor domains and sizes (the domain
   //     stamps are shared: each axis is touched only by its owner's chunk)
   //     | uses of undefined tensors, and whether every producer has a lower
   //     id than its consumers | fusion outputs.
-  // Exprs in id order cannot form a cycle; otherwise checkCycles runs
-  // after stage 3 (it reports into the main sink, where its findings come
-  // in the sequential order: nothing before them reported). The
-  // topological order itself is built only when the op checks need it.
+  // Exprs in id order cannot form a cycle; otherwise the topological order
+  // is built after stage 3, and an expr it cannot reach (a cycle) is a
+  // finding. The order itself is built only when the op checks need it.
   // tests/io/verifier_parallel_test.cpp compares every fixture with the
   // one-thread run.
-  bool runChecksInChunks(Reporter& main) {
+  bool runChecksInChunks() {
     PhaseScope alloc_phase(kChunksAlloc, PhaseScope::Detail{});
     const size_t w = threadsFor(opts_.threads);
     const size_t nt = f_.tensors.size(), na = f_.axes.size(), ne = f_.exprs.size();
     const size_t ns = f_.scalars.size();
     if (opts_.stats != nullptr) opts_.stats->checks_in_chunks = true;
-    unclean_.store(false, std::memory_order_relaxed);
     // The per-element state: a dozen blocks of 1-12 MB at 1M exprs.
-    std::vector<char> name_seen;
+    std::vector<uint32_t> first_name;
     std::vector<uint8_t> scalar_state;
     const std::function<void()> fills[] = {
         [&] { axis_owner_.assign(na, kNone); },
@@ -367,7 +395,7 @@ class Verifier {
         [&] { producer_slot_.assign(nt, kNone); },
         [&] { input_pos_.assign(nt, kNone); },
         [&] { undefined_reported_.assign(nt, 0); },
-        [&] { name_seen.assign(f_.names.size(), 0); },
+        [&] { first_name.assign(f_.names.size(), kNone); },
         [&] { scalar_state.assign(ns, 0); },
         [&] { scalar_bad_.assign(ns, 0); },
         [&] { scalar_int_.assign(ns, 0); },
@@ -379,47 +407,64 @@ class Verifier {
     std::atomic<uint32_t> max_number{0};
     alloc_phase.stop();
     PhaseScope phase1(kChunks1, PhaseScope::Detail{});
-    bool clean = runStage(
-        w, {
-               {ns, [&](size_t b, size_t e, Reporter& r) { scalarLeavesInChunk(b, e, scalar_state, r); }},
-               {nt, [&](size_t b, size_t e, Reporter&) { claimAxesInChunk(b, e, max_number); }},
-               {ne, [&](size_t b, size_t e, Reporter& r) { exprRefsInChunk(b, e, r); }},
-               {ne, [&](size_t b, size_t e, Reporter&) { producersInChunk(b, e); }},
-           });
+    bool clean =
+        runStage(w, {
+                        {ns, [&](size_t b, size_t e, Reporter& r) { scalarLeaves(b, e, scalar_state, r); }},
+                        {nt,
+                         [&](size_t b, size_t e, Reporter& r) {
+                           const uint32_t top = claimAxes(b, e, r);
+                           uint32_t seen = max_number.load(std::memory_order_relaxed);
+                           while (seen < top &&
+                                  !max_number.compare_exchange_weak(seen, top, std::memory_order_relaxed)) {
+                           }
+                         }},
+                        {ne, [&](size_t b, size_t e, Reporter& r) { checkExprRefs(b, e, r); }},
+                        {ne, [&](size_t b, size_t e, Reporter& r) { checkProducers(b, e, r); }},
+                    });
     phase1.stop();
     if (clean) {
       PhaseScope phase2(kChunks2, PhaseScope::Detail{});
+      max_axis_number_ = max_number.load();
       std::vector<char> scalar_input(ns, 0);
       clean = runStage(
-          w,
-          {
-              {1, [&](size_t, size_t, Reporter& r) { scalarWalk(scalar_state, r); }},
-              {nt, [&](size_t b, size_t e, Reporter&) { namesInChunk(b, e, false, name_seen); }},
-              {ns, [&](size_t b, size_t e, Reporter&) { namesInChunk(b, e, true, name_seen); }},
-              {f_.inputs.size(), [&](size_t b, size_t e, Reporter&) { inputsInChunk(b, e, scalar_input); }},
-          });
+          w, {
+                 {1, [&](size_t, size_t, Reporter& r) { scalarWalk(scalar_state, r); }},
+                 {nt, [&](size_t b, size_t e, Reporter& r) { checkNames(b, e, false, first_name, r); }},
+                 {ns, [&](size_t b, size_t e, Reporter& r) { checkNames(b, e, true, first_name, r); }},
+                 {f_.inputs.size(),
+                  [&](size_t b, size_t e, Reporter& r) { checkFusionInputs(b, e, scalar_input, r); }},
+             });
     }
     if (clean) {
       PhaseScope phase3(kChunks3, PhaseScope::Detail{});
-      const uint32_t top = max_number.load();
-      const bool dense = top <= 2 * na + 1024;  // as checkAxes decides
-      std::vector<AxisId> first_number;         // first axis per axis number
+      const bool dense = axisNumbersDense();
+      std::vector<AxisId> first_number;  // first axis per axis number
       std::vector<uint32_t> stamp;
       const std::function<void()> fills3[] = {
-          [&] { first_number.assign(dense ? size_t{top} + 1 : 0, kNone); }, [&] { stamp.assign(na, kNone); }};
+          [&] { first_number.assign(dense ? size_t{max_axis_number_} + 1 : 0, kNone); },
+          [&] { stamp.assign(na, kNone); }};
       fillConcurrently(fills3, w);
       std::atomic<bool> id_order{true};
-      clean =
-          runStage(w, {
-                          {dense ? na : 1,
-                           [&](size_t b, size_t e, Reporter& r) {
-                             dense ? axesInChunk(b, e, first_number, r) : checkAxes(r);
-                           }},
-                          {nt, [&](size_t b, size_t e, Reporter& r) { tensorsInChunk(b, e, stamp, r); }},
-                          {ne, [&](size_t b, size_t e, Reporter&) { usesInChunk(b, e, id_order); }},
-                          {f_.outputs.size(), [&](size_t b, size_t e, Reporter&) { outputsInChunk(b, e); }},
-                      });
-      if (clean && !id_order.load()) checkCycles(main);
+      clean = runStage(
+          w,
+          {
+              {dense ? na : 1, [&](size_t b, size_t e,
+                                   Reporter& r) { dense ? checkAxes(b, e, first_number, r) : checkAxes(r); }},
+              {nt,
+               [&](size_t b, size_t e, Reporter& r) {
+                 checkTensorDomains(b, e, stamp, r);
+                 checkTensorSizes(b, e, r);
+               }},
+              {ne,
+               [&](size_t b, size_t e, Reporter& r) {
+                 if (!checkUses(b, e, r)) id_order.store(false, std::memory_order_relaxed);
+               }},
+              {f_.outputs.size(), [&](size_t b, size_t e, Reporter& r) { checkFusionOutputs(b, e, r); }},
+          });
+      if (clean && !id_order.load()) {
+        const std::vector<char> reached = buildOrder();
+        clean = std::find(reached.begin(), reached.end(), 0) == reached.end();
+      }
     }
     if (opts_.stats != nullptr) opts_.stats->chunks_rerun = !clean;
     return clean;
@@ -435,8 +480,8 @@ class Verifier {
     });
   }
 
-  // Work of one stage of runChecksInChunks: `n` elements, checked by
-  // fn(begin, end) in chunks that idle threads take in list order.
+  // Work of one stage of a speculative pass: `n` elements, checked by
+  // fn(begin, end, reporter) in chunks that idle threads take in list order.
   struct StageItem {
     size_t n;
     std::function<void(size_t, size_t, Reporter&)> fn;
@@ -444,8 +489,8 @@ class Verifier {
   static constexpr size_t kMinChunk = 2048;
 
   // Runs the items' chunks on `w` threads, each with a speculative reporter
-  // of its own; false when a chunk reported anything or set unclean_.
-  bool runStage(size_t w, const std::vector<StageItem>& items) {
+  // of its own; false when a chunk found anything.
+  static bool runStage(size_t w, const std::vector<StageItem>& items) {
     struct Chunk {
       size_t item, begin, end;
     };
@@ -456,155 +501,15 @@ class Verifier {
       for (size_t b = 0; b < n; b += per) chunks.push_back({i, b, std::min(n, b + per)});
     }
     std::atomic<size_t> next{0};
+    std::atomic<bool> found{false};
     parallelFor(std::min(w, chunks.size()), [&](size_t) {
       SpeculativeReporter r;
-      for (size_t c = next++; c < chunks.size() && !unclean_.load(std::memory_order_relaxed); c = next++) {
+      for (size_t c = next++; c < chunks.size() && !found.load(std::memory_order_relaxed); c = next++) {
         items[chunks[c].item].fn(chunks[c].begin, chunks[c].end, r);
-        if (r.found() != 0) unclean_.store(true, std::memory_order_relaxed);
+        if (r.found() != 0) found.store(true, std::memory_order_relaxed);
       }
     });
-    return !unclean_.load();
-  }
-
-  // claimAxes for tensors [b, e): the first claimant of an axis owns it;
-  // any other claimant, a dangling axis too, is a finding (reported by
-  // claimAxes when the checks run again).
-  void claimAxesInChunk(size_t b, size_t e, std::atomic<uint32_t>& max_number) {
-    uint32_t top = 0;
-    bool ok = true;
-    for (size_t i = b; i < e && ok; ++i) {
-      const TensorId t = static_cast<TensorId>(i);
-      forEachAxisSlot(f_.tensors[t], [&](AxisId a, AxisSite::Field field, size_t index) {
-        if (a == kNone || a >= f_.axes.size()) {
-          ok = false;
-          return;
-        }
-        TensorId owner = kNone;
-        if (std::atomic_ref<TensorId>(axis_owner_[a])
-                .compare_exchange_strong(owner, t, std::memory_order_relaxed)) {
-          top = std::max(top, f_.axes[a].number);
-        } else if (owner != t) {
-          ok = false;
-        }
-      });
-    }
-    if (!ok) unclean_.store(true, std::memory_order_relaxed);
-    uint32_t seen = max_number.load(std::memory_order_relaxed);
-    while (seen < top && !max_number.compare_exchange_weak(seen, top, std::memory_order_relaxed)) {
-    }
-  }
-
-  void exprRefsInChunk(size_t b, size_t e, Reporter& r) {
-    for (size_t x = b; x < e; ++x) checkExprRef(static_cast<ExprId>(x), r);
-  }
-
-  // checkTensorDomains and checkTensorSizes for tensors [b, e).
-  void tensorsInChunk(size_t b, size_t e, std::vector<uint32_t>& stamp, Reporter& r) {
-    uint32_t cur = 0;
-    for (size_t t = b; t < e; ++t) {
-      checkTensorDomain(static_cast<TensorId>(t), stamp, cur, r);
-      checkTensorSize(static_cast<TensorId>(t), r);
-    }
-  }
-
-  // checkNames for tensors or scalars [b, e): a name seen before is a finding.
-  void namesInChunk(size_t b, size_t e, bool scalars, std::vector<char>& seen) {
-    for (size_t i = b; i < e; ++i) {
-      const NameId n = scalars ? f_.scalars[i].name : f_.tensors[i].name;
-      if (n == kNoName) continue;
-      if (n >= seen.size() || std::atomic_ref<char>(seen[n]).exchange(1, std::memory_order_relaxed) != 0) {
-        unclean_.store(true, std::memory_order_relaxed);
-        return;
-      }
-    }
-  }
-
-  // The producers part of checkDefinitions for exprs [b, e): a second
-  // producer of a tensor is a finding.
-  void producersInChunk(size_t b, size_t e) {
-    for (size_t i = b; i < e; ++i) {
-      const ExprId x = static_cast<ExprId>(i);
-      const std::vector<TensorId>& outs = f_.exprs[x].outputs;
-      for (size_t k = 0; k < outs.size(); ++k) {
-        if (!tensorValid(outs[k])) continue;  // a finding of the expr references
-        ExprId prev = kNone;
-        if (!std::atomic_ref<ExprId>(producer_[outs[k]])
-                 .compare_exchange_strong(prev, x, std::memory_order_relaxed)) {
-          unclean_.store(true, std::memory_order_relaxed);
-          return;
-        }
-        producer_slot_[outs[k]] = static_cast<uint32_t>(k);
-      }
-    }
-  }
-
-  // checkAxes for axes [b, e) when the axis numbers are dense: the first
-  // axis of a number claims its slot of `first_of_number`; a second one is
-  // a finding.
-  void axesInChunk(size_t b, size_t e, std::vector<AxisId>& first_of_number, Reporter& r) {
-    for (size_t i = b; i < e; ++i) {
-      const AxisId a = static_cast<AxisId>(i);
-      if (axis_owner_[a] == kNone) continue;
-      AxisId first = kNone;
-      if (!std::atomic_ref<AxisId>(first_of_number[f_.axes[a].number])
-               .compare_exchange_strong(first, a, std::memory_order_relaxed)) {
-        unclean_.store(true, std::memory_order_relaxed);
-        return;
-      }
-      checkExtent(a, f_.axes[a].extent, "extent", r);
-      checkExtent(a, f_.axes[a].expanded, "expanded", r);
-    }
-  }
-
-  // The fusion-inputs part of checkDefinitions for inputs [b, e).
-  void inputsInChunk(size_t b, size_t e, std::vector<char>& scalar_input) {
-    for (size_t k = b; k < e; ++k) {
-      const ValueRef& v = f_.inputs[k];
-      bool ok;
-      if (v.isTensor()) {
-        uint32_t prev = kNone;
-        ok = tensorValid(v.id) &&
-             std::atomic_ref<uint32_t>(input_pos_[v.id])
-                 .compare_exchange_strong(prev, static_cast<uint32_t>(k), std::memory_order_relaxed) &&
-             producer_[v.id] == kNone;
-      } else {
-        ok = v.id != kNone && v.id < f_.scalars.size() &&
-             std::atomic_ref<char>(scalar_input[v.id]).exchange(1, std::memory_order_relaxed) == 0;
-      }
-      if (!ok) {
-        unclean_.store(true, std::memory_order_relaxed);
-        return;
-      }
-    }
-  }
-
-  // The uses part of checkDefinitions for exprs [b, e), and whether each
-  // input's producer comes before its consumer in id order.
-  void usesInChunk(size_t b, size_t e, std::atomic<bool>& id_order) {
-    bool ordered = true;
-    for (size_t i = b; i < e; ++i) {
-      for (const ValueRef& v : f_.exprs[i].inputs) {
-        if (!v.isTensor()) continue;
-        const ExprId p = producer_[v.id];
-        if (p == kNone && input_pos_[v.id] == kNone) {
-          unclean_.store(true, std::memory_order_relaxed);
-          return;
-        }
-        if (p != kNone && p >= i) ordered = false;
-      }
-    }
-    if (!ordered) id_order.store(false, std::memory_order_relaxed);
-  }
-
-  // The fusion-outputs part of checkDefinitions for outputs [b, e).
-  void outputsInChunk(size_t b, size_t e) {
-    for (size_t k = b; k < e; ++k) {
-      const TensorId t = f_.outputs[k];
-      if (!tensorValid(t) || (producer_[t] == kNone && input_pos_[t] == kNone)) {
-        unclean_.store(true, std::memory_order_relaxed);
-        return;
-      }
-    }
+    return !found.load();
   }
 
   // The checks before the op checks on two threads, when their chunks
@@ -713,9 +618,12 @@ class Verifier {
   // Where axis a is defined: the first slot of its owner that names it
   // (found when a diagnostic needs it, not kept per axis).
   AxisSite siteOf(AxisId a) const {
+    if (a >= axis_owner_.size() || axis_owner_[a] == kNone) return {};
+    return siteIn(axis_owner_[a], a);
+  }
+  // The first slot of tensor t that names axis a.
+  AxisSite siteIn(TensorId t, AxisId a) const {
     AxisSite site;
-    if (a >= axis_owner_.size() || axis_owner_[a] == kNone) return site;
-    const TensorId t = axis_owner_[a];
     bool found = false;
     forEachAxisSlot(f_.tensors[t], [&](AxisId x, AxisSite::Field field, size_t index) {
       if (found || x != a) return;
@@ -856,26 +764,35 @@ class Verifier {
   void claimAxes(Reporter& r) {
     axis_owner_.assign(f_.axes.size(), kNone);
     tensor_ok_.assign(f_.tensors.size(), 1);
-    for (TensorId t = 0; t < f_.tensors.size(); ++t) {
-      auto claim = [&](AxisId a, AxisSite::Field field, size_t index) {
+    max_axis_number_ = claimAxes(0, f_.tensors.size(), r);
+  }
+
+  // claimAxes for tensors [b, e); returns the largest number of an axis
+  // they claimed.
+  uint32_t claimAxes(size_t b, size_t e, Reporter& r) {
+    uint32_t top = 0;
+    for (size_t i = b; i < e; ++i) {
+      const TensorId t = static_cast<TensorId>(i);
+      forEachAxisSlot(f_.tensors[t], [&](AxisId a, AxisSite::Field field, size_t index) {
         const AxisSite site{t, field, static_cast<uint32_t>(index)};
         if (a == kNone || a >= f_.axes.size()) {
           r.error(DiagCode::DanglingAxis, tname(t) + " names an axis that does not exist", sitePtr(site));
           tensor_ok_[t] = 0;
           return;
         }
-        if (axis_owner_[a] == kNone) {
-          axis_owner_[a] = t;
-        } else if (axis_owner_[a] != t) {
+        const TensorId owner = claim(axis_owner_[a], t, r);
+        if (owner == kNone) {
+          top = std::max(top, f_.axes[a].number);
+        } else if (owner != t) {
           r.error(DiagCode::DanglingAxis,
-                  tname(t) + " names axis " + axisDesc(a) + ", which belongs to " + tname(axis_owner_[a]),
+                  tname(t) + " names axis " + axisDesc(a) + ", which belongs to " + tname(owner),
                   sitePtr(site))
-              .note("the axis is defined here", r.at(axisPtr(a)));
+              .note("the axis is defined here", r.at(sitePtr(siteIn(owner, a))));
           tensor_ok_[t] = 0;
         }
-      };
-      forEachAxisSlot(f_.tensors[t], claim);
+      });
     }
+    return top;
   }
 
   // ------------------------------------------------------------ scalars
@@ -945,7 +862,7 @@ class Verifier {
   // The facts of scalars [b, e) that have no operands (symbols, inputs,
   // constants; finishScalar reads nothing else for them), marked done in
   // `state` for scalarWalk.
-  void scalarLeavesInChunk(size_t b, size_t e, std::vector<uint8_t>& state, Reporter& r) {
+  void scalarLeaves(size_t b, size_t e, std::vector<uint8_t>& state, Reporter& r) {
     for (size_t i = b; i < e; ++i) {
       if (f_.scalars[i].kind == ScalarKind::Derived) continue;
       finishScalar(static_cast<ScalarId>(i), r);
@@ -1064,31 +981,41 @@ class Verifier {
   }
 
   // ------------------------------------------------------------ names
+  // Tensors and named scalars share one namespace: expr operands are
+  // resolved by name among both. `first` holds the first definition per
+  // name: a tensor (its id) or a scalar (id | kScalarBit).
+  static constexpr uint32_t kScalarBit = 0x80000000u;
+
   void checkNames(Reporter& r) {
-    // Tensors and named scalars share one namespace: expr operands are
-    // resolved by name among both.
-    // First definition per name: a tensor (its id) or a scalar (id | kScalarBit).
-    constexpr uint32_t kScalarBit = 0x80000000u;
     std::vector<uint32_t> first(f_.names.size(), kNone);
+    checkNames(0, f_.tensors.size(), false, first, r);
+    checkNames(0, f_.scalars.size(), true, first, r);
+  }
+
+  // The names of tensors [b, e), or of scalars [b, e).
+  void checkNames(size_t b, size_t e, bool scalars, std::vector<uint32_t>& first, Reporter& r) {
     auto ptrOf = [&](uint32_t def) {
       if (!(def & kScalarBit)) return tp(def) + "/name";
       ScalarId s = def & ~kScalarBit;
       return f_.scalars[s].decl != kNone ? "/scalars/" + num(f_.scalars[s].decl) + "/name" : scalarPtr(s, r);
     };
-    auto define = [&](NameId n, uint32_t def) {
-      if (n >= first.size()) first.resize(size_t{n} + 1, kNone);
-      if (first[n] == kNone) {
-        first[n] = def;
-        return;
+    for (size_t i = b; i < e; ++i) {
+      const NameId n = scalars ? f_.scalars[i].name : f_.tensors[i].name;
+      if (n == kNoName) continue;
+      const uint32_t def = scalars ? static_cast<uint32_t>(i) | kScalarBit : static_cast<uint32_t>(i);
+      if (n >= first.size()) {
+        if (r.speculative()) {
+          r.undecided();
+          continue;
+        }
+        first.resize(size_t{n} + 1, kNone);
       }
+      const uint32_t prev = claim(first[n], def, r);
+      if (prev == kNone) continue;
       r.error(DiagCode::DuplicateName, "the name " + std::string(f_.names.str(n)) + " is defined twice",
               ptrOf(def))
-          .note("first defined here", r.at(ptrOf(first[n])));
-    };
-    for (TensorId t = 0; t < f_.tensors.size(); ++t)
-      if (f_.tensors[t].name != kNoName) define(f_.tensors[t].name, t);
-    for (ScalarId s = 0; s < f_.scalars.size(); ++s)
-      if (f_.scalars[s].name != kNoName) define(f_.scalars[s].name, s | kScalarBit);
+          .note("first defined here", r.at(ptrOf(prev)));
+    }
   }
 
   // ------------------------------------------------------------ axis fields
@@ -1138,44 +1065,52 @@ class Verifier {
     }
   }
 
+  // The first axis per number is found in a flat table when the numbers
+  // are dense (they are in canonical repros), in a hash map otherwise.
+  bool axisNumbersDense() const { return max_axis_number_ <= 2 * f_.axes.size() + 1024; }
+
   void checkAxes(Reporter& r) {
-    // First axis per number: a flat table when the numbers are dense (they
-    // are in canonical repros), a hash map otherwise.
-    uint32_t max_number = 0;
-    for (AxisId a = 0; a < f_.axes.size(); ++a)
-      if (axis_owner_[a] != kNone) max_number = std::max(max_number, f_.axes[a].number);
-    const bool dense = max_number <= 2 * f_.axes.size() + 1024;
-    std::vector<AxisId> first_dense(dense ? size_t{max_number} + 1 : 0, kNone);
-    std::unordered_map<uint32_t, AxisId> first_sparse;
-    for (AxisId a = 0; a < f_.axes.size(); ++a) {
-      if (axis_owner_[a] == kNone) continue;  // not part of any tensor
-      const uint32_t number = f_.axes[a].number;
-      AxisId first = a;
-      if (dense) {
-        if (first_dense[number] == kNone)
-          first_dense[number] = a;
-        else
-          first = first_dense[number];
-      } else {
-        first = first_sparse.emplace(number, a).first->second;
-      }
-      if (first != a) {
-        r.error(DiagCode::DuplicateAxisNumber,
-                "axis number " + num(number) + " is used by " + tname(axis_owner_[a]) + " and " +
-                    tname(axis_owner_[first]),
-                axisPtr(a) + "/id")
-            .note("first used here", r.at(axisPtr(first) + "/id"));
-      }
-      checkExtent(a, f_.axes[a].extent, "extent", r);
-      checkExtent(a, f_.axes[a].expanded, "expanded", r);
+    if (axisNumbersDense()) {
+      std::vector<AxisId> first(size_t{max_axis_number_} + 1, kNone);
+      checkAxes(0, f_.axes.size(), first, r);
+      return;
     }
+    std::unordered_map<uint32_t, AxisId> first;
+    for (AxisId a = 0; a < f_.axes.size(); ++a)
+      if (axis_owner_[a] != kNone) checkAxis(a, first.emplace(f_.axes[a].number, a).first->second, r);
+  }
+
+  // checkAxes for axes [b, e) when the numbers are dense: `first_of_number`
+  // holds the first axis of each number.
+  void checkAxes(size_t b, size_t e, std::vector<AxisId>& first_of_number, Reporter& r) {
+    for (size_t i = b; i < e; ++i) {
+      const AxisId a = static_cast<AxisId>(i);
+      if (axis_owner_[a] == kNone) continue;  // not part of any tensor
+      const AxisId first = claim(first_of_number[f_.axes[a].number], a, r);
+      checkAxis(a, first == kNone ? a : first, r);
+    }
+  }
+
+  // Axis a, owned by a tensor, whose number `first` used first.
+  void checkAxis(AxisId a, AxisId first, Reporter& r) {
+    if (first != a) {
+      r.error(DiagCode::DuplicateAxisNumber,
+              "axis number " + num(f_.axes[a].number) + " is used by " + tname(axis_owner_[a]) + " and " +
+                  tname(axis_owner_[first]),
+              axisPtr(a) + "/id")
+          .note("first used here", r.at(axisPtr(first) + "/id"));
+    }
+    checkExtent(a, f_.axes[a].extent, "extent", r);
+    checkExtent(a, f_.axes[a].expanded, "expanded", r);
   }
 
   // ------------------------------------------------------------ tensor sizes
   // The product of a tensor's constant logical extents must fit int64 (the
   // executors and nvFuser compute element counts in int64).
-  void checkTensorSizes(Reporter& r) {
-    for (TensorId t = 0; t < f_.tensors.size(); ++t) checkTensorSize(t, r);
+  void checkTensorSizes(Reporter& r) { checkTensorSizes(0, f_.tensors.size(), r); }
+  // checkTensorSizes for tensors [b, e).
+  void checkTensorSizes(size_t b, size_t e, Reporter& r) {
+    for (size_t t = b; t < e; ++t) checkTensorSize(static_cast<TensorId>(t), r);
   }
   void checkTensorSize(TensorId t, Reporter& r) {
     if (!tensor_ok_[t]) return;
@@ -1199,8 +1134,13 @@ class Verifier {
   // ------------------------------------------------------------ tensor domains
   void checkTensorDomains(Reporter& r) {
     std::vector<uint32_t> stamp(f_.axes.size(), kNone);
+    checkTensorDomains(0, f_.tensors.size(), stamp, r);
+  }
+
+  // checkTensorDomains for tensors [b, e); `stamp` has a slot per axis.
+  void checkTensorDomains(size_t b, size_t e, std::vector<uint32_t>& stamp, Reporter& r) {
     uint32_t cur = 0;
-    for (TensorId t = 0; t < f_.tensors.size(); ++t) checkTensorDomain(t, stamp, cur, r);
+    for (size_t t = b; t < e; ++t) checkTensorDomain(static_cast<TensorId>(t), stamp, cur, r);
   }
 
   // `stamp` marks axes per domain with the value `cur` is advanced to; only
@@ -1356,7 +1296,12 @@ class Verifier {
   // ------------------------------------------------------------ expr references
   void checkExprRefs(Reporter& r) {
     expr_ok_.assign(f_.exprs.size(), 1);
-    for (ExprId e = 0; e < f_.exprs.size(); ++e) checkExprRef(e, r);
+    checkExprRefs(0, f_.exprs.size(), r);
+  }
+
+  // checkExprRefs for exprs [b, e).
+  void checkExprRefs(size_t b, size_t e, Reporter& r) {
+    for (size_t x = b; x < e; ++x) checkExprRef(static_cast<ExprId>(x), r);
   }
 
   void checkExprRef(ExprId e, Reporter& r) {
@@ -1449,24 +1394,43 @@ class Verifier {
     producer_slot_.assign(nt, kNone);
     input_pos_.assign(nt, kNone);
     undefined_reported_.assign(nt, 0);
-    for (ExprId e = 0; e < f_.exprs.size(); ++e) {
-      const Expr& x = f_.exprs[e];
-      for (size_t k = 0; k < x.outputs.size(); ++k) {
-        TensorId t = x.outputs[k];
+    checkProducers(0, f_.exprs.size(), r);
+    std::vector<char> scalar_input(f_.scalars.size(), 0);
+    checkFusionInputs(0, f_.inputs.size(), scalar_input, r);
+    checkUses(0, f_.exprs.size(), r);
+    checkFusionOutputs(0, f_.outputs.size(), r);
+  }
+
+  // The outputs of exprs [b, e): the first producer of a tensor is its
+  // definition; a second one is a finding.
+  void checkProducers(size_t b, size_t e, Reporter& r) {
+    for (size_t i = b; i < e; ++i) {
+      const ExprId x = static_cast<ExprId>(i);
+      const std::vector<TensorId>& outs = f_.exprs[x].outputs;
+      for (size_t k = 0; k < outs.size(); ++k) {
+        const TensorId t = outs[k];
         if (!tensorValid(t)) continue;
-        if (producer_[t] == kNone) {
-          producer_[t] = e;
+        const ExprId first = claim(producer_[t], x, r);
+        if (first == kNone) {
           producer_slot_[t] = static_cast<uint32_t>(k);
-        } else {
-          r.error(DiagCode::MultipleDefinitions,
-                  tname(t) + " is produced by " + exprDesc(producer_[t]) + " and again by " + exprDesc(e),
-                  ep(e) + "/outputs/" + num(k))
-              .note("first definition", r.at(ep(producer_[t]) + "/outputs/" + num(producer_slot_[t])));
+          continue;
         }
+        // The first producer's slot, found in its outputs (another thread
+        // may be writing producer_slot_[t]).
+        const std::vector<TensorId>& first_outs = f_.exprs[first].outputs;
+        const size_t first_slot = std::find(first_outs.begin(), first_outs.end(), t) - first_outs.begin();
+        r.error(DiagCode::MultipleDefinitions,
+                tname(t) + " is produced by " + exprDesc(first) + " and again by " + exprDesc(x),
+                ep(x) + "/outputs/" + num(k))
+            .note("first definition", r.at(ep(first) + "/outputs/" + num(first_slot)));
       }
     }
-    std::vector<char> scalar_input(f_.scalars.size(), 0);
-    for (size_t k = 0; k < f_.inputs.size(); ++k) {
+  }
+
+  // Fusion inputs [b, e): each names a tensor no expr produces, or a
+  // scalar, once.
+  void checkFusionInputs(size_t b, size_t e, std::vector<char>& scalar_input, Reporter& r) {
+    for (size_t k = b; k < e; ++k) {
       const ValueRef& v = f_.inputs[k];
       auto ptr = [k] { return "/inputs/" + num(k); };  // for a diagnostic only
       if (v.isTensor()) {
@@ -1475,12 +1439,12 @@ class Verifier {
                   ptr());
           continue;
         }
-        if (input_pos_[v.id] != kNone) {
+        const uint32_t first = claim(input_pos_[v.id], static_cast<uint32_t>(k), r);
+        if (first != kNone) {
           r.error(DiagCode::DuplicateInput, tname(v.id) + " is listed twice as a fusion input", ptr())
-              .note("first listed here", r.at("/inputs/" + num(input_pos_[v.id])));
+              .note("first listed here", r.at("/inputs/" + num(first)));
           continue;
         }
-        input_pos_[v.id] = static_cast<uint32_t>(k);
         if (producer_[v.id] != kNone)
           r.error(DiagCode::InputProduced,
                   tname(v.id) + " is a fusion input but " + exprDesc(producer_[v.id]) + " produces it",
@@ -1492,39 +1456,53 @@ class Verifier {
                   ptr());
           continue;
         }
-        if (scalar_input[v.id]) {
+        if (!markOnce(scalar_input[v.id], r)) {
           r.error(DiagCode::DuplicateInput, scalarDesc(v.id) + " is listed twice as a fusion input", ptr());
           continue;
         }
-        scalar_input[v.id] = 1;
       }
     }
-    for (ExprId e = 0; e < f_.exprs.size(); ++e) {
-      const Expr& x = f_.exprs[e];
-      for (size_t k = 0; k < x.inputs.size(); ++k) {
-        const ValueRef& v = x.inputs[k];
+  }
+
+  // The tensor inputs of exprs [b, e): each is produced or a fusion input;
+  // a tensor that is neither is reported at its first use. Returns whether
+  // every producer of those inputs has a lower id than its consumer.
+  bool checkUses(size_t b, size_t e, Reporter& r) {
+    bool ordered = true;
+    for (size_t i = b; i < e; ++i) {
+      const ExprId x = static_cast<ExprId>(i);
+      const std::vector<ValueRef>& ins = f_.exprs[x].inputs;
+      for (size_t k = 0; k < ins.size(); ++k) {
+        const ValueRef& v = ins[k];
         if (!v.isTensor() || !tensorValid(v.id)) continue;
-        if (producer_[v.id] != kNone || input_pos_[v.id] != kNone || undefined_reported_[v.id]) continue;
-        undefined_reported_[v.id] = 1;
+        const ExprId p = producer_[v.id];
+        if (p != kNone && p >= x) ordered = false;
+        if (p != kNone || input_pos_[v.id] != kNone) continue;
+        if (!markOnce(undefined_reported_[v.id], r)) continue;
         r.error(DiagCode::UndefinedTensor,
-                exprDesc(e) + " uses " + tname(v.id) +
+                exprDesc(x) + " uses " + tname(v.id) +
                     ", which no expr produces and which is not a fusion input",
-                ep(e) + "/inputs/" + num(k))
+                ep(x) + "/inputs/" + num(k))
             .note(tname(v.id) + " is declared here", r.at(tp(v.id)));
       }
     }
-    for (size_t k = 0; k < f_.outputs.size(); ++k) {
-      TensorId t = f_.outputs[k];
-      std::string ptr = "/outputs/" + num(k);
+    return ordered;
+  }
+
+  // Fusion outputs [b, e): each is produced or a fusion input.
+  void checkFusionOutputs(size_t b, size_t e, Reporter& r) {
+    for (size_t k = b; k < e; ++k) {
+      const TensorId t = f_.outputs[k];
+      auto ptr = [k] { return "/outputs/" + num(k); };  // for a diagnostic only
       if (!tensorValid(t)) {
         r.error(DiagCode::DanglingTensor, "fusion output " + num(k) + " names a tensor that does not exist",
-                ptr);
+                ptr());
         continue;
       }
-      if (producer_[t] != kNone || input_pos_[t] != kNone || undefined_reported_[t]) continue;
-      undefined_reported_[t] = 1;
+      if (producer_[t] != kNone || input_pos_[t] != kNone) continue;
+      if (!markOnce(undefined_reported_[t], r)) continue;
       r.error(DiagCode::OutputNotProduced,
-              "fusion output " + tname(t) + " is produced by no expr and is not a fusion input", ptr)
+              "fusion output " + tname(t) + " is produced by no expr and is not a fusion input", ptr())
           .note(tname(t) + " is declared here", r.at(tp(t)));
     }
   }
@@ -2302,11 +2280,16 @@ class Verifier {
 
   // ------------------------------------------------------------ concrete inputs
   void checkConcreteInputs(Reporter& r) {
-    if (threadsFor(opts_.threads) > 1 && f_.exprs.size() >= opts_.parallel_min_exprs && concreteInputsClean())
-      return;
     std::vector<uint32_t> tensor_seen(f_.tensors.size(), kNone);
     std::vector<uint32_t> scalar_seen(f_.scalars.size(), kNone);
-    for (size_t k = 0; k < f_.concrete_inputs.size(); ++k) {
+    checkConcreteInputs(0, f_.concrete_inputs.size(), tensor_seen, scalar_seen, r);
+  }
+
+  // Concrete inputs [b, e); `*_seen` hold the first to describe each tensor
+  // or scalar.
+  void checkConcreteInputs(size_t b, size_t e, std::vector<uint32_t>& tensor_seen,
+                           std::vector<uint32_t>& scalar_seen, Reporter& r) {
+    for (size_t k = b; k < e; ++k) {
       const ConcreteInput& ci = f_.concrete_inputs[k];
       // Built only for a diagnostic: a million-expr repro has ~300k inputs.
       auto p = [k] { return "/concrete_inputs/" + num(k); };
@@ -2323,12 +2306,12 @@ class Verifier {
                   p() + "/input");
           continue;
         }
-        if (scalar_seen[ci.value.id] != kNone) {
+        const uint32_t first = claim(scalar_seen[ci.value.id], static_cast<uint32_t>(k), r);
+        if (first != kNone) {
           r.error(DiagCode::BadConcreteInput, scalarDesc(ci.value.id) + " is described twice", p() + "/input")
-              .note("first described here", r.at("/concrete_inputs/" + num(scalar_seen[ci.value.id])));
+              .note("first described here", r.at("/concrete_inputs/" + num(first)));
           continue;
         }
-        scalar_seen[ci.value.id] = static_cast<uint32_t>(k);
         if (!ci.scalar)
           r.error(DiagCode::BadConcreteInput,
                   "concrete input " + num(k) + " for scalar " + scalarDesc(ci.value.id) + " has no \"value\"",
@@ -2348,12 +2331,12 @@ class Verifier {
                 p() + "/input");
         continue;
       }
-      if (tensor_seen[t] != kNone) {
+      const uint32_t first = claim(tensor_seen[t], static_cast<uint32_t>(k), r);
+      if (first != kNone) {
         r.error(DiagCode::BadConcreteInput, tname(t) + " is described twice", p() + "/input")
-            .note("first described here", r.at("/concrete_inputs/" + num(tensor_seen[t])));
+            .note("first described here", r.at("/concrete_inputs/" + num(first)));
         continue;
       }
-      tensor_seen[t] = static_cast<uint32_t>(k);
       if (!tensor_ok_[t]) continue;
       const size_t rank = f_.nonReductionRank(t);
       if (ci.shape.size() != rank) {
@@ -2396,44 +2379,13 @@ class Verifier {
   // every thread (a million-expr repro has ~300k concrete inputs).
   bool concreteInputsClean() {
     const size_t w = threadsFor(opts_.threads);
-    std::vector<char> tensor_seen, scalar_seen;
-    const std::function<void()> fills[] = {[&] { tensor_seen.assign(f_.tensors.size(), 0); },
-                                           [&] { scalar_seen.assign(f_.scalars.size(), 0); }};
+    std::vector<uint32_t> tensor_seen, scalar_seen;
+    const std::function<void()> fills[] = {[&] { tensor_seen.assign(f_.tensors.size(), kNone); },
+                                           [&] { scalar_seen.assign(f_.scalars.size(), kNone); }};
     fillConcurrently(fills, w);
-    unclean_.store(false, std::memory_order_relaxed);
-    return runStage(w, {{f_.concrete_inputs.size(), [&](size_t b, size_t e, Reporter&) {
-                           for (size_t k = b; k < e; ++k)
-                             if (!concreteInputOk(k, tensor_seen, scalar_seen)) {
-                               unclean_.store(true, std::memory_order_relaxed);
-                               return;
-                             }
+    return runStage(w, {{f_.concrete_inputs.size(), [&](size_t b, size_t e, Reporter& r) {
+                           checkConcreteInputs(b, e, tensor_seen, scalar_seen, r);
                          }}});
-  }
-
-  // Concrete input k passes every check of checkConcreteInputs; the first
-  // to see a tensor or scalar marks it in `*_seen`.
-  bool concreteInputOk(size_t k, std::vector<char>& tensor_seen, std::vector<char>& scalar_seen) const {
-    const ConcreteInput& ci = f_.concrete_inputs[k];
-    const ScalarId id = ci.value.id;
-    if (ci.value.isScalar())
-      return id != kNone && id < f_.scalars.size() && f_.scalars[id].kind == ScalarKind::Input &&
-             std::atomic_ref<char>(scalar_seen[id]).exchange(1, std::memory_order_relaxed) == 0 &&
-             ci.scalar.has_value();
-    const TensorId t = id;
-    if (!tensorValid(t)) return false;
-    if (input_pos_[t] == kNone) return undefined_reported_[t] != 0;  // no second report
-    if (std::atomic_ref<char>(tensor_seen[t]).exchange(1, std::memory_order_relaxed) != 0) return false;
-    if (!tensor_ok_[t]) return true;
-    const size_t r = f_.nonReductionRank(t);
-    if (ci.shape.size() != r || (!ci.strides.empty() && ci.strides.size() != r)) return false;
-    int64_t elements = 1;
-    for (int64_t d : ci.shape) {
-      if (d < 0) return false;
-      auto prod = checkedMul(elements, d);
-      if (!prod) return false;
-      elements = *prod;
-    }
-    return true;
   }
 };
 
