@@ -1,0 +1,108 @@
+// The check of the concrete inputs: what the repro says about each fusion
+// input's sizes, strides or value, one description per input.
+#include <string>
+#include <vector>
+
+#include "ir/verifier_checks.h"
+#include "support/checked.h"
+
+namespace fc::verify {
+
+// ------------------------------------------------------------ concrete inputs
+void Checks::checkConcreteInputs(Reporter& r) {
+  std::vector<uint32_t> tensor_seen(f_.tensors.size(), kNone);
+  std::vector<uint32_t> scalar_seen(f_.scalars.size(), kNone);
+  checkConcreteInputs(0, f_.concrete_inputs.size(), tensor_seen, scalar_seen, r);
+}
+
+// Concrete inputs [b, e); `*_seen` hold the first to describe each tensor
+// or scalar.
+void Checks::checkConcreteInputs(size_t b, size_t e, std::vector<uint32_t>& tensor_seen,
+                                 std::vector<uint32_t>& scalar_seen, Reporter& r) {
+  for (size_t k = b; k < e; ++k) {
+    const ConcreteInput& ci = f_.concrete_inputs[k];
+    // Built only for a diagnostic: a million-expr repro has ~300k inputs.
+    auto p = [k] { return "/concrete_inputs/" + num(k); };
+    if (ci.value.isScalar()) {
+      if (ci.value.id == kNone || ci.value.id >= f_.scalars.size()) {
+        r.error(DiagCode::DanglingScalar, "concrete input " + num(k) + " names a scalar that does not exist",
+                p() + "/input");
+        continue;
+      }
+      if (f_.scalars[ci.value.id].kind != ScalarKind::Input) {
+        r.error(DiagCode::BadConcreteInput,
+                "concrete input " + num(k) + " describes " + scalarDesc(ci.value.id) +
+                    ", which is not a fusion input",
+                p() + "/input");
+        continue;
+      }
+      const uint32_t first = claim(scalar_seen[ci.value.id], static_cast<uint32_t>(k), r);
+      if (first != kNone) {
+        r.error(DiagCode::BadConcreteInput, scalarDesc(ci.value.id) + " is described twice", p() + "/input")
+            .note("first described here", r.at("/concrete_inputs/" + num(first)));
+        continue;
+      }
+      if (!ci.scalar)
+        r.error(DiagCode::BadConcreteInput,
+                "concrete input " + num(k) + " for scalar " + scalarDesc(ci.value.id) + " has no \"value\"",
+                p());
+      continue;
+    }
+    TensorId t = ci.value.id;
+    if (!tensorValid(t)) {
+      r.error(DiagCode::DanglingTensor, "concrete input " + num(k) + " names a tensor that does not exist",
+              p() + "/input");
+      continue;
+    }
+    if (st_.input_pos[t] == kNone) {
+      if (st_.undefined_reported[t]) continue;  // same root cause as the FC0108 / FC0107 already reported
+      r.error(DiagCode::BadConcreteInput,
+              "concrete input " + num(k) + " describes " + tname(t) + ", which is not a fusion input",
+              p() + "/input");
+      continue;
+    }
+    const uint32_t first = claim(tensor_seen[t], static_cast<uint32_t>(k), r);
+    if (first != kNone) {
+      r.error(DiagCode::BadConcreteInput, tname(t) + " is described twice", p() + "/input")
+          .note("first described here", r.at("/concrete_inputs/" + num(first)));
+      continue;
+    }
+    if (!st_.tensor_ok[t]) continue;
+    const size_t rank = f_.nonReductionRank(t);
+    if (ci.shape.size() != rank) {
+      r.error(DiagCode::BadConcreteInput,
+              "concrete input " + num(k) + " gives " + tname(t) + " " + num(ci.shape.size()) + " sizes but " +
+                  tname(t) + " has " + num(rank) + " non-Reduction logical axes",
+              p() + "/shape")
+          .note(tname(t) + " is declared here", r.at(tp(t) + "/logical"));
+      continue;
+    }
+    int64_t elements = 1;
+    for (size_t j = 0; j < ci.shape.size(); ++j) {
+      if (ci.shape[j] < 0) {
+        r.error(DiagCode::BadConcreteInput,
+                "concrete input " + num(k) + " gives " + tname(t) + " the negative size " +
+                    std::to_string(ci.shape[j]),
+                p() + "/shape/" + num(j));
+        continue;
+      }
+      if (elements < 0) continue;  // the overflow is reported once
+      auto prod = checkedMul(elements, ci.shape[j]);
+      if (!prod) {
+        r.error(DiagCode::BadConcreteInput,
+                "concrete input " + num(k) + " gives " + tname(t) + " sizes whose product overflows int64",
+                p() + "/shape/" + num(j));
+        elements = -1;
+        continue;
+      }
+      elements = *prod;
+    }
+    if (!ci.strides.empty() && ci.strides.size() != rank)
+      r.error(DiagCode::BadConcreteInput,
+              "concrete input " + num(k) + " gives " + tname(t) + " " + num(ci.strides.size()) +
+                  " strides but " + num(rank) + " sizes",
+              p() + "/strides");
+  }
+}
+
+}  // namespace fc::verify
