@@ -1,7 +1,8 @@
-// The verifier's op checks run in chunks on several threads for a large
-// fusion (ir/verifier.cpp, checkOps). For any thread count the diagnostics
-// must be the sequential ones, in the same order, with the same
-// suppression of follow-on findings. Each case verifies the same fusion
+// The verifier's checks run first in chunks on several threads for a
+// large fusion (ir/verifier_chunks.cpp), and again in the sequential order
+// when a chunk finds anything (ir/verifier.cpp). For any thread count the
+// diagnostics must be the sequential ones, in the same order, with the
+// same suppression of follow-on findings. Each case verifies the same fusion
 // with threads = 1 and with 2, 3 and 7 threads, the size threshold lowered
 // to 0 so that small fusions take the chunked path too.
 #include <gtest/gtest.h>
@@ -121,7 +122,8 @@ TEST(VerifierParallel, OpErrorsAreReportedAsOnOneThread) {
 }
 
 // Findings in every group of checks that run on two threads before the op
-// checks (ir/verifier.cpp, runChecksInTwoGroups): a dangling axis
+// checks when the chunks found something (ir/verifier.cpp,
+// runChecksInTwoGroups): a dangling axis
 // (claimAxes), a dangling scalar operand (the speculative scalar checks,
 // which must then run again), a float extent (axes group), a dangling expr
 // operand and a second definition (exprs group). The order and the
@@ -254,7 +256,8 @@ TEST(VerifierParallel, ConcreteInputFindingsAsOnOneThread) {
 }
 
 // Exprs listed out of topological order: the chunks stay clean, the
-// order is built, and a cycle among them is reported as on one thread.
+// order is built, and a cycle among them is a finding of the chunks,
+// reported as on one thread.
 TEST(VerifierParallel, ExprsOutOfIdOrderAreOrderedAndCyclesFound) {
   synth::TransformerOptions o;
   o.exprs = 3000;
@@ -281,7 +284,8 @@ TEST(VerifierParallel, ExprsOutOfIdOrderAreOrderedAndCyclesFound) {
   DiagnosticSink one = verifiedOnOneThread(f);
   ASSERT_TRUE(one.hasErrors());
   EXPECT_EQ(one.all().front().code, DiagCode::Cycle);
-  expectSameOnAnyThreadCount(f, "reversed, with a cycle");
+  VerifyStats cyclic = expectSameOnAnyThreadCount(f, "reversed, with a cycle");
+  EXPECT_TRUE(cyclic.chunks_rerun);
 }
 
 }  // namespace

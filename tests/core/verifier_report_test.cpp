@@ -1,0 +1,72 @@
+// How a verifier check writes the state it shares with other chunks
+// (ir/verifier_report.h): claim() and markOnce() give a sequential check
+// and a speculative one the same answers; on several threads, exactly one
+// claimant of a slot wins.
+#include "ir/verifier_report.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "support/parallel.h"
+
+namespace fc {
+namespace {
+
+using verify::claim;
+using verify::markOnce;
+using verify::SinkReporter;
+using verify::SpeculativeReporter;
+
+TEST(VerifierReport, ClaimAndMarkOnceAnswerAlikeInBothModes) {
+  DiagnosticSink sink;
+  SinkReporter sequential(sink, "");
+  SpeculativeReporter speculative;
+  for (const verify::Reporter* r : {static_cast<const verify::Reporter*>(&sequential),
+                                    static_cast<const verify::Reporter*>(&speculative)}) {
+    uint32_t slot = kNone;
+    EXPECT_EQ(claim(slot, 7u, *r), kNone);
+    EXPECT_EQ(slot, 7u);
+    EXPECT_EQ(claim(slot, 9u, *r), 7u);
+    EXPECT_EQ(slot, 7u);
+    char flag = 0;
+    EXPECT_TRUE(markOnce(flag, *r));
+    EXPECT_FALSE(markOnce(flag, *r));
+  }
+}
+
+TEST(VerifierReport, OneSpeculativeClaimantWinsEachSlot) {
+  constexpr size_t kThreads = 4, kSlots = 4096;
+  std::vector<uint32_t> slots(kSlots, kNone);
+  std::atomic<size_t> wins{0};
+  parallelFor(kThreads, [&](size_t k) {
+    SpeculativeReporter r;
+    size_t mine = 0;
+    for (size_t i = 0; i < kSlots; ++i)
+      if (claim(slots[i], static_cast<uint32_t>(k), r) == kNone) ++mine;
+    wins += mine;
+  });
+  EXPECT_EQ(wins.load(), kSlots);
+  for (uint32_t s : slots) EXPECT_LT(s, kThreads);
+}
+
+TEST(VerifierReport, ReportersCountFindings) {
+  DiagnosticSink sink;
+  SinkReporter sequential(sink, "f.json");
+  sequential.error(DiagCode::BadMesh, "m", "/meshes/0").note("n", sequential.at("/meshes/0/shape"));
+  ASSERT_EQ(sink.all().size(), 1u);
+  EXPECT_EQ(sink.all()[0].loc.file, "f.json");
+  EXPECT_EQ(sink.all()[0].notes[0].loc.pointer, "/meshes/0/shape");
+  EXPECT_EQ(sequential.found(), 1u);
+  SpeculativeReporter speculative;
+  speculative.error(DiagCode::BadMesh, "m", "/meshes/0").note("n");
+  speculative.undecided();
+  EXPECT_EQ(speculative.found(), 2u);
+  EXPECT_TRUE(speculative.speculative());
+  EXPECT_FALSE(sequential.speculative());
+}
+
+}  // namespace
+}  // namespace fc
