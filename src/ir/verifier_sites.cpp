@@ -76,17 +76,13 @@ AxisSite siteIn(const Fusion& f, TensorId t, AxisId a) {
 
 std::string sitePtr(const AxisSite& s) {
   if (s.t == kNone) return {};
-  switch (s.field) {
-    case AxisSite::Root: return tp(s.t) + "/root/" + num(s.index);
-    case AxisSite::Logical: return tp(s.t) + "/logical/" + num(s.index);
-    case AxisSite::Allocation: return tp(s.t) + "/allocation/" + num(s.index);
-    case AxisSite::Loop: return tp(s.t) + "/loop/" + num(s.index);
-    case AxisSite::TrOuter: return tp(s.t) + "/transforms/" + num(s.index) + "/outer";
-    case AxisSite::TrInner: return tp(s.t) + "/transforms/" + num(s.index) + "/inner";
-    case AxisSite::TrOut: return tp(s.t) + "/transforms/" + num(s.index) + "/out";
-    case AxisSite::TrIn: return tp(s.t) + "/transforms/" + num(s.index) + "/in";
-  }
-  return {};
+  // By AxisSite::Field: a domain position (/root/<index>), or a slot of
+  // transform <index> (/transforms/<index>/outer).
+  static constexpr const char* kDomain[] = {"/root/", "/logical/", "/allocation/", "/loop/"};
+  static constexpr const char* kSlot[] = {"/outer", "/inner", "/out", "/in"};
+  static_assert(AxisSite::Loop == 3 && AxisSite::TrOuter == 4 && AxisSite::TrIn == 7);
+  if (s.field < AxisSite::TrOuter) return tp(s.t) + kDomain[s.field] + num(s.index);
+  return tp(s.t) + "/transforms/" + num(s.index) + kSlot[s.field - AxisSite::TrOuter];
 }
 
 std::string axisPtr(const VerifyState& st, AxisId a) {

@@ -55,29 +55,28 @@ struct ScalarSite {
 // form), so this order decides an axis's site.
 template <typename Claim>
 void forEachAxisSlot(const Tensor& tv, Claim&& claim) {
+  // One side of every transform: a split has one input (in) and two
+  // outputs (outer, inner), a merge two inputs (outer, inner) and one
+  // output (out).
+  auto transformSide = [&](bool outputs) {
+    for (size_t k = 0; k < tv.transforms.size(); ++k) {
+      const AxisTransform& x = tv.transforms[k];
+      const AxisId first = outputs ? x.out : x.in, second = outputs ? x.out2 : x.in2;
+      if ((x.kind == AxisTransform::Kind::Split) == outputs) {
+        claim(first, AxisSite::TrOuter, k);
+        claim(second, AxisSite::TrInner, k);
+      } else {
+        claim(first, outputs ? AxisSite::TrOut : AxisSite::TrIn, k);
+      }
+    }
+  };
   for (size_t j = 0; j < tv.root.size(); ++j) claim(tv.root[j], AxisSite::Root, j);
   for (size_t j = 0; j < tv.logical.size(); ++j) claim(tv.logical[j], AxisSite::Logical, j);
-  for (size_t k = 0; k < tv.transforms.size(); ++k) {
-    const AxisTransform& x = tv.transforms[k];
-    if (x.kind == AxisTransform::Kind::Split) {
-      claim(x.out, AxisSite::TrOuter, k);
-      claim(x.out2, AxisSite::TrInner, k);
-    } else {
-      claim(x.out, AxisSite::TrOut, k);
-    }
-  }
+  transformSide(true);
   for (size_t j = 0; j < tv.allocation.size(); ++j) claim(tv.allocation[j], AxisSite::Allocation, j);
   for (size_t j = 0; j < tv.loop.size(); ++j) claim(tv.loop[j], AxisSite::Loop, j);
   // Transform inputs must be axes of this tensor as well.
-  for (size_t k = 0; k < tv.transforms.size(); ++k) {
-    const AxisTransform& x = tv.transforms[k];
-    if (x.kind == AxisTransform::Kind::Split) {
-      claim(x.in, AxisSite::TrIn, k);
-    } else {
-      claim(x.in, AxisSite::TrOuter, k);
-      claim(x.in2, AxisSite::TrInner, k);
-    }
-  }
+  transformSide(false);
 }
 
 // The first slot of tensor t that names axis a.
