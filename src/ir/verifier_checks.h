@@ -57,8 +57,10 @@ class Checks {
   // Tensors and named scalars share one namespace.
   void checkNames(Reporter& r);
   // For tensors [b, e), or scalars [b, e); `first` holds the first
-  // definition of each name (kNone: none yet).
-  void checkNames(size_t b, size_t e, bool scalars, std::vector<uint32_t>& first, Reporter& r);
+  // definition of each name (a uint8_t table: only with a speculative
+  // reporter).
+  template <typename Slot>
+  void checkNames(size_t b, size_t e, bool scalars, FirstTable<Slot>& first, Reporter& r);
 
   // ---- axis numbers and extents (verifier_tensors.cpp)
   void checkAxes(Reporter& r);
@@ -70,13 +72,15 @@ class Checks {
   void checkAxes(size_t b, size_t e, std::vector<AxisId>& first_of_number, Reporter& r);
 
   // ---- tensor domains and sizes (verifier_tensors.cpp)
+  // Every tensor's domains (duplicates, device axes, contiguity,
+  // transforms), then every tensor's size (the product of its constant
+  // logical extents must fit int64).
   void checkTensorDomains(Reporter& r);
-  // For tensors [b, e); `stamp` has a slot per axis (kNone initially), and
-  // only the slots of axes these tensors own are touched.
-  void checkTensorDomains(size_t b, size_t e, std::vector<uint32_t>& stamp, Reporter& r);
-  // The product of a tensor's constant logical extents must fit int64.
-  void checkTensorSizes(Reporter& r) { checkTensorSizes(0, f_.tensors.size(), r); }
-  void checkTensorSizes(size_t b, size_t e, Reporter& r);
+  void checkTensorSizes(Reporter& r);
+  // Both for tensors [b, e), tensor by tensor (one visit of each tensor's
+  // data). `stamp` has a slot per axis (kNone initially); only the slots of
+  // axes these tensors own are touched.
+  void checkTensors(size_t b, size_t e, std::vector<uint32_t>& stamp, Reporter& r);
 
   // ---- expr references and arity (verifier_exprs.cpp)
   void checkExprRefs(Reporter& r);
@@ -106,16 +110,23 @@ class Checks {
 
   // ---- concrete inputs (verifier_concrete_inputs.cpp)
   void checkConcreteInputs(Reporter& r);
-  // For concrete inputs [b, e); `*_seen` hold the first to describe each
-  // tensor or scalar (kNone initially).
-  void checkConcreteInputs(size_t b, size_t e, std::vector<uint32_t>& tensor_seen,
-                           std::vector<uint32_t>& scalar_seen, Reporter& r);
+  // For concrete inputs [b, e). `tensor_seen` holds the first to describe
+  // each fusion input (by position), `scalar_seen` each scalar (uint8_t
+  // tables: only with a speculative reporter).
+  template <typename Slot>
+  void checkConcreteInputs(size_t b, size_t e, FirstTable<Slot>& tensor_seen, FirstTable<Slot>& scalar_seen,
+                           Reporter& r);
 
  private:
   const Fusion& f_;
   VerifyState& st_;
 
-  void checkAxis(AxisId a, AxisId first, Reporter& r);
+  // Findings of the checks above whose text is built out of their loops.
+  void reportClaim(const AxisSite& site, AxisId a, TensorId owner, Reporter& r);
+  void reportAxisNumber(AxisId a, AxisId first, Reporter& r);
+  void reportUndefined(ExprId x, size_t k, Reporter& r);
+  void reportProducer(ExprId x, size_t k, ExprId first, Reporter& r);
+  void reportName(NameId n, uint32_t def, uint32_t first, Reporter& r);
   void checkExtent(AxisId a, ScalarId s, const char* field, Reporter& r);
   void markReported(ScalarId s, Reporter& r);
   void checkTensorDomain(TensorId t, std::vector<uint32_t>& stamp, uint32_t& cur, Reporter& r);

@@ -85,7 +85,7 @@ bool checksBeforeOpsClean(Checks& checks, size_t w) {
   const size_t nt = f.tensors.size(), na = f.axes.size(), ne = f.exprs.size();
   const size_t ns = f.scalars.size();
   // The per-element state: a dozen blocks of 1-12 MB at 1M exprs.
-  std::vector<uint32_t> first_name;
+  FirstTable<uint8_t> first_name;
   std::vector<uint8_t> scalar_walk;
   const std::function<void()> fills[] = {
       [&] { st.axis_owner.assign(na, kNone); },
@@ -95,7 +95,7 @@ bool checksBeforeOpsClean(Checks& checks, size_t w) {
       [&] { st.producer_slot.assign(nt, kNone); },
       [&] { st.input_pos.assign(nt, kNone); },
       [&] { st.undefined_reported.assign(nt, 0); },
-      [&] { first_name.assign(f.names.size(), kNone); },
+      [&] { first_name.assign(f.names.size(), kFreeSlot<uint8_t>); },
       [&] { scalar_walk.assign(ns, 0); },
       [&] { st.scalar_bad.assign(ns, 0); },
       [&] { st.scalar_int.assign(ns, 0); },
@@ -145,24 +145,20 @@ bool checksBeforeOpsClean(Checks& checks, size_t w) {
         [&] { stamp.assign(na, kNone); }};
     fillConcurrently(fills3, w);
     std::atomic<bool> id_order{true};
-    clean = runStage(w, {
-                            {dense ? na : 1,
-                             [&](size_t b, size_t e, Reporter& r) {
-                               dense ? checks.checkAxes(b, e, first_number, r) : checks.checkAxes(r);
-                             }},
-                            {nt,
-                             [&](size_t b, size_t e, Reporter& r) {
-                               checks.checkTensorDomains(b, e, stamp, r);
-                               checks.checkTensorSizes(b, e, r);
-                             }},
-                            {ne,
-                             [&](size_t b, size_t e, Reporter& r) {
-                               if (!checks.checkUses(b, e, r))
-                                 id_order.store(false, std::memory_order_relaxed);
-                             }},
-                            {f.outputs.size(),
-                             [&](size_t b, size_t e, Reporter& r) { checks.checkFusionOutputs(b, e, r); }},
-                        });
+    clean = runStage(
+        w,
+        {
+            {dense ? na : 1,
+             [&](size_t b, size_t e, Reporter& r) {
+               dense ? checks.checkAxes(b, e, first_number, r) : checks.checkAxes(r);
+             }},
+            {nt, [&](size_t b, size_t e, Reporter& r) { checks.checkTensors(b, e, stamp, r); }},
+            {ne,
+             [&](size_t b, size_t e, Reporter& r) {
+               if (!checks.checkUses(b, e, r)) id_order.store(false, std::memory_order_relaxed);
+             }},
+            {f.outputs.size(), [&](size_t b, size_t e, Reporter& r) { checks.checkFusionOutputs(b, e, r); }},
+        });
     if (clean && !id_order.load()) {
       const std::vector<char> reached = checks.buildOrder();
       clean = std::find(reached.begin(), reached.end(), 0) == reached.end();
@@ -188,9 +184,9 @@ bool opChecksClean(const VerifyState& st, size_t w) {
 
 bool concreteInputsClean(Checks& checks, size_t w) {
   const Fusion& f = checks.state().f;
-  std::vector<uint32_t> tensor_seen, scalar_seen;
-  const std::function<void()> fills[] = {[&] { tensor_seen.assign(f.tensors.size(), kNone); },
-                                         [&] { scalar_seen.assign(f.scalars.size(), kNone); }};
+  FirstTable<uint8_t> tensor_seen, scalar_seen;
+  const std::function<void()> fills[] = {[&] { tensor_seen.assign(f.inputs.size(), kFreeSlot<uint8_t>); },
+                                         [&] { scalar_seen.assign(f.scalars.size(), kFreeSlot<uint8_t>); }};
   fillConcurrently(fills, w);
   return runStage(w, {{f.concrete_inputs.size(), [&](size_t b, size_t e, Reporter& r) {
                          checks.checkConcreteInputs(b, e, tensor_seen, scalar_seen, r);

@@ -10,15 +10,15 @@ namespace fc::verify {
 
 // ------------------------------------------------------------ concrete inputs
 void Checks::checkConcreteInputs(Reporter& r) {
-  std::vector<uint32_t> tensor_seen(f_.tensors.size(), kNone);
-  std::vector<uint32_t> scalar_seen(f_.scalars.size(), kNone);
+  FirstTable<uint32_t> tensor_seen(f_.inputs.size(), kNone);
+  FirstTable<uint32_t> scalar_seen(f_.scalars.size(), kNone);
   checkConcreteInputs(0, f_.concrete_inputs.size(), tensor_seen, scalar_seen, r);
 }
 
-// Concrete inputs [b, e); `*_seen` hold the first to describe each tensor
-// or scalar.
-void Checks::checkConcreteInputs(size_t b, size_t e, std::vector<uint32_t>& tensor_seen,
-                                 std::vector<uint32_t>& scalar_seen, Reporter& r) {
+template <typename Slot>
+void Checks::checkConcreteInputs(size_t b, size_t e, FirstTable<Slot>& tensor_seen,
+                                 FirstTable<Slot>& scalar_seen, Reporter& r) {
+  const bool speculative = r.speculative();
   for (size_t k = b; k < e; ++k) {
     const ConcreteInput& ci = f_.concrete_inputs[k];
     // Built only for a diagnostic: a million-expr repro has ~300k inputs.
@@ -36,10 +36,13 @@ void Checks::checkConcreteInputs(size_t b, size_t e, std::vector<uint32_t>& tens
                 p() + "/input");
         continue;
       }
-      const uint32_t first = claim(scalar_seen[ci.value.id], static_cast<uint32_t>(k), r);
+      const uint32_t first = claimFirst(scalar_seen[ci.value.id], static_cast<uint32_t>(k), speculative);
       if (first != kNone) {
-        r.error(DiagCode::BadConcreteInput, scalarDesc(ci.value.id) + " is described twice", p() + "/input")
-            .note("first described here", r.at("/concrete_inputs/" + num(first)));
+        if constexpr (kKeepsClaimants<Slot>)
+          r.error(DiagCode::BadConcreteInput, scalarDesc(ci.value.id) + " is described twice", p() + "/input")
+              .note("first described here", r.at("/concrete_inputs/" + num(first)));
+        else
+          r.flag();
         continue;
       }
       if (!ci.scalar)
@@ -54,17 +57,21 @@ void Checks::checkConcreteInputs(size_t b, size_t e, std::vector<uint32_t>& tens
               p() + "/input");
       continue;
     }
-    if (st_.input_pos[t] == kNone) {
+    const uint32_t pos = st_.input_pos[t];
+    if (pos == kNone) {
       if (st_.undefined_reported[t]) continue;  // same root cause as the FC0108 / FC0107 already reported
       r.error(DiagCode::BadConcreteInput,
               "concrete input " + num(k) + " describes " + tname(t) + ", which is not a fusion input",
               p() + "/input");
       continue;
     }
-    const uint32_t first = claim(tensor_seen[t], static_cast<uint32_t>(k), r);
+    const uint32_t first = claimFirst(tensor_seen[pos], static_cast<uint32_t>(k), speculative);
     if (first != kNone) {
-      r.error(DiagCode::BadConcreteInput, tname(t) + " is described twice", p() + "/input")
-          .note("first described here", r.at("/concrete_inputs/" + num(first)));
+      if constexpr (kKeepsClaimants<Slot>)
+        r.error(DiagCode::BadConcreteInput, tname(t) + " is described twice", p() + "/input")
+            .note("first described here", r.at("/concrete_inputs/" + num(first)));
+      else
+        r.flag();
       continue;
     }
     if (!st_.tensor_ok[t]) continue;
@@ -104,5 +111,10 @@ void Checks::checkConcreteInputs(size_t b, size_t e, std::vector<uint32_t>& tens
               p() + "/strides");
   }
 }
+
+template void Checks::checkConcreteInputs(size_t, size_t, FirstTable<uint32_t>&, FirstTable<uint32_t>&,
+                                          Reporter&);
+template void Checks::checkConcreteInputs(size_t, size_t, FirstTable<uint8_t>&, FirstTable<uint8_t>&,
+                                          Reporter&);
 
 }  // namespace fc::verify

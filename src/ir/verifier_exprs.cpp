@@ -123,27 +123,37 @@ void Checks::checkDefinitions(Reporter& r) {
 // The outputs of exprs [b, e): the first producer of a tensor is its
 // definition; a second one is a finding.
 void Checks::checkProducers(size_t b, size_t e, Reporter& r) {
+  const bool speculative = r.speculative();
+  const size_t nt = f_.tensors.size();
+  const Expr* exprs = f_.exprs.data();
+  ExprId* producer = st_.producer.data();
+  uint32_t* producer_slot = st_.producer_slot.data();
   for (size_t i = b; i < e; ++i) {
     const ExprId x = static_cast<ExprId>(i);
-    const std::vector<TensorId>& outs = f_.exprs[x].outputs;
+    const std::vector<TensorId>& outs = exprs[x].outputs;
     for (size_t k = 0; k < outs.size(); ++k) {
       const TensorId t = outs[k];
-      if (!tensorValid(t)) continue;
-      const ExprId first = claim(st_.producer[t], x, r);
-      if (first == kNone) {
-        st_.producer_slot[t] = static_cast<uint32_t>(k);
-        continue;
-      }
-      // The first producer's slot, found in its outputs (another thread
-      // may be writing st_.producer_slot[t]).
-      const std::vector<TensorId>& first_outs = f_.exprs[first].outputs;
-      const size_t first_slot = std::find(first_outs.begin(), first_outs.end(), t) - first_outs.begin();
-      r.error(DiagCode::MultipleDefinitions,
-              tname(t) + " is produced by " + exprDesc(first) + " and again by " + exprDesc(x),
-              ep(x) + "/outputs/" + num(k))
-          .note("first definition", r.at(ep(first) + "/outputs/" + num(first_slot)));
+      if (t >= nt) continue;  // an expr reference's finding
+      const ExprId first = claim(producer[t], x, speculative);
+      if (first == kNone)
+        producer_slot[t] = static_cast<uint32_t>(k);
+      else
+        reportProducer(x, k, first, r);
     }
   }
+}
+
+// Output k of expr x is produced by `first` already.
+void Checks::reportProducer(ExprId x, size_t k, ExprId first, Reporter& r) {
+  const TensorId t = f_.exprs[x].outputs[k];
+  // The first producer's slot, found in its outputs (another thread may be
+  // writing st_.producer_slot[t]).
+  const std::vector<TensorId>& first_outs = f_.exprs[first].outputs;
+  const size_t first_slot = std::find(first_outs.begin(), first_outs.end(), t) - first_outs.begin();
+  r.error(DiagCode::MultipleDefinitions,
+          tname(t) + " is produced by " + exprDesc(first) + " and again by " + exprDesc(x),
+          ep(x) + "/outputs/" + num(k))
+      .note("first definition", r.at(ep(first) + "/outputs/" + num(first_slot)));
 }
 
 // Fusion inputs [b, e): each names a tensor no expr produces, or a
@@ -158,7 +168,7 @@ void Checks::checkFusionInputs(size_t b, size_t e, std::vector<char>& scalar_inp
                 ptr());
         continue;
       }
-      const uint32_t first = claim(st_.input_pos[v.id], static_cast<uint32_t>(k), r);
+      const uint32_t first = claim(st_.input_pos[v.id], static_cast<uint32_t>(k), r.speculative());
       if (first != kNone) {
         r.error(DiagCode::DuplicateInput, tname(v.id) + " is listed twice as a fusion input", ptr())
             .note("first listed here", r.at("/inputs/" + num(first)));
@@ -175,7 +185,7 @@ void Checks::checkFusionInputs(size_t b, size_t e, std::vector<char>& scalar_inp
                 ptr());
         continue;
       }
-      if (!markOnce(scalar_input[v.id], r)) {
+      if (!markOnce(scalar_input[v.id], r.speculative())) {
         r.error(DiagCode::DuplicateInput, scalarDesc(v.id) + " is listed twice as a fusion input", ptr());
         continue;
       }
@@ -187,25 +197,34 @@ void Checks::checkFusionInputs(size_t b, size_t e, std::vector<char>& scalar_inp
 // a tensor that is neither is reported at its first use. Returns whether
 // every producer of those inputs has a lower id than its consumer.
 bool Checks::checkUses(size_t b, size_t e, Reporter& r) {
+  const size_t nt = f_.tensors.size();
+  const Expr* exprs = f_.exprs.data();
+  const ExprId* producer = st_.producer.data();
+  const uint32_t* input_pos = st_.input_pos.data();
   bool ordered = true;
   for (size_t i = b; i < e; ++i) {
     const ExprId x = static_cast<ExprId>(i);
-    const std::vector<ValueRef>& ins = f_.exprs[x].inputs;
-    for (size_t k = 0; k < ins.size(); ++k) {
+    const ValueRef* ins = exprs[x].inputs.data();
+    const size_t nin = exprs[x].inputs.size();
+    for (size_t k = 0; k < nin; ++k) {
       const ValueRef& v = ins[k];
-      if (!v.isTensor() || !tensorValid(v.id)) continue;
-      const ExprId p = st_.producer[v.id];
+      if (!v.isTensor() || v.id >= nt) continue;
+      const ExprId p = producer[v.id];
       if (p != kNone && p >= x) ordered = false;
-      if (p != kNone || st_.input_pos[v.id] != kNone) continue;
-      if (!markOnce(st_.undefined_reported[v.id], r)) continue;
-      r.error(
-           DiagCode::UndefinedTensor,
-           exprDesc(x) + " uses " + tname(v.id) + ", which no expr produces and which is not a fusion input",
-           ep(x) + "/inputs/" + num(k))
-          .note(tname(v.id) + " is declared here", r.at(tp(v.id)));
+      if (p != kNone || input_pos[v.id] != kNone) continue;
+      if (markOnce(st_.undefined_reported[v.id], r.speculative())) reportUndefined(x, k, r);
     }
   }
   return ordered;
+}
+
+// Input k of expr x is a tensor no expr produces and no fusion input is.
+void Checks::reportUndefined(ExprId x, size_t k, Reporter& r) {
+  const TensorId t = f_.exprs[x].inputs[k].id;
+  r.error(DiagCode::UndefinedTensor,
+          exprDesc(x) + " uses " + tname(t) + ", which no expr produces and which is not a fusion input",
+          ep(x) + "/inputs/" + num(k))
+      .note(tname(t) + " is declared here", r.at(tp(t)));
 }
 
 // Fusion outputs [b, e): each is produced or a fusion input.
@@ -219,7 +238,7 @@ void Checks::checkFusionOutputs(size_t b, size_t e, Reporter& r) {
       continue;
     }
     if (st_.producer[t] != kNone || st_.input_pos[t] != kNone) continue;
-    if (!markOnce(st_.undefined_reported[t], r)) continue;
+    if (!markOnce(st_.undefined_reported[t], r.speculative())) continue;
     r.error(DiagCode::OutputNotProduced,
             "fusion output " + tname(t) + " is produced by no expr and is not a fusion input", ptr())
         .note(tname(t) + " is declared here", r.at(tp(t)));

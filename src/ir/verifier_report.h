@@ -4,8 +4,11 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
+#include <limits>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "diag/diagnostic.h"
 #include "ir/ids.h"
@@ -31,10 +34,11 @@ class Reporter {
   bool speculative() const { return speculative_; }
   // How many findings were reported here.
   size_t found() const { return found_; }
-  // A speculative check that cannot decide on its own (it would have to
-  // grow shared state) counts this as a finding: the sequential checks
-  // decide.
-  void undecided() { ++found_; }
+  // Counts a finding without reporting it: a speculative check that only
+  // knows that something is wrong (a table of first claimants without the
+  // claimants, FirstTable), or that cannot decide on its own (it would have
+  // to grow shared state). The sequential checks then report it.
+  void flag() { ++found_; }
 
  protected:
   Reporter(std::string file, bool speculative) : file_(std::move(file)), speculative_(speculative) {}
@@ -70,24 +74,52 @@ class SpeculativeReporter final : public Reporter {
   Diagnostic scratch_;  // takes the notes of a finding
 };
 
-// Sets `slot` to `value` when it holds kNone; returns what it held. The
-// check of a speculative pass runs on several threads at once: there this
-// is one compare-and-swap, so that exactly one element claims each slot.
+// Sets `slot` to `value` when it holds kNone (as a T); returns what it held. The
+// check of a speculative pass (a speculative reporter's) runs on several
+// threads at once: there this is one compare-and-swap, so that exactly one
+// element claims each slot. A check that claims in a loop reads
+// r.speculative() once before it: after a compare-and-swap the compiler
+// reloads whatever memory the loop reads.
 template <typename T>
-T claim(T& slot, T value, const Reporter& r) {
-  T prev = kNone;
-  if (r.speculative()) {
+T claim(T& slot, T value, bool speculative) {
+  constexpr T kFree = static_cast<T>(kNone);
+  T prev = kFree;
+  if (speculative) {
     std::atomic_ref<T>(slot).compare_exchange_strong(prev, value, std::memory_order_relaxed);
     return prev;
   }
   prev = slot;
-  if (prev == kNone) slot = value;
+  if (prev == kFree) slot = value;
   return prev;
 }
 
+// A table of first claimants, one slot per element (the first definition
+// of each name, the first description of each input), kNone when none. A
+// uint32_t slot holds the first claimant, which a finding's note names. A
+// uint8_t slot only says whether the element is claimed: a quarter of the
+// memory, for the chunked pass, whose findings have no text. These tables
+// are among the largest that pass fills (millions of slots at 1M exprs).
+template <typename Slot>
+using FirstTable = std::vector<Slot>;
+// The value of a slot no element has claimed (kNone for uint32_t).
+template <typename Slot>
+inline constexpr Slot kFreeSlot = std::numeric_limits<Slot>::max();
+// Whether the table keeps the claimants (its findings can be reported).
+template <typename Slot>
+inline constexpr bool kKeepsClaimants = sizeof(Slot) == sizeof(uint32_t);
+
+// claim() on a FirstTable slot: returns the first claimant (0 in a uint8_t
+// table), or kNone when `claimant` is the first.
+template <typename Slot>
+uint32_t claimFirst(Slot& slot, uint32_t claimant, bool speculative) {
+  const Slot mark = kKeepsClaimants<Slot> ? static_cast<Slot>(claimant) : Slot{0};
+  const Slot prev = claim(slot, mark, speculative);
+  return prev == kFreeSlot<Slot> ? kNone : prev;
+}
+
 // Sets `flag`; returns whether this call set it (atomically, as claim).
-inline bool markOnce(char& flag, const Reporter& r) {
-  if (r.speculative()) return std::atomic_ref<char>(flag).exchange(1, std::memory_order_relaxed) == 0;
+inline bool markOnce(char& flag, bool speculative) {
+  if (speculative) return std::atomic_ref<char>(flag).exchange(1, std::memory_order_relaxed) == 0;
   if (flag != 0) return false;
   flag = 1;
   return true;

@@ -161,35 +161,49 @@ void Checks::finishScalar(ScalarId s, Reporter& r) {
 constexpr uint32_t kScalarBit = 0x80000000u;
 
 void Checks::checkNames(Reporter& r) {
-  std::vector<uint32_t> first(f_.names.size(), kNone);
+  FirstTable<uint32_t> first(f_.names.size(), kNone);
   checkNames(0, f_.tensors.size(), false, first, r);
   checkNames(0, f_.scalars.size(), true, first, r);
 }
 
 // The names of tensors [b, e), or of scalars [b, e).
-void Checks::checkNames(size_t b, size_t e, bool scalars, std::vector<uint32_t>& first, Reporter& r) {
-  auto ptrOf = [&](uint32_t def) {
-    if (!(def & kScalarBit)) return tp(def) + "/name";
-    ScalarId s = def & ~kScalarBit;
-    return f_.scalars[s].decl != kNone ? "/scalars/" + num(f_.scalars[s].decl) + "/name" : scalarPtr(s, r);
-  };
+template <typename Slot>
+void Checks::checkNames(size_t b, size_t e, bool scalars, FirstTable<Slot>& first, Reporter& r) {
+  const bool speculative = r.speculative();
+  const Scalar* sc = f_.scalars.data();
+  const Tensor* tv = f_.tensors.data();
   for (size_t i = b; i < e; ++i) {
-    const NameId n = scalars ? f_.scalars[i].name : f_.tensors[i].name;
+    const NameId n = scalars ? sc[i].name : tv[i].name;
     if (n == kNoName) continue;
     const uint32_t def = scalars ? static_cast<uint32_t>(i) | kScalarBit : static_cast<uint32_t>(i);
     if (n >= first.size()) {
-      if (r.speculative()) {
-        r.undecided();
+      if (speculative) {
+        r.flag();
         continue;
       }
-      first.resize(size_t{n} + 1, kNone);
+      first.resize(size_t{n} + 1, kFreeSlot<Slot>);
     }
-    const uint32_t prev = claim(first[n], def, r);
+    const uint32_t prev = claimFirst(first[n], def, speculative);
     if (prev == kNone) continue;
-    r.error(DiagCode::DuplicateName, "the name " + std::string(f_.names.str(n)) + " is defined twice",
-            ptrOf(def))
-        .note("first defined here", r.at(ptrOf(prev)));
+    if constexpr (kKeepsClaimants<Slot>)
+      reportName(n, def, prev, r);
+    else
+      r.flag();
   }
+}
+template void Checks::checkNames(size_t, size_t, bool, FirstTable<uint32_t>&, Reporter&);
+template void Checks::checkNames(size_t, size_t, bool, FirstTable<uint8_t>&, Reporter&);
+
+// Name n, defined by `def`, was defined by `first` already.
+void Checks::reportName(NameId n, uint32_t def, uint32_t first, Reporter& r) {
+  auto ptrOf = [&](uint32_t d) {
+    if (!(d & kScalarBit)) return tp(d) + "/name";
+    ScalarId s = d & ~kScalarBit;
+    return f_.scalars[s].decl != kNone ? "/scalars/" + num(f_.scalars[s].decl) + "/name" : scalarPtr(s, r);
+  };
+  r.error(DiagCode::DuplicateName, "the name " + std::string(f_.names.str(n)) + " is defined twice",
+          ptrOf(def))
+      .note("first defined here", r.at(ptrOf(first)));
 }
 
 }  // namespace fc::verify

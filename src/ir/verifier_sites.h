@@ -49,12 +49,12 @@ struct ScalarSite {
   uint32_t a = 0, b = 0;
 };
 
-// Calls claim(axis, field, index) for every axis slot of `tv`: root,
+// Calls visit(axis, field, index) for every axis slot of `tv`: root,
 // logical, transform outputs, allocation, loop, then transform inputs.
 // The first slot naming an axis is where its object is (in the canonical
 // form), so this order decides an axis's site.
-template <typename Claim>
-void forEachAxisSlot(const Tensor& tv, Claim&& claim) {
+template <typename Visit>
+void forEachAxisSlot(const Tensor& tv, Visit&& visit) {
   // One side of every transform: a split has one input (in) and two
   // outputs (outer, inner), a merge two inputs (outer, inner) and one
   // output (out).
@@ -63,18 +63,18 @@ void forEachAxisSlot(const Tensor& tv, Claim&& claim) {
       const AxisTransform& x = tv.transforms[k];
       const AxisId first = outputs ? x.out : x.in, second = outputs ? x.out2 : x.in2;
       if ((x.kind == AxisTransform::Kind::Split) == outputs) {
-        claim(first, AxisSite::TrOuter, k);
-        claim(second, AxisSite::TrInner, k);
+        visit(first, AxisSite::TrOuter, k);
+        visit(second, AxisSite::TrInner, k);
       } else {
-        claim(first, outputs ? AxisSite::TrOut : AxisSite::TrIn, k);
+        visit(first, outputs ? AxisSite::TrOut : AxisSite::TrIn, k);
       }
     }
   };
-  for (size_t j = 0; j < tv.root.size(); ++j) claim(tv.root[j], AxisSite::Root, j);
-  for (size_t j = 0; j < tv.logical.size(); ++j) claim(tv.logical[j], AxisSite::Logical, j);
+  for (size_t j = 0; j < tv.root.size(); ++j) visit(tv.root[j], AxisSite::Root, j);
+  for (size_t j = 0; j < tv.logical.size(); ++j) visit(tv.logical[j], AxisSite::Logical, j);
   transformSide(true);
-  for (size_t j = 0; j < tv.allocation.size(); ++j) claim(tv.allocation[j], AxisSite::Allocation, j);
-  for (size_t j = 0; j < tv.loop.size(); ++j) claim(tv.loop[j], AxisSite::Loop, j);
+  for (size_t j = 0; j < tv.allocation.size(); ++j) visit(tv.allocation[j], AxisSite::Allocation, j);
+  for (size_t j = 0; j < tv.loop.size(); ++j) visit(tv.loop[j], AxisSite::Loop, j);
   // Transform inputs must be axes of this tensor as well.
   transformSide(false);
 }

@@ -79,28 +79,35 @@ void Checks::claimAxes(Reporter& r) {
 // claimAxes for tensors [b, e); returns the largest number of an axis
 // they claimed.
 uint32_t Checks::claimAxes(size_t b, size_t e, Reporter& r) {
+  const bool speculative = r.speculative();
+  const size_t na = f_.axes.size();
+  const Axis* axes = f_.axes.data();
+  TensorId* owner_of = st_.axis_owner.data();
   uint32_t top = 0;
   for (size_t i = b; i < e; ++i) {
     const TensorId t = static_cast<TensorId>(i);
     forEachAxisSlot(f_.tensors[t], [&](AxisId a, AxisSite::Field field, size_t index) {
-      const AxisSite site{t, field, static_cast<uint32_t>(index)};
-      if (a == kNone || a >= f_.axes.size()) {
-        r.error(DiagCode::DanglingAxis, tname(t) + " names an axis that does not exist", sitePtr(site));
-        st_.tensor_ok[t] = 0;
-        return;
-      }
-      const TensorId owner = claim(st_.axis_owner[a], t, r);
-      if (owner == kNone) {
-        top = std::max(top, f_.axes[a].number);
-      } else if (owner != t) {
-        r.error(DiagCode::DanglingAxis,
-                tname(t) + " names axis " + axisDesc(a) + ", which belongs to " + tname(owner), sitePtr(site))
-            .note("the axis is defined here", r.at(sitePtr(siteIn(f_, owner, a))));
+      const TensorId owner = a < na ? claim(owner_of[a], t, speculative) : kNone;
+      if (a < na && owner == kNone) {
+        top = std::max(top, axes[a].number);
+      } else if (a >= na || owner != t) {
+        reportClaim(AxisSite{t, field, static_cast<uint32_t>(index)}, a, owner, r);
         st_.tensor_ok[t] = 0;
       }
     });
   }
   return top;
+}
+
+// Slot `site` names the dangling axis a, or axis a that `owner` owns.
+void Checks::reportClaim(const AxisSite& site, AxisId a, TensorId owner, Reporter& r) {
+  if (a >= f_.axes.size()) {
+    r.error(DiagCode::DanglingAxis, tname(site.t) + " names an axis that does not exist", sitePtr(site));
+    return;
+  }
+  r.error(DiagCode::DanglingAxis,
+          tname(site.t) + " names axis " + axisDesc(a) + ", which belongs to " + tname(owner), sitePtr(site))
+      .note("the axis is defined here", r.at(sitePtr(siteIn(f_, owner, a))));
 }
 
 // ------------------------------------------------------------ axis fields
@@ -158,43 +165,64 @@ void Checks::checkAxes(Reporter& r) {
     checkAxes(0, f_.axes.size(), first, r);
     return;
   }
-  std::unordered_map<uint32_t, AxisId> first;
-  for (AxisId a = 0; a < f_.axes.size(); ++a)
-    if (st_.axis_owner[a] != kNone) checkAxis(a, first.emplace(f_.axes[a].number, a).first->second, r);
+  std::unordered_map<uint32_t, AxisId> first_of_number;
+  for (AxisId a = 0; a < f_.axes.size(); ++a) {
+    if (st_.axis_owner[a] == kNone) continue;  // not part of any tensor
+    const AxisId first = first_of_number.emplace(f_.axes[a].number, a).first->second;
+    if (first != a) reportAxisNumber(a, first, r);
+    checkExtent(a, f_.axes[a].extent, "extent", r);
+    checkExtent(a, f_.axes[a].expanded, "expanded", r);
+  }
 }
 
 // checkAxes for axes [b, e) when the numbers are dense: `first_of_number`
 // holds the first axis of each number.
 void Checks::checkAxes(size_t b, size_t e, std::vector<AxisId>& first_of_number, Reporter& r) {
+  const bool speculative = r.speculative();
+  const Axis* axes = f_.axes.data();
+  const TensorId* owner_of = st_.axis_owner.data();
+  AxisId* first_of = first_of_number.data();
   for (size_t i = b; i < e; ++i) {
     const AxisId a = static_cast<AxisId>(i);
-    if (st_.axis_owner[a] == kNone) continue;  // not part of any tensor
-    const AxisId first = claim(first_of_number[f_.axes[a].number], a, r);
-    checkAxis(a, first == kNone ? a : first, r);
+    if (owner_of[a] == kNone) continue;  // not part of any tensor
+    const AxisId first = claim(first_of[axes[a].number], a, speculative);
+    if (first != kNone) reportAxisNumber(a, first, r);
+    checkExtent(a, axes[a].extent, "extent", r);
+    checkExtent(a, axes[a].expanded, "expanded", r);
   }
 }
 
-// Axis a, owned by a tensor, whose number `first` used first.
-void Checks::checkAxis(AxisId a, AxisId first, Reporter& r) {
-  if (first != a) {
-    r.error(DiagCode::DuplicateAxisNumber,
-            "axis number " + num(f_.axes[a].number) + " is used by " + tname(st_.axis_owner[a]) + " and " +
-                tname(st_.axis_owner[first]),
-            axisPtr(a) + "/id")
-        .note("first used here", r.at(axisPtr(first) + "/id"));
-  }
-  checkExtent(a, f_.axes[a].extent, "extent", r);
-  checkExtent(a, f_.axes[a].expanded, "expanded", r);
+// Axis a has the number of axis `first`.
+void Checks::reportAxisNumber(AxisId a, AxisId first, Reporter& r) {
+  r.error(DiagCode::DuplicateAxisNumber,
+          "axis number " + num(f_.axes[a].number) + " is used by " + tname(st_.axis_owner[a]) + " and " +
+              tname(st_.axis_owner[first]),
+          axisPtr(a) + "/id")
+      .note("first used here", r.at(axisPtr(first) + "/id"));
 }
 
-// ------------------------------------------------------------ tensor sizes
+// ------------------------------------------------------------ tensor domains and sizes
+void Checks::checkTensorDomains(Reporter& r) {
+  std::vector<uint32_t> stamp(f_.axes.size(), kNone);
+  uint32_t cur = 0;
+  for (TensorId t = 0; t < f_.tensors.size(); ++t) checkTensorDomain(t, stamp, cur, r);
+}
+
+void Checks::checkTensorSizes(Reporter& r) {
+  for (TensorId t = 0; t < f_.tensors.size(); ++t) checkTensorSize(t, r);
+}
+
+void Checks::checkTensors(size_t b, size_t e, std::vector<uint32_t>& stamp, Reporter& r) {
+  uint32_t cur = 0;
+  for (size_t i = b; i < e; ++i) {
+    const TensorId t = static_cast<TensorId>(i);
+    checkTensorDomain(t, stamp, cur, r);
+    checkTensorSize(t, r);
+  }
+}
+
 // The product of a tensor's constant logical extents must fit int64 (the
 // executors and nvFuser compute element counts in int64).
-// checkTensorSizes for tensors [b, e).
-void Checks::checkTensorSizes(size_t b, size_t e, Reporter& r) {
-  for (size_t t = b; t < e; ++t) checkTensorSize(static_cast<TensorId>(t), r);
-}
-
 void Checks::checkTensorSize(TensorId t, Reporter& r) {
   if (!st_.tensor_ok[t]) return;
   const std::vector<AxisId>& dom = f_.tensors[t].logical;
@@ -212,18 +240,6 @@ void Checks::checkTensorSize(TensorId t, Reporter& r) {
     }
     product = *prod;
   }
-}
-
-// ------------------------------------------------------------ tensor domains
-void Checks::checkTensorDomains(Reporter& r) {
-  std::vector<uint32_t> stamp(f_.axes.size(), kNone);
-  checkTensorDomains(0, f_.tensors.size(), stamp, r);
-}
-
-// checkTensorDomains for tensors [b, e); `stamp` has a slot per axis.
-void Checks::checkTensorDomains(size_t b, size_t e, std::vector<uint32_t>& stamp, Reporter& r) {
-  uint32_t cur = 0;
-  for (size_t t = b; t < e; ++t) checkTensorDomain(static_cast<TensorId>(t), stamp, cur, r);
 }
 
 // `stamp` marks axes per domain with the value `cur` is advanced to; only

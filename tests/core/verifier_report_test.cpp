@@ -27,13 +27,30 @@ TEST(VerifierReport, ClaimAndMarkOnceAnswerAlikeInBothModes) {
   for (const verify::Reporter* r : {static_cast<const verify::Reporter*>(&sequential),
                                     static_cast<const verify::Reporter*>(&speculative)}) {
     uint32_t slot = kNone;
-    EXPECT_EQ(claim(slot, 7u, *r), kNone);
+    EXPECT_EQ(claim(slot, 7u, r->speculative()), kNone);
     EXPECT_EQ(slot, 7u);
-    EXPECT_EQ(claim(slot, 9u, *r), 7u);
+    EXPECT_EQ(claim(slot, 9u, r->speculative()), 7u);
     EXPECT_EQ(slot, 7u);
     char flag = 0;
-    EXPECT_TRUE(markOnce(flag, *r));
-    EXPECT_FALSE(markOnce(flag, *r));
+    EXPECT_TRUE(markOnce(flag, r->speculative()));
+    EXPECT_FALSE(markOnce(flag, r->speculative()));
+  }
+}
+
+// A uint32_t table of first claimants names the first; a uint8_t table (a
+// quarter of the memory) says only that there was one, whatever the ids.
+TEST(VerifierReport, FirstTablesOfBothSlotTypes) {
+  using verify::claimFirst;
+  using verify::FirstTable;
+  using verify::kFreeSlot;
+  FirstTable<uint32_t> wide(1, kFreeSlot<uint32_t>);
+  EXPECT_EQ(claimFirst(wide[0], 300u, false), kNone);
+  EXPECT_EQ(claimFirst(wide[0], 5u, false), 300u);
+  FirstTable<uint8_t> narrow(2, kFreeSlot<uint8_t>);
+  for (bool speculative : {false, true}) {
+    const size_t i = speculative ? 1 : 0;
+    EXPECT_EQ(claimFirst(narrow[i], 255u, speculative), kNone);
+    EXPECT_NE(claimFirst(narrow[i], 255u, speculative), kNone);
   }
 }
 
@@ -45,7 +62,7 @@ TEST(VerifierReport, OneSpeculativeClaimantWinsEachSlot) {
     SpeculativeReporter r;
     size_t mine = 0;
     for (size_t i = 0; i < kSlots; ++i)
-      if (claim(slots[i], static_cast<uint32_t>(k), r) == kNone) ++mine;
+      if (claim(slots[i], static_cast<uint32_t>(k), r.speculative()) == kNone) ++mine;
     wins += mine;
   });
   EXPECT_EQ(wins.load(), kSlots);
@@ -62,7 +79,7 @@ TEST(VerifierReport, ReportersCountFindings) {
   EXPECT_EQ(sequential.found(), 1u);
   SpeculativeReporter speculative;
   speculative.error(DiagCode::BadMesh, "m", "/meshes/0").note("n");
-  speculative.undecided();
+  speculative.flag();
   EXPECT_EQ(speculative.found(), 2u);
   EXPECT_TRUE(speculative.speculative());
   EXPECT_FALSE(sequential.speculative());
