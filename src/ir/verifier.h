@@ -1,4 +1,4 @@
-// Structural and type verification of a Fusion (DESIGN §2 step 1): names
+// Structural and type verification of a Fusion: names
 // unique, references resolve, acyclic, per-op arity / rank / dtype / iter
 // type consistency, well-formed extents, valid meshes, well-formed explicit
 // segmentation and concrete inputs. Every problem is a located diagnostic
