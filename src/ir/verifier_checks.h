@@ -121,12 +121,7 @@ class Checks {
   const Fusion& f_;
   VerifyState& st_;
 
-  // Findings of the checks above whose text is built out of their loops.
-  void reportClaim(const AxisSite& site, AxisId a, TensorId owner, Reporter& r);
-  void reportAxisNumber(AxisId a, AxisId first, Reporter& r);
-  void reportUndefined(ExprId x, size_t k, Reporter& r);
-  void reportProducer(ExprId x, size_t k, ExprId first, Reporter& r);
-  void reportName(NameId n, uint32_t def, uint32_t first, Reporter& r);
+  // The checks of one element.
   void checkExtent(AxisId a, ScalarId s, const char* field, Reporter& r);
   void markReported(ScalarId s, Reporter& r);
   void checkTensorDomain(TensorId t, std::vector<uint32_t>& stamp, uint32_t& cur, Reporter& r);
@@ -135,6 +130,14 @@ class Checks {
   void finishScalar(ScalarId s, Reporter& r);
   void checkExprRef(ExprId e, Reporter& r);
   void reportCycles(const std::vector<char>& done, Reporter& r);
+
+  // Findings whose text is built outside the loops of the range checks
+  // (which then stay small: they run on millions of elements).
+  void reportClaim(const AxisSite& site, AxisId a, TensorId owner, Reporter& r);
+  void reportAxisNumber(AxisId a, AxisId first, Reporter& r);
+  void reportName(NameId n, uint32_t def, uint32_t first, Reporter& r);
+  void reportProducer(ExprId x, size_t k, ExprId first, Reporter& r);
+  void reportUndefined(ExprId x, size_t k, Reporter& r);
 
   bool tensorValid(TensorId t) const { return st_.tensorValid(t); }
   std::string tname(TensorId t) const { return tensorDesc(f_, t); }
