@@ -56,7 +56,6 @@ class ImportBuilder {
 
  private:
   AxisId cloneAxis(AxisId a);
-  DType promote(const std::vector<ValueRef>& in) const;
   Fusion& f_;
   uint32_t next_other_ = 0;
   uint32_t next_axis_ = 0;

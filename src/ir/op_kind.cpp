@@ -6,11 +6,18 @@ namespace fc {
 namespace {
 
 constexpr OpInfo kOps[] = {
-#define FC_OP(E, J, C, MIN, MAX, NOUT, ATTRS)              \
-  OpInfo{OpKind::E, J, OpCategory::C, MIN, MAX, NOUT, [] { \
-           using enum Attr;                                \
-           return uint32_t(ATTRS);                         \
-         }()},
+#define FC_OP(E, J, C, MIN, MAX, NOUT, ATTRS, PROMO) \
+  OpInfo{OpKind::E,                                  \
+         J,                                          \
+         OpCategory::C,                              \
+         MIN,                                        \
+         MAX,                                        \
+         NOUT,                                       \
+         [] {                                        \
+           using enum Attr;                          \
+           return uint32_t(ATTRS);                   \
+         }(),                                        \
+         Promotion::PROMO},
 #include "ir/ops.def"
 #undef FC_OP
 };

@@ -38,8 +38,11 @@ enum class Attr : uint32_t {
 };
 constexpr uint32_t A(Attr a) { return static_cast<uint32_t>(a); }
 
+// How nvFuser types an elementwise op's output (see ops.def).
+enum class Promotion : uint8_t { Keep, Bool, Float, Default, DoubleScalar };
+
 enum class OpKind : uint16_t {
-#define FC_OP(E, J, C, MIN, MAX, NOUT, ATTRS) E,
+#define FC_OP(E, J, C, MIN, MAX, NOUT, ATTRS, PROMO) E,
 #include "ir/ops.def"
 #undef FC_OP
 };
@@ -52,6 +55,7 @@ struct OpInfo {
   int max_inputs;  // -1: variadic
   int num_outputs;
   uint32_t attrs;
+  Promotion promotion;
 };
 
 const OpInfo& opInfo(OpKind k);

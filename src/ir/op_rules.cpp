@@ -1,0 +1,703 @@
+#include "ir/op_rules.h"
+
+#include <algorithm>
+
+#include "ir/fusion.h"
+#include "support/checked.h"
+
+namespace fc {
+
+int64_t normalizeDim(int64_t d, size_t rank) {
+  const auto r = static_cast<int64_t>(rank);
+  if (d < -r || d >= r) return -1;
+  return d < 0 ? d + r : d;
+}
+
+namespace {
+
+constexpr uint8_t kAll = iterBit(IterType::Iteration) | iterBit(IterType::Broadcast) |
+                         iterBit(IterType::Symbolic) | iterBit(IterType::Stride) |
+                         iterBit(IterType::GatherScatter) | iterBit(IterType::VectorComponent);
+constexpr uint8_t kNotBroadcast = kAll & static_cast<uint8_t>(~iterBit(IterType::Broadcast));
+
+// Builds a ShapeRule for one expr over the fusion's operands.
+class RuleBuilder {
+ public:
+  RuleBuilder(const Fusion& f, const Expr& e, const ScalarValues& v, RuleMode mode, ShapeRule& r)
+      : f_(f), e_(e), v_(v), mode_(mode), r_(r) {}
+
+  void run() {
+    r_.axes.clear();
+    r_.from.clear();
+    r_.root_from.clear();
+    r_.perm.clear();
+    r_.outputs = 1;
+    r_.issues.clear();
+    switch (opInfo(e_.op).category) {
+      case OpCategory::Set:
+      case OpCategory::Cast:
+      case OpCategory::Unary:
+      case OpCategory::Binary:
+      case OpCategory::Compare:
+      case OpCategory::Ternary: elementwise(); break;
+      case OpCategory::Shape: shape(); break;
+      case OpCategory::Reduction: reduction(); break;
+      case OpCategory::Factory: factory(); break;
+      case OpCategory::Matmul: matmul(); break;
+    }
+  }
+
+ private:
+  // ---- helpers
+  bool isTensor(size_t i) const {
+    return i < e_.inputs.size() && e_.inputs[i].isTensor() && e_.inputs[i].id < f_.tensors.size();
+  }
+  // The operand's non-Reduction logical axes.
+  const std::vector<AxisId>& axesOf(size_t i) {
+    auto& v = cache_[std::min<size_t>(i, kCache - 1)];
+    if (cached_[std::min<size_t>(i, kCache - 1)] != static_cast<int64_t>(i)) {
+      v.clear();
+      for (AxisId a : f_.tensors[e_.inputs[i].id].logical)
+        if (f_.axes[a].iter != IterType::Reduction) v.push_back(a);
+      cached_[std::min<size_t>(i, kCache - 1)] = static_cast<int64_t>(i);
+    }
+    return v;
+  }
+  IterType iterOf(size_t i, size_t pos) { return f_.axes[axesOf(i)[pos]].iter; }
+  std::optional<int64_t> value(ScalarId s) const {
+    return s == kNone || s >= f_.scalars.size() ? std::nullopt : v_.intValue(s);
+  }
+  bool fail(ShapeIssue::Kind k, uint32_t index = 0, int64_t a = 0, int64_t b = 0) {
+    r_.issues.push_back(ShapeIssue{k, index, a, b});
+    return false;
+  }
+  bool needTensor(size_t i) {
+    return isTensor(i) || fail(ShapeIssue::Kind::NotATensor, static_cast<uint32_t>(i));
+  }
+
+  AxisRule& add(AxisRule::Extent x, IterType make, uint8_t allowed, int attr = -1) {
+    AxisRule r;
+    r.extent = x;
+    r.make = make;
+    r.allowed = allowed;
+    r.attr = static_cast<int16_t>(attr);
+    r.from_begin = static_cast<uint16_t>(r_.from.size());
+    r_.axes.push_back(r);
+    return r_.axes.back();
+  }
+  void map(size_t operand, size_t pos) {
+    r_.from.push_back({static_cast<uint16_t>(operand), static_cast<uint16_t>(pos)});
+    ++r_.axes.back().from_count;
+  }
+  // An output axis that copies operand axis (i, pos).
+  void copyOf(size_t i, size_t pos, uint8_t allowed = kAll) {
+    IterType it = iterOf(i, pos);
+    add(AxisRule::Extent::Operand, it == IterType::Reduction ? IterType::Iteration : it, allowed);
+    map(i, pos);
+  }
+  // Broadcast target d of expand / broadcast_in_dim: an expanded broadcast
+  // unless the size is the constant 1 or -1 (keep the operand's axis).
+  bool expandsTo(ScalarId size) const {
+    auto c = value(size);
+    return !(c && (*c == 1 || *c == -1));
+  }
+
+  // ---- categories
+  void elementwise() {
+    std::optional<size_t> rank;
+    std::vector<size_t> tensors;
+    for (size_t i = 0; i < e_.inputs.size(); ++i)
+      if (isTensor(i)) {
+        tensors.push_back(i);
+        size_t n = axesOf(i).size();
+        if (!rank) rank = n;
+        if (n != *rank)
+          fail(ShapeIssue::Kind::RankMismatch, static_cast<uint32_t>(i), static_cast<int64_t>(n),
+               static_cast<int64_t>(*rank));
+      }
+    if (!rank) {
+      fail(ShapeIssue::Kind::ScalarsOnly);
+      return;
+    }
+    if (!r_.ok()) return;
+    for (size_t d = 0; d < *rank; ++d) {
+      // nvFuser keeps the first operand axis that is not a broadcast, else
+      // the last expanded one, else the first.
+      size_t pick = tensors[0];
+      bool any_iteration = false;
+      for (size_t i : tensors) {
+        IterType it = iterOf(i, d);
+        if (it != IterType::Broadcast) {
+          pick = i;
+          break;
+        }
+        if (f_.axes[axesOf(i)[d]].expanded != kNone) pick = i;
+      }
+      for (size_t i : tensors) any_iteration = any_iteration || iterOf(i, d) == IterType::Iteration;
+      IterType it = iterOf(pick, d);
+      add(AxisRule::Extent::Operand, it == IterType::Reduction ? IterType::Iteration : it,
+          any_iteration ? kNotBroadcast : kAll);
+      map(pick, d);
+      for (size_t i : tensors)
+        if (i != pick) map(i, d);
+    }
+  }
+
+  void shape() {
+    if (!needTensor(0)) return;
+    const size_t n = axesOf(0).size();
+    const Attrs& at = e_.attrs;
+    switch (e_.op) {
+      case OpKind::Broadcast: {
+        size_t kept = static_cast<size_t>(std::count(at.flags.begin(), at.flags.end(), false));
+        if (kept != n) {
+          fail(ShapeIssue::Kind::FlagsKept, 0, static_cast<int64_t>(kept), static_cast<int64_t>(n));
+          return;
+        }
+        size_t j = 0;
+        for (bool b : at.flags) {
+          if (b)
+            add(AxisRule::Extent::One, IterType::Broadcast, iterBit(IterType::Broadcast));
+          else
+            copyOf(0, j++);
+        }
+        return;
+      }
+      case OpKind::BroadcastInDim: {
+        const size_t rank = at.shape.size();
+        if (at.dims.size() != n) {
+          fail(ShapeIssue::Kind::BidDimsCount, 0, static_cast<int64_t>(at.dims.size()),
+               static_cast<int64_t>(n));
+          return;
+        }
+        std::vector<int64_t> src(rank, -1);
+        int64_t prev = -1;
+        for (size_t k = 0; k < at.dims.size(); ++k) {
+          int64_t d = at.dims[k];
+          if (d <= prev || d >= static_cast<int64_t>(rank)) {
+            fail(ShapeIssue::Kind::BidDimsOrder, static_cast<uint32_t>(k), d, static_cast<int64_t>(rank));
+            return;
+          }
+          prev = d;
+          src[static_cast<size_t>(d)] = static_cast<int64_t>(k);
+        }
+        for (size_t d = 0; d < rank; ++d) {
+          if (src[d] >= 0) {
+            auto pos = static_cast<size_t>(src[d]);
+            if (iterOf(0, pos) == IterType::Broadcast && expandsTo(at.shape[d])) {
+              add(AxisRule::Extent::Expanded, IterType::Broadcast, kAll, static_cast<int>(d));
+              map(0, pos);
+            } else {
+              copyOf(0, pos);
+            }
+          } else if (auto c = value(at.shape[d]); c && *c == 1) {
+            add(AxisRule::Extent::One, IterType::Broadcast, iterBit(IterType::Broadcast));
+          } else {
+            add(AxisRule::Extent::Expanded, IterType::Broadcast, iterBit(IterType::Broadcast),
+                static_cast<int>(d));
+          }
+        }
+        return;
+      }
+      case OpKind::Expand: {
+        if (at.shape.size() != n) {
+          fail(ShapeIssue::Kind::ShapeCount, 0, static_cast<int64_t>(at.shape.size()),
+               static_cast<int64_t>(n));
+          return;
+        }
+        for (size_t d = 0; d < n; ++d) {
+          if (iterOf(0, d) == IterType::Broadcast && expandsTo(at.shape[d])) {
+            add(AxisRule::Extent::Expanded, IterType::Broadcast, kAll, static_cast<int>(d));
+            map(0, d);
+          } else {
+            copyOf(0, d);
+          }
+        }
+        return;
+      }
+      case OpKind::Squeeze: {
+        std::vector<char> drop(n, 0);
+        if (!dims(n, drop, /*tolerate_repeats=*/false)) return;
+        for (size_t k = 0; k < at.dims.size(); ++k) {
+          size_t d = static_cast<size_t>(normalizeDim(at.dims[k], n));
+          AxisId a = axesOf(0)[d];
+          auto c = value(f_.axes[a].extent);
+          if (f_.axes[a].iter != IterType::Broadcast && c && *c != 1)
+            fail(ShapeIssue::Kind::SqueezeNotOne, static_cast<uint32_t>(k), *c);
+        }
+        for (size_t d = 0; d < n; ++d)
+          if (!drop[d]) copyOf(0, d);
+        return;
+      }
+      case OpKind::Permute: {
+        if (at.dims.size() != n) {
+          fail(ShapeIssue::Kind::PermuteCount, 0, static_cast<int64_t>(at.dims.size()),
+               static_cast<int64_t>(n));
+          return;
+        }
+        std::vector<char> seen(n, 0);
+        for (size_t k = 0; k < n; ++k) {
+          int64_t d = normalizeDim(at.dims[k], n);
+          if (d < 0 || seen[static_cast<size_t>(d)]) {
+            fail(ShapeIssue::Kind::NotAPermutation, static_cast<uint32_t>(k), at.dims[k], d < 0 ? 0 : 1);
+            return;
+          }
+          seen[static_cast<size_t>(d)] = 1;
+          r_.perm.push_back(d);
+        }
+        for (size_t j = 0; j < n; ++j) r_.root_from.push_back({0, static_cast<uint16_t>(j)});
+        for (int64_t d : r_.perm) copyOf(0, static_cast<size_t>(d));
+        return;
+      }
+      case OpKind::Reshape: reshape(n); return;
+      case OpKind::Slice: {
+        if (at.ranges.size() > n) {
+          fail(ShapeIssue::Kind::SliceRanges, 0, static_cast<int64_t>(at.ranges.size()),
+               static_cast<int64_t>(n));
+          return;
+        }
+        for (size_t d = 0; d < n; ++d) {
+          if (d >= at.ranges.size()) {
+            copyOf(0, d);
+          } else if (isWhole(at.ranges[d], axesOf(0)[d])) {
+            copyOf(0, d);
+            r_.axes.back().extent = AxisRule::Extent::Sliced;
+            r_.axes.back().attr = static_cast<int16_t>(d);
+            r_.axes.back().whole = true;
+          } else {
+            const SliceRange& sr = at.ranges[d];
+            ScalarId stop = sr.stop == kNone ? f_.axes[axesOf(0)[d]].extent : sr.stop;
+            auto c0 = sr.start == kNone ? std::optional<int64_t>(0) : value(sr.start);
+            auto c1 = value(stop);
+            auto c2 = sr.step == kNone ? std::optional<int64_t>(1) : value(sr.step);
+            bool constant = c0 && c1 && c2;
+            add(AxisRule::Extent::Sliced, constant ? IterType::Iteration : IterType::Symbolic, kAll,
+                static_cast<int>(d));
+            map(0, d);
+          }
+          r_.axes.back().resized = true;
+        }
+        return;
+      }
+      case OpKind::Pad: {
+        if (at.pad.size() % 2 != 0 || at.pad.size() > 2 * n) {
+          fail(ShapeIssue::Kind::PadWidths, 0, static_cast<int64_t>(at.pad.size()), static_cast<int64_t>(n));
+          return;
+        }
+        const size_t padded = at.pad.size() / 2;
+        for (size_t d = 0; d < n; ++d) {
+          const size_t from_inner = n - 1 - d;
+          if (from_inner >= padded) {
+            copyOf(0, d);
+          } else {
+            bool constant = value(at.pad[2 * from_inner]) && value(at.pad[2 * from_inner + 1]) &&
+                            value(f_.axes[axesOf(0)[d]].extent);
+            add(AxisRule::Extent::Padded, constant ? IterType::Iteration : IterType::Symbolic, kAll,
+                static_cast<int>(from_inner));
+            map(0, d);
+          }
+          r_.axes.back().resized = true;
+        }
+        return;
+      }
+      case OpKind::Cat: {
+        for (size_t i = 0; i < e_.inputs.size(); ++i) {
+          if (!isTensor(i)) {
+            fail(ShapeIssue::Kind::NotATensor, static_cast<uint32_t>(i));
+            continue;
+          }
+          size_t ni = axesOf(i).size();
+          if (ni != n)
+            fail(ShapeIssue::Kind::CatRank, static_cast<uint32_t>(i), static_cast<int64_t>(ni),
+                 static_cast<int64_t>(n));
+        }
+        if (!r_.ok()) return;
+        int64_t dim = normalizeDim(at.dim, n);
+        if (dim < 0) {
+          fail(ShapeIssue::Kind::CatDim, 0, at.dim, static_cast<int64_t>(n));
+          return;
+        }
+        for (size_t d = 0; d < n; ++d) {
+          if (static_cast<int64_t>(d) != dim) {
+            copyOf(0, d);
+          } else {
+            bool constant = true;
+            for (size_t i = 0; i < e_.inputs.size(); ++i)
+              constant = constant && value(f_.axes[axesOf(i)[d]].extent).has_value();
+            add(AxisRule::Extent::Concat, constant ? IterType::Iteration : IterType::Symbolic, kAll);
+            map(0, d);
+          }
+          for (size_t i = 1; i < e_.inputs.size(); ++i) map(i, d);
+          r_.axes.back().resized = true;
+        }
+        return;
+      }
+      default: return;
+    }
+  }
+
+  bool isWhole(const SliceRange& sr, AxisId a) const {
+    auto c0 = sr.start == kNone ? std::optional<int64_t>(0) : value(sr.start);
+    auto c1 = sr.step == kNone ? std::optional<int64_t>(1) : value(sr.step);
+    ScalarId stop = sr.stop == kNone ? f_.axes[a].extent : sr.stop;
+    return c0 && *c0 == 0 && c1 && *c1 == 1 && stop == f_.axes[a].extent;
+  }
+
+  void reshape(size_t n) {
+    const Attrs& at = e_.attrs;
+    bool dynamic = false;
+    int minus_one = -1;
+    for (size_t d = 0; d < at.shape.size(); ++d) {
+      auto c = value(at.shape[d]);
+      if (!c) {
+        dynamic = true;
+      } else if (*c == -1) {
+        if (minus_one >= 0) {
+          fail(ShapeIssue::Kind::ReshapeTwoMinusOne, static_cast<uint32_t>(d));
+          return;
+        }
+        minus_one = static_cast<int>(d);
+      } else if (*c < 0) {
+        fail(ShapeIssue::Kind::ReshapeNegative, static_cast<uint32_t>(d), *c);
+        return;
+      }
+    }
+    // The -1 entry is numel / the other sizes: constant when every input
+    // extent and every other size is.
+    std::optional<int64_t> inferred;
+    if (minus_one >= 0) {
+      std::optional<int64_t> numel = 1, others = 1;
+      for (AxisId a : axesOf(0)) {
+        auto c = value(f_.axes[a].extent);
+        numel = numel && c ? checkedMul(*numel, *c) : std::nullopt;
+      }
+      for (size_t d = 0; d < at.shape.size(); ++d)
+        if (static_cast<int>(d) != minus_one) {
+          auto c = value(at.shape[d]);
+          others = others && c ? checkedMul(*others, *c) : std::nullopt;
+        }
+      if (numel && others) inferred = checkedDiv(*numel, *others);
+    }
+    // Any non-constant size makes every output axis Symbolic; a non-constant
+    // -1 makes its axis and the ones after it Symbolic.
+    for (size_t d = 0; d < at.shape.size(); ++d) {
+      auto c = static_cast<int>(d) == minus_one ? inferred : value(at.shape[d]);
+      dynamic = dynamic || !c;
+      IterType it = dynamic ? IterType::Symbolic : *c == 1 ? IterType::Broadcast : IterType::Iteration;
+      add(AxisRule::Extent::Reshaped, it, kAll, static_cast<int>(d));
+    }
+    for (size_t j = 0; j < n; ++j) r_.root_from.push_back({0, static_cast<uint16_t>(j)});
+  }
+
+  // Normalizes the dims attribute against `n`, marking `mark`. Reports every
+  // bad entry (out of range, or repeated unless tolerated).
+  bool dims(size_t n, std::vector<char>& mark, bool tolerate_repeats) {
+    bool ok = true;
+    for (size_t k = 0; k < e_.attrs.dims.size(); ++k) {
+      int64_t d = normalizeDim(e_.attrs.dims[k], n);
+      if (d < 0) {
+        fail(ShapeIssue::Kind::DimOutOfRange, static_cast<uint32_t>(k), e_.attrs.dims[k],
+             static_cast<int64_t>(n));
+        ok = false;
+        continue;
+      }
+      if (mark[static_cast<size_t>(d)] && !tolerate_repeats) {
+        fail(ShapeIssue::Kind::DimRepeated, static_cast<uint32_t>(k), e_.attrs.dims[k]);
+        ok = false;
+        continue;
+      }
+      mark[static_cast<size_t>(d)] = 1;
+    }
+    return ok;
+  }
+
+  void reduction() {
+    if (!needTensor(0)) return;
+    const size_t n = axesOf(0).size();
+    std::vector<char> reduced(n, 0);
+    if (e_.attrs.dims.empty()) {
+      if (mode_ == RuleMode::Check) {
+        fail(ShapeIssue::Kind::NoDims);
+        return;
+      }
+      std::fill(reduced.begin(), reduced.end(), 1);
+    } else if (!dims(n, reduced, /*tolerate_repeats=*/mode_ == RuleMode::Build)) {
+      return;
+    }
+    for (size_t d = 0; d < n; ++d) {
+      if (!reduced[d]) {
+        copyOf(0, d, kAll);
+      } else if (e_.attrs.keepdim) {
+        add(AxisRule::Extent::One, IterType::Broadcast, iterBit(IterType::Broadcast));
+        map(0, d);
+      } else {
+        add(AxisRule::Extent::Reduced, IterType::Reduction, iterBit(IterType::Reduction));
+        map(0, d);
+      }
+    }
+    r_.outputs = static_cast<size_t>(opInfo(e_.op).num_outputs);
+  }
+
+  void factory() {
+    const Attrs& at = e_.attrs;
+    if (e_.op == OpKind::Iota && at.shape.size() != 1)
+      fail(ShapeIssue::Kind::IotaLength, 0, static_cast<int64_t>(at.shape.size()));
+    if (e_.op == OpKind::Full && at.value == kNone) fail(ShapeIssue::Kind::FullNoValue);
+    for (size_t d = 0; d < at.shape.size(); ++d) {
+      auto c = value(at.shape[d]);
+      if (c && *c < 0) fail(ShapeIssue::Kind::NegativeSize, static_cast<uint32_t>(d), *c);
+      IterType it = !c ? IterType::Symbolic : *c == 1 ? IterType::Broadcast : IterType::Iteration;
+      add(AxisRule::Extent::Shape, it, kAll, static_cast<int>(d));
+    }
+  }
+
+  void matmul() {
+    if (!needTensor(0) || !needTensor(1)) return;
+    const std::vector<AxisId> a = axesOf(0);
+    const std::vector<AxisId> b = axesOf(1);
+    if (e_.op == OpKind::Matmul && (a.empty() || b.empty()))
+      fail(ShapeIssue::Kind::MatmulRankZero, a.empty() ? 0 : 1);
+    if (e_.op == OpKind::Linear) {
+      if (a.empty()) fail(ShapeIssue::Kind::MatmulRankZero, 0);
+      if (b.size() != 1 && b.size() != 2)
+        fail(ShapeIssue::Kind::LinearWeightRank, 1, static_cast<int64_t>(b.size()));
+      if (e_.inputs.size() == 3 && isTensor(2) && axesOf(2).size() > 1)
+        fail(ShapeIssue::Kind::LinearBiasRank, 2, static_cast<int64_t>(axesOf(2).size()));
+    }
+    if (!r_.ok()) return;
+    if (e_.op == OpKind::Linear) {
+      for (size_t i = 0; i + 1 < a.size(); ++i) copyOf(0, i);
+      if (b.size() == 2) {
+        copyOf(1, 0);
+        if (e_.inputs.size() == 3 && isTensor(2) && axesOf(2).size() == 1) map(2, 0);
+      }
+      add(AxisRule::Extent::Reduced, IterType::Reduction, iterBit(IterType::Reduction));
+      map(0, a.size() - 1);
+      map(1, b.size() - 1);
+      return;
+    }
+    // matmul, torch semantics: [batch..., (M), (N), rK]; batch axes broadcast right-aligned.
+    const size_t na = a.size() >= 2 ? a.size() - 2 : 0, nb = b.size() >= 2 ? b.size() - 2 : 0;
+    const size_t batch = std::max(na, nb);
+    for (size_t i = 0; i < batch; ++i) {
+      std::optional<size_t> x, y;
+      if (i + na >= batch) x = i + na - batch;
+      if (i + nb >= batch) y = i + nb - batch;
+      if (x && (!y || f_.axes[a[*x]].iter != IterType::Broadcast)) {
+        copyOf(0, *x);
+        if (y) map(1, *y);
+      } else {
+        copyOf(1, *y);
+        if (x) map(0, *x);
+      }
+    }
+    if (a.size() >= 2) copyOf(0, a.size() - 2);
+    if (b.size() >= 2) copyOf(1, b.size() - 1);
+    add(AxisRule::Extent::Reduced, IterType::Reduction, iterBit(IterType::Reduction));
+    map(0, a.size() - 1);
+    map(1, b.size() >= 2 ? b.size() - 2 : 0);
+  }
+
+  static constexpr size_t kCache = 4;
+  const Fusion& f_;
+  const Expr& e_;
+  const ScalarValues& v_;
+  RuleMode mode_;
+  ShapeRule& r_;
+  std::vector<AxisId> cache_[kCache];
+  int64_t cached_[kCache] = {-1, -1, -1, -1};
+};
+
+}  // namespace
+
+void outputShape(const Fusion& f, const Expr& e, const ScalarValues& values, RuleMode mode, ShapeRule& out) {
+  RuleBuilder(f, e, values, mode, out).run();
+}
+
+void normalizeAttrs(const Fusion& f, OpKind op, std::span<const ValueRef> inputs, Attrs& attrs) {
+  if (inputs.empty() || !inputs[0].isTensor() || inputs[0].id >= f.tensors.size()) return;
+  const size_t n = f.nonReductionRank(inputs[0].id);
+  switch (opInfo(op).category) {
+    case OpCategory::Reduction: {
+      for (int64_t& d : attrs.dims)
+        if (int64_t k = normalizeDim(d, n); k >= 0) d = k;
+      if (attrs.dims.empty())
+        for (size_t d = 0; d < n; ++d) attrs.dims.push_back(static_cast<int64_t>(d));
+      std::sort(attrs.dims.begin(), attrs.dims.end());
+      attrs.dims.erase(std::unique(attrs.dims.begin(), attrs.dims.end()), attrs.dims.end());
+      return;
+    }
+    case OpCategory::Shape:
+      if (op == OpKind::Squeeze || op == OpKind::Permute)
+        for (int64_t& d : attrs.dims)
+          if (int64_t k = normalizeDim(d, n); k >= 0) d = k;
+      if (op == OpKind::Cat)
+        if (int64_t k = normalizeDim(attrs.dim, n); k >= 0) attrs.dim = k;
+      return;
+    default: return;
+  }
+}
+
+}  // namespace fc
+
+// ---------------------------------------------------------------- dtypes
+//
+// nvFuser's type promotion, from csrc/type_promotion.cpp and csrc/type.h
+// (promoteType) @ 81c4b22fd750; unchanged in substance since the initial
+// commit 831821f3a (2023-03-12).
+
+namespace fc {
+namespace {
+
+// csrc/type.h promoteType: C++'s common type for the native types (bool, int,
+// int64_t, float, double); Index absorbs integers; Double absorbs the other
+// floating types; two other floating types give Float; a floating type
+// absorbs integers and Bool.
+std::optional<DType> promotePair(DType a, DType b) {
+  if (a == b) return a;
+  auto integral = [](DType t) { return t == DType::Int32 || t == DType::Int || t == DType::Index; };
+  if ((a == DType::Index && integral(b)) || (b == DType::Index && integral(a))) return DType::Index;
+  // C++ common_type over bool < int < int64_t < float < double.
+  auto native = [](DType t) -> int {
+    switch (t) {
+      case DType::Bool: return 0;
+      case DType::Int32: return 1;
+      case DType::Int: return 2;
+      case DType::Float: return 3;
+      case DType::Double: return 4;
+      default: return -1;
+    }
+  };
+  if (native(a) >= 0 && native(b) >= 0) return native(a) >= native(b) ? a : b;
+  if ((a == DType::Double && isFloatingPoint(b)) || (b == DType::Double && isFloatingPoint(a)))
+    return DType::Double;
+  if (isFloatingPoint(a) && isFloatingPoint(b)) return DType::Float;
+  if (isFloatingPoint(a)) return a;
+  if (isFloatingPoint(b)) return b;
+  return std::nullopt;  // nvFuser: "Expected promotable DataTypes"
+}
+
+std::optional<DType> promoteSkip(std::optional<DType> a, std::optional<DType> b) {
+  if (!a) return b;
+  if (!b) return a;
+  return promotePair(*a, *b);
+}
+
+// csrc/type_promotion.cpp combineCategories (no complex types here).
+std::optional<DType> combineCategories(std::optional<DType> higher, std::optional<DType> lower) {
+  if (higher && isFloatingPoint(*higher)) return higher;
+  if ((higher && *higher == DType::Bool) || (lower && isFloatingPoint(*lower)))
+    return promoteSkip(higher, lower);
+  if (higher) return higher;
+  return lower;
+}
+
+bool isLowPrecisionFloat(DType t) { return isFloatingPoint(t) && t != DType::Float && t != DType::Double; }
+
+// csrc/type_promotion.cpp computeTypes, with its cast_half_to_float step.
+std::optional<DType> computeTypes(std::span<const PromotionOperand> ops, bool int_to_float,
+                                  bool half_to_float) {
+  if (ops.empty()) return std::nullopt;
+  std::optional<DType> common = ops[0].dtype;
+  bool different = false;
+  for (const auto& o : ops) different = different || o.dtype != *common;
+  if (different) {
+    // Tensors of rank > 0, zero-dim tensors and scalars ("wrapped numbers")
+    // are promoted apart, then combined by category. A low-precision float
+    // scalar counts as Float.
+    std::optional<DType> dim, zero, wrapped;
+    for (const auto& o : ops) {
+      if (o.tensor && o.zero_dim) {
+        zero = promoteSkip(zero, o.dtype);
+        if (!zero) return std::nullopt;
+      } else if (o.tensor) {
+        dim = promoteSkip(dim, o.dtype);
+        if (!dim) return std::nullopt;
+      } else {
+        wrapped = promoteSkip(wrapped, isLowPrecisionFloat(o.dtype) ? DType::Float : o.dtype);
+        if (!wrapped) return std::nullopt;
+      }
+    }
+    common = combineCategories(dim, combineCategories(zero, wrapped));
+    if (!common) return std::nullopt;
+  }
+  if (int_to_float && !isFloatingPoint(*common)) common = DType::Float;
+  if (half_to_float && isLowPrecisionFloat(*common)) common = DType::Float;
+  return common;
+}
+
+PromotionOperand operandOf(const Fusion& f, const ValueRef& v) {
+  if (v.isTensor()) return {f.tensors[v.id].dtype, true, f.tensors[v.id].logical.empty()};
+  return {f.scalars[v.id].dtype, false};
+}
+
+}  // namespace
+
+std::optional<DType> promoteTypes(std::span<const PromotionOperand> operands, bool int_to_float) {
+  return computeTypes(operands, int_to_float, /*half_to_float=*/true);
+}
+
+DTypeRule outputDType(const Fusion& f, const Expr& e, size_t out) {
+  auto operand = [&](size_t i) { return operandOf(f, e.inputs[i]); };
+  const OpInfo& info = opInfo(e.op);
+  switch (info.category) {
+    case OpCategory::Set: return {operand(0).dtype, "a copy keeps the dtype"};
+    case OpCategory::Cast: return {e.attrs.dtype, "its target dtype"};
+    case OpCategory::Compare: return {DType::Bool, "comparisons and logical ops produce Bool"};
+    case OpCategory::Unary: {
+      const PromotionOperand in[] = {operand(0)};
+      switch (info.promotion) {
+        case Promotion::Keep: return {in[0].dtype, "the op keeps its operand's dtype"};
+        case Promotion::Bool: return {DType::Bool, "logical ops produce Bool"};
+        case Promotion::Float:
+          return {computeTypes(in, true, true), "floating-point math promotes integers and Half to Float"};
+        case Promotion::Default:
+          return {computeTypes(in, false, true), "the op computes Half and BFloat16 in Float"};
+        case Promotion::DoubleScalar: {
+          // gelu: x * (0.5 * (1 + erf(x * 1/sqrt(2)))) with Double constants.
+          const PromotionOperand with[] = {in[0], {DType::Double, false}};
+          return {computeTypes(with, false, true), "gelu multiplies by Double constants"};
+        }
+      }
+      return {};
+    }
+    case OpCategory::Binary: {
+      const PromotionOperand in[] = {operand(0), operand(1)};
+      return {computeTypes(in, info.promotion == Promotion::Float, true),
+              "the promoted dtype of its operands"};
+    }
+    case OpCategory::Ternary: {
+      // where: the two values only, and Half stays Half (cast_half_to_float = false).
+      const PromotionOperand in[] = {operand(1), operand(2)};
+      return {computeTypes(in, false, false), "the promoted dtype of its value operands"};
+    }
+    case OpCategory::Shape: return {operand(0).dtype, "the op keeps its input's dtype"};
+    case OpCategory::Reduction: {
+      if (e.attrs.dtype) return {e.attrs.dtype, "its \"dtype\" attribute"};
+      DType in = operand(0).dtype;
+      switch (e.op) {
+        case OpKind::Sum:
+        case OpKind::Prod:
+          if (!isFloatingPoint(in)) return {DType::Int, "integer sums accumulate in Int"};
+          return {in, "reductions keep their input's dtype"};
+        case OpKind::Mean:
+          // sum, then div by the Index count (csrc/ops/normalization.cpp mean).
+          if (!isFloatingPoint(in)) return {DType::Int, "the mean of integers divides an Int sum"};
+          return {isLowPrecisionFloat(in) ? DType::Float : in, "the mean divides in Float"};
+        case OpKind::Var:
+        case OpKind::VarMean:
+          if (!isFloatingPoint(in)) return {DType::Float, "the variance of integers is Float"};
+          return {isLowPrecisionFloat(in) ? DType::Float : in, "the variance computes in Float"};
+        default: return {in, "reductions keep their input's dtype"};
+      }
+    }
+    case OpCategory::Factory:
+      return {e.attrs.dtype ? e.attrs.dtype : (e.op == OpKind::Iota ? DType::Int : DType::Float),
+              "its \"dtype\" attribute"};
+    case OpCategory::Matmul: return {operand(0).dtype, "the dtype of its operands"};
+  }
+  (void)out;
+  return {};
+}
+
+}  // namespace fc
