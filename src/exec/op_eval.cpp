@@ -9,6 +9,7 @@
 
 #include "exec/dtype_convert.h"
 #include "exec/exec_error.h"
+#include "ir/op_rules.h"
 #include "support/checked.h"
 #include "support/internal_error.h"
 
@@ -25,6 +26,7 @@ struct Ev {
   const Expr& e;
   const std::vector<const HostTensor*>& in;
   std::string ptr;
+  Shape want;  // the output's sizes under the op's shape rule (ir/op_rules.h)
 
   [[noreturn]] void bad(const std::string& msg) const { fail(std::string(opName(e.op)) + ": " + msg, ptr); }
   DType outDType(size_t i = 0) const { return f.tensors[e.outputs.at(i)].dtype; }
@@ -104,9 +106,22 @@ Shape broadcastShapes(const Ev& ev, const std::vector<Operand>& ops) {
   return out;
 }
 
+// `out_shape`: the rule's shape for the op's own output, or the operands'
+// broadcast for an intermediate (linear's bias add). Every operand must fit
+// it: equal sizes, or 1 (a broadcast), right-aligned.
 template <typename F>
-HostTensor elementwise(const Ev& ev, const std::vector<Operand>& ops, F fn) {
-  Shape out_shape = broadcastShapes(ev, ops);
+HostTensor elementwise(const Ev& ev, const std::vector<Operand>& ops, const Shape& out_shape, F fn) {
+  for (const Operand& o : ops) {
+    if (!o.t) continue;
+    bool fits = o.t->rank() <= static_cast<int64_t>(out_shape.size());
+    for (int64_t d = 0; fits && d < o.t->rank(); ++d) {
+      int64_t k = o.t->size(d), n = out_shape[out_shape.size() - o.t->rank() + d];
+      fits = k == n || k == 1;
+    }
+    if (!fits)
+      ev.bad("operand shape " + shapeString(o.t->shape()) + " does not fit the output shape " +
+             shapeString(out_shape));
+  }
   HostTensor out = ev.make(out_shape);
   size_t rank = out_shape.size(), n_ops = ops.size();
   // Per operand strides aligned to the output (0 on broadcast dims).
@@ -195,7 +210,7 @@ HostTensor binary(const Ev& ev) {
              " is beyond 2^53, which the CPU reference cannot hold exactly");
     return r;
   };
-  return elementwise(ev, ops, [&](const std::vector<double>& a) -> double {
+  return elementwise(ev, ops, ev.want, [&](const std::vector<double>& a) -> double {
     double x = a[0], y = a[1];
     switch (op) {
       case OpKind::Add: return checkInt(x + y);
@@ -687,7 +702,57 @@ HostTensor linearOp(const Ev& ev) {
     bo.t = &ev.tensorIn(2);
   else
     bo.s = ev.scalarIn(2);
-  return elementwise(ev, {yo, bo}, [](const std::vector<double>& a) { return a[0] + a[1]; });
+  std::vector<Operand> ops{yo, bo};
+  return elementwise(ev, ops, broadcastShapes(ev, ops),
+                     [](const std::vector<double>& a) { return a[0] + a[1]; });
+}
+
+// What the executor knows of an op's operands, for the shape rule.
+class RunSizes final : public ConcreteOperands {
+ public:
+  explicit RunSizes(const Ev& ev) : ev_(ev) {
+    for (const HostTensor* t : ev.in) sizes_.push_back(t ? t->shape() : Shape{});
+    if (!ev.e.attrs.shape.empty()) {
+      // The shape attribute is global; each rank sees its local sizes (-1 kept).
+      for (ScalarId x : ev.e.attrs.shape) attr_.push_back(ev.intAttr(x, "shape entry"));
+      Shape pos = attr_;
+      for (auto& v : pos)
+        if (v < 0) v = 1;
+      Shape loc = ev.ctx.localize ? ev.ctx.localize(ev.e.outputs.at(0), pos) : pos;
+      for (size_t i = 0; i < attr_.size(); ++i)
+        if (attr_[i] >= 0) attr_[i] = loc[i];
+    }
+  }
+  const std::vector<int64_t>* sizes(size_t i) const override {
+    return i < ev_.in.size() && ev_.in[i] ? &sizes_[i] : nullptr;
+  }
+  int64_t shapeEntry(size_t d) const override { return attr_.at(d); }
+  int64_t intValue(ScalarId s) const override { return ev_.intAttr(s, "size"); }
+
+ private:
+  const Ev& ev_;
+  std::vector<Shape> sizes_;
+  Shape attr_;
+};
+
+class RunValues final : public KnownValues {
+ public:
+  explicit RunValues(const Ev& ev) : ev_(ev) {}
+  std::optional<int64_t> intValue(ScalarId s) const override { return ev_.ctx.scalars->evalInt(s); }
+
+ private:
+  const Ev& ev_;
+};
+
+// The output's sizes under the op's shape rule, evaluated on this run's operands.
+Shape ruleShape(const Ev& ev) {
+  ShapeRule rule;
+  outputShape(ev.f, ev.e, RunValues(ev), RuleMode::Build, rule);
+  if (!rule.ok()) fail(describeIssue(ev.e.op, rule.issues.front(), ev.e.attrs), ev.ptr);
+  std::string why;
+  auto s = concreteShape(rule, ev.e, RunSizes(ev), why);
+  if (!s) ev.bad(why);
+  return *s;
 }
 
 }  // namespace
@@ -714,6 +779,7 @@ std::vector<HostTensor> evalExpr(const OpContext& ctx, ExprId id,
       (info.max_inputs >= 0 && static_cast<int>(e.inputs.size()) > info.max_inputs) ||
       static_cast<int>(e.outputs.size()) != info.num_outputs)
     ev.bad("wrong number of operands");
+  ev.want = ruleShape(ev);
   std::vector<HostTensor> outs;
   switch (info.category) {
     case OpCategory::Set:
@@ -728,14 +794,14 @@ std::vector<HostTensor> evalExpr(const OpContext& ctx, ExprId id,
       std::vector<Operand> ops = operands(ev);
       bool approx = e.attrs.approximate_tanh;
       OpKind op = e.op;
-      outs.push_back(
-          elementwise(ev, ops, [&](const std::vector<double>& a) { return unaryFn(op, a[0], approx); }));
+      outs.push_back(elementwise(ev, ops, ev.want,
+                                 [&](const std::vector<double>& a) { return unaryFn(op, a[0], approx); }));
       break;
     }
     case OpCategory::Binary:
     case OpCategory::Compare: outs.push_back(binary(ev)); break;
     case OpCategory::Ternary:
-      outs.push_back(elementwise(ev, operands(ev),
+      outs.push_back(elementwise(ev, operands(ev), ev.want,
                                  [](const std::vector<double>& a) { return a[0] != 0 ? a[1] : a[2]; }));
       break;
     case OpCategory::Shape:
@@ -772,6 +838,9 @@ std::vector<HostTensor> evalExpr(const OpContext& ctx, ExprId id,
                shapeString(outs[i].shape()) + " but " + std::string(f.tensorName(t)) + " has " +
                std::to_string(want) + " non-Reduction axes",
            ev.ptr, DiagCode::RankMismatch);
+    FC_CHECK(outs[i].shape() == ev.want, std::string(opName(e.op)) + " computed " +
+                                             shapeString(outs[i].shape()) + " but its shape rule gives " +
+                                             shapeString(ev.want));
     finishOutput(outs[i], f.tensors[t].dtype, ctx.flavour);
   }
   return outs;

@@ -23,7 +23,7 @@ constexpr uint8_t kNotBroadcast = kAll & static_cast<uint8_t>(~iterBit(IterType:
 // Builds a ShapeRule for one expr over the fusion's operands.
 class RuleBuilder {
  public:
-  RuleBuilder(const Fusion& f, const Expr& e, const ScalarValues& v, RuleMode mode, ShapeRule& r)
+  RuleBuilder(const Fusion& f, const Expr& e, const KnownValues& v, RuleMode mode, ShapeRule& r)
       : f_(f), e_(e), v_(v), mode_(mode), r_(r) {}
 
   void run() {
@@ -501,7 +501,7 @@ class RuleBuilder {
   static constexpr size_t kCache = 4;
   const Fusion& f_;
   const Expr& e_;
-  const ScalarValues& v_;
+  const KnownValues& v_;
   RuleMode mode_;
   ShapeRule& r_;
   std::vector<AxisId> cache_[kCache];
@@ -510,8 +510,52 @@ class RuleBuilder {
 
 }  // namespace
 
-void outputShape(const Fusion& f, const Expr& e, const ScalarValues& values, RuleMode mode, ShapeRule& out) {
+void outputShape(const Fusion& f, const Expr& e, const KnownValues& values, RuleMode mode, ShapeRule& out) {
   RuleBuilder(f, e, values, mode, out).run();
+}
+
+std::string describeIssue(OpKind k, const ShapeIssue& is, const Attrs& attrs) {
+  using K = ShapeIssue::Kind;
+  const std::string name(opName(k));
+  const std::string a = std::to_string(is.a), b = std::to_string(is.b);
+  switch (is.kind) {
+    case K::NotATensor: return name + ": operand " + std::to_string(is.index) + " must be a tensor";
+    case K::ScalarsOnly: return name + " of scalars only is a scalar op, not a tensor op";
+    case K::RankMismatch:
+      return name + ": operands have different ranks (" + b + " and " + a +
+             "); nvFuser needs an explicit broadcast";
+    case K::FlagsKept:
+      return "broadcast: is_broadcast_dim has " + std::to_string(attrs.flags.size()) +
+             " entries, which does not fit an input of rank " + b;
+    case K::BidDimsCount:
+      return "broadcast_in_dim: broadcast_dims has " + a + " entries, the input has rank " + b;
+    case K::BidDimsOrder:
+      return "broadcast_in_dim: broadcast_dims must be increasing and within the output rank";
+    case K::ShapeCount: return "expand: shape has " + a + " entries, the input has rank " + b;
+    case K::DimOutOfRange: return name + ": dim out of range for an input of rank " + b;
+    case K::DimRepeated: return name + ": dim " + a + " is listed twice";
+    case K::SqueezeNotOne:
+      return "squeeze: dim " + std::to_string(attrs.dims[is.index]) + " has size " + a + ", not 1";
+    case K::PermuteCount: return "permute: dims has " + a + " entries, the input has rank " + b;
+    case K::NotAPermutation: return "permute: dims is not a permutation";
+    case K::ReshapeTwoMinusOne: return "reshape: more than one -1 in new_shape";
+    case K::ReshapeNegative: return "reshape: negative size " + a;
+    case K::SliceRanges: return "slice: more ranges than input axes";
+    case K::PadWidths: return "pad: pad_widths needs an even number of entries, at most two per input axis";
+    case K::CatRank: return "cat: operands must be tensors of one rank";
+    case K::CatDim: return "cat: dim out of range";
+    case K::NegativeSize: return name + ": negative size " + a;
+    case K::IotaLength: return "iota takes one length";
+    case K::FullNoValue: return "full needs a fill_value";
+    case K::MatmulRankZero: return name + ": operands must have rank >= 1";
+    case K::LinearWeightRank: return "linear: the weight must have rank 1 or 2";
+    case K::LinearBiasRank: return "linear: the bias must have rank 0 or 1";
+    case K::NoDims:
+    case K::FlagsCount:
+    case K::BidShapeCount:
+    case K::None: break;
+  }
+  return name + ": the operands do not fit the op";
 }
 
 void normalizeAttrs(const Fusion& f, OpKind op, std::span<const ValueRef> inputs, Attrs& attrs) {

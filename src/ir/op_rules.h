@@ -30,9 +30,9 @@ int64_t normalizeDim(int64_t d, size_t rank);
 
 // Constant values of scalars as the caller knows them (the verifier's folded
 // constants, the importer's literals, the executor's evaluated values).
-class ScalarValues {
+class KnownValues {
  public:
-  virtual ~ScalarValues() = default;
+  virtual ~KnownValues() = default;
   virtual std::optional<int64_t> intValue(ScalarId s) const = 0;
 };
 
@@ -126,6 +126,10 @@ struct ShapeRule {
   }
 };
 
+// A one-line description of `issue` for a reader of `op`'s call
+// ("permute: dims is not a permutation").
+std::string describeIssue(OpKind op, const ShapeIssue& issue, const Attrs& attrs);
+
 // How strict the rules are about attributes the importers fill in: the
 // verifier checks a stored expr as it is (a reduction without dims is an
 // error); an importer's expr gets nvFuser's defaults first.
@@ -134,12 +138,31 @@ enum class RuleMode : uint8_t { Check, Build };
 // The shape rule of `e` over the fusion's current operands. `out` is reused
 // (callers on hot paths keep one per thread). Operands that are not tensors
 // where a tensor is needed give an issue, never a crash.
-void outputShape(const Fusion& f, const Expr& e, const ScalarValues& values, RuleMode mode, ShapeRule& out);
+void outputShape(const Fusion& f, const Expr& e, const KnownValues& values, RuleMode mode, ShapeRule& out);
 
 // The attributes nvFuser stores for an op built from a frontend call:
 // negative dims normalized, a reduction's dims sorted and de-duplicated
 // (every axis when none are given), a cat dim normalized.
 void normalizeAttrs(const Fusion& f, OpKind op, std::span<const ValueRef> inputs, Attrs& attrs);
+
+// ---------------------------------------------------------------- concrete sizes
+
+// What the executor knows when it runs an op: each tensor operand's sizes
+// (its non-Reduction axes), the shape attribute's entries as this rank sees
+// them (-1 kept), and the values of integer scalars (slice bounds, pad widths).
+class ConcreteOperands {
+ public:
+  virtual ~ConcreteOperands() = default;
+  virtual const std::vector<int64_t>* sizes(size_t operand) const = 0;  // null for a scalar
+  virtual int64_t shapeEntry(size_t d) const = 0;
+  virtual int64_t intValue(ScalarId s) const = 0;
+};
+
+// The sizes of the output's non-Reduction axes under `rule`, or nullopt with
+// `why` set when the operands' sizes do not fit it (axes that should match
+// differ, a -1 that does not divide, a negative size).
+std::optional<std::vector<int64_t>> concreteShape(const ShapeRule& rule, const Expr& e,
+                                                  const ConcreteOperands& in, std::string& why);
 
 // ---------------------------------------------------------------- dtypes
 

@@ -119,7 +119,7 @@ std::vector<Case> cases() {
   // Binary math.
   c.push_back({"add_broadcast",
                OpKind::Add,
-               {T(DType::Float, {2, 1}, {1, 2}), T(DType::Float, {3}, {10, 20, 30})},
+               {T(DType::Float, {2, -2}, {1, 2}), T(DType::Float, {-2, 3}, {10, 20, 30})},
                none,
                {{DType::Float, {2, 3}, {11, 21, 31, 12, 22, 32}}}});
   c.push_back({"sub_scalar",
@@ -207,7 +207,7 @@ std::vector<Case> cases() {
                {{DType::Float, {2, 3}, {1, 2, 3, 1, 2, 3}}}});
   c.push_back({"expand",
                OpKind::Expand,
-               {T(DType::Float, {1, 3}, {1, 2, 3})},
+               {T(DType::Float, {-2, 3}, {1, 2, 3})},
                [](Fusion& f) {
                  Attrs a;
                  a.shape = ints(f, {2, -1});
@@ -438,7 +438,10 @@ void runCase(const Case& k, Flavour flavour) {
     operands.push_back(ValueRef::tensor(t));
     InputValue iv;
     iv.dtype = x.dtype;
-    iv.global = HostTensor(x.dtype, x.shape);
+    std::vector<int64_t> sizes = x.shape;  // -2: a Broadcast axis of size 1
+    for (auto& n : sizes)
+      if (n == -2) n = 1;
+    iv.global = HostTensor(x.dtype, sizes);
     ASSERT_EQ(iv.global.numel(), static_cast<int64_t>(x.data.size())) << k.name;
     for (size_t j = 0; j < x.data.size(); ++j) iv.global[j] = x.data[j];
     iv.local.push_back(iv.global);
