@@ -230,107 +230,97 @@ class CppExporter {
     const Attrs& a = e.attrs;
     auto in = [&](size_t i) { return i < e.inputs.size() ? operand(e.inputs[i]) : std::string("nullptr"); };
     std::string call;
-    switch (e.op) {
-      case OpKind::Set: call = "set(" + in(0) + ")"; break;
-      case OpKind::SegmentSet: call = "segment_set(" + in(0) + ")"; break;
-      case OpKind::Cast:
-        call = "castOp(" + cppDT(a.dtype.value_or(f_.tensors[e.outputs[0]].dtype)) + ", " + in(0) + ")";
+    const OpInfo& info = opInfo(e.op);
+    const std::string fn(info.cpp_name);
+    auto args = [&] {
+      std::string r;
+      for (size_t i = 0; i < e.inputs.size(); ++i) r += (i ? ", " : "") + in(i);
+      return r;
+    };
+    switch (info.form) {
+      case OpForm::Set:
+      case OpForm::SegmentSet:
+      case OpForm::Binary:
+      case OpForm::Where:
+      case OpForm::Matmul:
+      case OpForm::Linear: call = fn + "(" + args() + ")"; break;
+      case OpForm::Unary: call = (a.approximate_tanh ? "tanh_" + fn : fn) + "(" + in(0) + ")"; break;
+      case OpForm::Cast:
+        call = fn + "(" + cppDT(a.dtype.value_or(f_.tensors[e.outputs[0]].dtype)) + ", " + in(0) + ")";
         break;
-      case OpKind::Gelu: call = std::string(a.approximate_tanh ? "tanh_gelu(" : "gelu(") + in(0) + ")"; break;
-      case OpKind::LogicalNot: call = "logical_not(" + in(0) + ")"; break;
-      case OpKind::Maximum: call = "maximum(" + in(0) + ", " + in(1) + ")"; break;
-      case OpKind::Minimum: call = "minimum(" + in(0) + ", " + in(1) + ")"; break;
-      case OpKind::Where: call = "where(" + in(0) + ", " + in(1) + ", " + in(2) + ")"; break;
-      case OpKind::Broadcast:
-        call = "broadcast(" + in(0) + ", " +
+      case OpForm::Broadcast:
+        call = fn + "(" + in(0) + ", " +
                braced(a.flags, [](bool x) { return std::string(x ? "true" : "false"); }) + ")";
         break;
-      case OpKind::BroadcastInDim: {
+      case OpForm::BroadcastInDim: {
+        // nvFuser's C++ API has no broadcast_in_dim: broadcast the new axes, then expand.
         std::vector<bool> flags(a.shape.size(), true);
         for (int64_t d : a.dims)
           if (d >= 0 && static_cast<size_t>(d) < flags.size()) flags[static_cast<size_t>(d)] = false;
-        std::string b = "broadcast(" + in(0) + ", " +
+        std::string b = fn + "(" + in(0) + ", " +
                         braced(flags, [](bool x) { return std::string(x ? "true" : "false"); }) + ")";
         call = "expand(" + b + ", " + vals(a.shape) + ")";
         break;
       }
-      case OpKind::Expand: call = "expand(" + in(0) + ", " + vals(a.shape) + ")"; break;
-      case OpKind::Squeeze: call = "squeeze(" + in(0) + ", std::vector<int64_t>" + ints(a.dims) + ")"; break;
-      case OpKind::Permute: call = "permute(" + in(0) + ", " + ints(a.dims) + ")"; break;
-      case OpKind::Reshape: call = "reshape(" + in(0) + ", " + vals(a.shape) + ")"; break;
-      case OpKind::Slice: {
+      case OpForm::Expand:
+      case OpForm::Reshape: call = fn + "(" + in(0) + ", " + vals(a.shape) + ")"; break;
+      case OpForm::Squeeze: call = fn + "(" + in(0) + ", std::vector<int64_t>" + ints(a.dims) + ")"; break;
+      case OpForm::Permute: call = fn + "(" + in(0) + ", " + ints(a.dims) + ")"; break;
+      case OpForm::Slice: {
         std::vector<std::string> r;
         for (const SliceRange& s : a.ranges)
           r.push_back("Slice{" + (s.start != kNone ? scalar(s.start) : "nullptr") + ", " +
                       (s.stop != kNone ? scalar(s.stop) : "nullptr") + ", " +
                       (s.step != kNone ? scalar(s.step) : "nullptr") + "}");
-        call = "slice(" + in(0) + ", std::vector<Slice>" + braced(r, [](const std::string& x) { return x; }) +
+        call = fn + "(" + in(0) + ", std::vector<Slice>" + braced(r, [](const std::string& x) { return x; }) +
                ")";
         break;
       }
-      case OpKind::Pad:
-        call = "pad(" + in(0) + ", " + vals(a.pad) +
+      case OpForm::Pad:
+        call = fn + "(" + in(0) + ", " + vals(a.pad) +
                (a.value != kNone ? ", " + scalar(a.value) : std::string()) + ")";
         break;
-      case OpKind::Cat: {
+      case OpForm::Cat: {
         std::vector<std::string> ts;
         for (size_t i = 0; i < e.inputs.size(); ++i) ts.push_back(in(i));
-        call =
-            "cat(" + braced(ts, [](const std::string& x) { return x; }) + ", " + std::to_string(a.dim) + ")";
+        call = fn + "(" + braced(ts, [](const std::string& x) { return x; }) + ", " + std::to_string(a.dim) +
+               ")";
         break;
       }
-      case OpKind::Sum:
-      case OpKind::Prod:
-      case OpKind::Max:
-      case OpKind::Min:
-        call = std::string(opName(e.op)) + "(" + in(0) + ", " + ints(a.dims) + ", /*keep_dim=*/" +
-               (a.keepdim ? "true" : "false") + (a.dtype ? ", " + cppDT(*a.dtype) : std::string()) + ")";
+      case OpForm::Reduction:
+        call = fn + "(" + in(0) + ", " + ints(a.dims) + ", /*keep_dim=*/" + (a.keepdim ? "true" : "false") +
+               (a.dtype ? ", " + cppDT(*a.dtype) : std::string()) + ")";
         break;
-      case OpKind::Mean:
+      case OpForm::Mean:
         call =
-            "mean(" + in(0) + ", " + ints(a.dims) + ", /*keep_dim=*/" + (a.keepdim ? "true" : "false") + ")";
+            fn + "(" + in(0) + ", " + ints(a.dims) + ", /*keep_dim=*/" + (a.keepdim ? "true" : "false") + ")";
         break;
-      case OpKind::Var:
-        call = "variance(" + in(0) + ", " + ints(a.dims) + ", /*correction=*/" +
-               std::to_string(a.correction) + ", /*keep_dim=*/" + (a.keepdim ? "true" : "false") + ")";
+      case OpForm::Var:
+        call = fn + "(" + in(0) + ", " + ints(a.dims) + ", /*correction=*/" + std::to_string(a.correction) +
+               ", /*keep_dim=*/" + (a.keepdim ? "true" : "false") + ")";
         break;
-      case OpKind::VarMean: {
+      case OpForm::VarMean: {
         std::string r = "vm" + std::to_string(id);
-        line("auto " + r + " = variance_mean(" + in(0) + ", " + ints(a.dims) + ", /*correction=*/" +
+        line("auto " + r + " = " + fn + "(" + in(0) + ", " + ints(a.dims) + ", /*correction=*/" +
              std::to_string(a.correction) + ", /*keep_dim=*/" + (a.keepdim ? "true" : "false") + ");");
         line("TensorView* " + tv_[e.outputs[0]] + " = " + r + ".var;");
         if (e.outputs.size() > 1) line("TensorView* " + tv_[e.outputs[1]] + " = " + r + ".mean;");
         return;
       }
-      case OpKind::Full:
-        call = "full(" + vals(a.shape) + ", " + scalar(a.value) + ", " +
-               cppDT(a.dtype.value_or(f_.tensors[e.outputs[0]].dtype)) + ")";
+      case OpForm::Full:
+        if (opAccepts(e.op, Attr::Value))
+          call = fn + "(" + vals(a.shape) + ", " + scalar(a.value) + ", " +
+                 cppDT(a.dtype.value_or(f_.tensors[e.outputs[0]].dtype)) + ")";
+        else
+          call =
+              fn + "(" + vals(a.shape) + ", " + cppDT(a.dtype.value_or(f_.tensors[e.outputs[0]].dtype)) + ")";
         break;
-      case OpKind::Zeros:
-      case OpKind::Ones:
-        call = std::string(opName(e.op)) + "(" + vals(a.shape) + ", " +
-               cppDT(a.dtype.value_or(f_.tensors[e.outputs[0]].dtype)) + ")";
-        break;
-      case OpKind::Iota: {
+      case OpForm::Iota: {
         DType dt = a.dtype.value_or(f_.tensors[e.outputs[0]].dtype);
-        call = "iota(" + (a.shape.empty() ? std::string("nullptr") : scalar(a.shape[0])) + ", " +
+        call = fn + "(" + (a.shape.empty() ? std::string("nullptr") : scalar(a.shape[0])) + ", " +
                (a.start != kNone ? scalar(a.start) : "IrBuilder::create<Val>(0L, " + cppDT(dt) + ")") + ", " +
                (a.step != kNone ? scalar(a.step) : "IrBuilder::create<Val>(1L, " + cppDT(dt) + ")") + ", " +
                cppDT(dt) + ")";
-        break;
-      }
-      case OpKind::Matmul: call = "matmul(" + in(0) + ", " + in(1) + ")"; break;
-      case OpKind::Linear:
-        call = "linear(" + in(0) + ", " + in(1) + (e.inputs.size() > 2 ? ", " + in(2) : std::string()) + ")";
-        break;
-      default: {
-        // Unary and binary math share nvFuser's function names with ours.
-        std::string fn(opName(e.op));
-        if (e.op == OpKind::LogicalAnd) fn = "logical_and";
-        if (e.op == OpKind::LogicalOr) fn = "logical_or";
-        call = fn + "(" + in(0);
-        for (size_t i = 1; i < e.inputs.size(); ++i) call += ", " + in(i);
-        call += ")";
         break;
       }
     }

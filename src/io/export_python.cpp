@@ -257,98 +257,97 @@ class Exporter {
     for (TensorId t : e.outputs) outs.push_back(tname_[t]);
     auto in = [&](size_t i) { return i < e.inputs.size() ? operand(e.inputs[i]) : std::string("None"); };
     std::string call;
-    const std::string op = "fd.ops." + std::string(info.name);
+    const std::string op = "fd.ops." + std::string(info.python_name);
     const Attrs& a = e.attrs;
     auto b = [](bool v) { return std::string(v ? "True" : "False"); };
-    switch (info.category) {
-      case OpCategory::Set:
-      case OpCategory::Unary:
+    switch (info.form) {
+      case OpForm::Set:
+      case OpForm::SegmentSet:
+      case OpForm::Unary:
         call = op + "(" + in(0);
-        if (e.op == OpKind::Gelu && a.approximate_tanh) call += ", approximate='tanh'";
+        if (a.approximate_tanh) call += ", approximate='tanh'";
         call += ")";
         break;
-      case OpCategory::Cast:
+      case OpForm::Cast:
         call =
             op + "(" + in(0) + ", dtype=" + pyDType(a.dtype.value_or(f_.tensors[e.outputs[0]].dtype)) + ")";
         break;
-      case OpCategory::Binary:
-      case OpCategory::Compare: call = op + "(" + in(0) + ", " + in(1) + ")"; break;
-      case OpCategory::Ternary: call = op + "(" + in(0) + ", " + in(1) + ", " + in(2) + ")"; break;
-      case OpCategory::Shape:
-        switch (e.op) {
-          case OpKind::Broadcast:
-            call = op + "(" + in(0) + ", is_broadcast_dim=" +
-                   list(a.flags, [](bool v) { return std::string(v ? "True" : "False"); }) + ")";
-            break;
-          case OpKind::BroadcastInDim:
-            call =
-                op + "(" + in(0) + ", shape=" + scalars(a.shape) + ", broadcast_dims=" + ints(a.dims) + ")";
-            break;
-          case OpKind::Expand: call = op + "(" + in(0) + ", shape=" + scalars(a.shape) + ")"; break;
-          case OpKind::Squeeze:
-            call = op + "(" + in(0) + ", dims=" + ints(a.dims) + ", squeeze_expanded=False)";
-            break;
-          case OpKind::Permute: call = op + "(" + in(0) + ", dims=" + ints(a.dims) + ")"; break;
-          case OpKind::Reshape: call = op + "(" + in(0) + ", new_shape=" + scalars(a.shape) + ")"; break;
-          case OpKind::Slice: {
-            std::vector<ScalarId> st, en, sp;
-            std::vector<AxisId> ax;
-            if (!e.inputs.empty() && e.inputs[0].isTensor())
-              for (AxisId x : f_.tensors[e.inputs[0].id].logical)
-                if (f_.axes[x].iter != IterType::Reduction) ax.push_back(x);
-            std::vector<std::string> sts, ens, sps;
-            for (size_t i = 0; i < a.ranges.size(); ++i) {
-              const SliceRange& r = a.ranges[i];
-              sts.push_back(r.start != kNone ? scalar(r.start) : "0");
-              ens.push_back(r.stop != kNone ? scalar(r.stop)
-                            : i < ax.size() ? scalar(f_.axes[ax[i]].extent)
-                                            : "None");
-              sps.push_back(r.step != kNone ? scalar(r.step) : "1");
-            }
-            auto id = [](const std::string& x) { return x; };
-            call = op + "(" + in(0) + ", start_indices=" + list(sts, id) + ", end_indices=" + list(ens, id) +
-                   ", strides=" + list(sps, id) + ")";
-            break;
-          }
-          case OpKind::Pad:
-            call = op + "(" + in(0) + ", pad_widths=" + scalars(a.pad) +
-                   (a.value != kNone ? ", value=" + scalar(a.value) : std::string()) + ")";
-            break;
-          case OpKind::Cat: {
-            std::vector<std::string> ts;
-            for (size_t i = 0; i < e.inputs.size(); ++i) ts.push_back(in(i));
-            call = op + "(" + list(ts, [](const std::string& x) { return x; }) +
-                   ", dim=" + std::to_string(a.dim) + ", manual_padding=False)";
-            break;
-          }
-          default: break;
-        }
+      case OpForm::Binary: call = op + "(" + in(0) + ", " + in(1) + ")"; break;
+      case OpForm::Where: call = op + "(" + in(0) + ", " + in(1) + ", " + in(2) + ")"; break;
+      case OpForm::Broadcast:
+        call = op + "(" + in(0) + ", is_broadcast_dim=" +
+               list(a.flags, [](bool v) { return std::string(v ? "True" : "False"); }) + ")";
         break;
-      case OpCategory::Reduction:
+      case OpForm::BroadcastInDim:
+        call = op + "(" + in(0) + ", shape=" + scalars(a.shape) + ", broadcast_dims=" + ints(a.dims) + ")";
+        break;
+      case OpForm::Expand: call = op + "(" + in(0) + ", shape=" + scalars(a.shape) + ")"; break;
+      case OpForm::Squeeze:
+        call = op + "(" + in(0) + ", dims=" + ints(a.dims) + ", squeeze_expanded=False)";
+        break;
+      case OpForm::Permute: call = op + "(" + in(0) + ", dims=" + ints(a.dims) + ")"; break;
+      case OpForm::Reshape: call = op + "(" + in(0) + ", new_shape=" + scalars(a.shape) + ")"; break;
+      case OpForm::Slice: {
+        std::vector<ScalarId> st, en, sp;
+        std::vector<AxisId> ax;
+        if (!e.inputs.empty() && e.inputs[0].isTensor())
+          for (AxisId x : f_.tensors[e.inputs[0].id].logical)
+            if (f_.axes[x].iter != IterType::Reduction) ax.push_back(x);
+        std::vector<std::string> sts, ens, sps;
+        for (size_t i = 0; i < a.ranges.size(); ++i) {
+          const SliceRange& r = a.ranges[i];
+          sts.push_back(r.start != kNone ? scalar(r.start) : "0");
+          ens.push_back(r.stop != kNone ? scalar(r.stop)
+                        : i < ax.size() ? scalar(f_.axes[ax[i]].extent)
+                                        : "None");
+          sps.push_back(r.step != kNone ? scalar(r.step) : "1");
+        }
+        auto id = [](const std::string& x) { return x; };
+        call = op + "(" + in(0) + ", start_indices=" + list(sts, id) + ", end_indices=" + list(ens, id) +
+               ", strides=" + list(sps, id) + ")";
+        break;
+      }
+      case OpForm::Pad:
+        call = op + "(" + in(0) + ", pad_widths=" + scalars(a.pad) +
+               (a.value != kNone ? ", value=" + scalar(a.value) : std::string()) + ")";
+        break;
+      case OpForm::Cat: {
+        std::vector<std::string> ts;
+        for (size_t i = 0; i < e.inputs.size(); ++i) ts.push_back(in(i));
+        call = op + "(" + list(ts, [](const std::string& x) { return x; }) +
+               ", dim=" + std::to_string(a.dim) + ", manual_padding=False)";
+        break;
+      }
+      case OpForm::Reduction:
+      case OpForm::Mean:
+      case OpForm::Var:
+      case OpForm::VarMean:
         call = op + "(" + in(0) + ", dims=" + ints(a.dims);
-        if (e.op == OpKind::Var || e.op == OpKind::VarMean)
-          call += ", correction=" + std::to_string(a.correction);
+        if (opAccepts(e.op, Attr::Correction)) call += ", correction=" + std::to_string(a.correction);
         call += ", keepdim=" + b(a.keepdim);
-        if (e.op == OpKind::Sum || e.op == OpKind::Prod || e.op == OpKind::Max || e.op == OpKind::Min)
+        if (info.form == OpForm::Reduction)
           call += ", dtype=" + (a.dtype ? pyDType(*a.dtype) : std::string("DataType.Null"));
         call += ")";
         break;
-      case OpCategory::Factory: {
+      case OpForm::Iota: {
         DType dt = a.dtype.value_or(f_.tensors[e.outputs[0]].dtype);
-        if (e.op == OpKind::Iota) {
-          call = op + "(" + (a.shape.empty() ? std::string("None") : scalar(a.shape[0])) +
-                 (a.start != kNone ? ", start=" + scalar(a.start) : std::string()) +
-                 (a.step != kNone ? ", step=" + scalar(a.step) : std::string()) + ", dtype=" + pyDType(dt) +
-                 ")";
-        } else if (e.op == OpKind::Full) {
-          call = op + "(shape=" + scalars(a.shape) + ", fill_value=" + scalar(a.value) +
-                 ", dtype=" + pyDType(dt) + ")";
-        } else {
-          call = op + "(shape=" + scalars(a.shape) + ", dtype=" + pyDType(dt) + ")";
-        }
+        call = op + "(" + (a.shape.empty() ? std::string("None") : scalar(a.shape[0])) +
+               (a.start != kNone ? ", start=" + scalar(a.start) : std::string()) +
+               (a.step != kNone ? ", step=" + scalar(a.step) : std::string()) + ", dtype=" + pyDType(dt) +
+               ")";
         break;
       }
-      case OpCategory::Matmul:
+      case OpForm::Full: {
+        DType dt = a.dtype.value_or(f_.tensors[e.outputs[0]].dtype);
+        if (opAccepts(e.op, Attr::Value))
+          call = op + "(shape=" + scalars(a.shape) + ", fill_value=" + scalar(a.value) +
+                 ", dtype=" + pyDType(dt) + ")";
+        else
+          call = op + "(shape=" + scalars(a.shape) + ", dtype=" + pyDType(dt) + ")";
+        break;
+      }
+      case OpForm::Matmul:
+      case OpForm::Linear:
         call = op + "(" + in(0) + ", " + in(1);
         if (e.inputs.size() > 2) call += ", bias=" + in(2);
         call += ")";

@@ -41,8 +41,45 @@ constexpr uint32_t A(Attr a) { return static_cast<uint32_t>(a); }
 // How nvFuser types an elementwise op's output (see ops.def).
 enum class Promotion : uint8_t { Keep, Bool, Float, Default, DoubleScalar };
 
+// How an op's calls are laid out, in nvFuser's printed IR, its Python
+// frontend and its C++ API alike (see ops.def); the op's names fill it in.
+enum class OpForm : uint8_t {
+  Set,
+  SegmentSet,
+  Cast,
+  Unary,
+  Binary,
+  Where,
+  Broadcast,
+  BroadcastInDim,
+  Expand,
+  Squeeze,
+  Permute,
+  Reshape,
+  Slice,
+  Pad,
+  Cat,
+  Reduction,
+  Mean,
+  Var,
+  VarMean,
+  Full,
+  Iota,
+  Matmul,
+  Linear,
+};
+
+// Per-op facts of spelling and value (see ops.def).
+enum class OpFlag : uint32_t {
+  LibmSuffix = 1u << 0,   // nvFuser prints an "f" suffix on Float ("expf")
+  FPrefix2024 = 1u << 1,  // the 2024 print style writes fmax / fmin
+  FillZero = 1u << 2,     // a full of 0
+  FillOne = 1u << 3,      // a full of 1
+};
+constexpr uint32_t F(OpFlag f) { return static_cast<uint32_t>(f); }
+
 enum class OpKind : uint16_t {
-#define FC_OP(E, J, C, MIN, MAX, NOUT, ATTRS, PROMO) E,
+#define FC_OP(E, J, C, MIN, MAX, NOUT, ATTRS, PROMO, FORM, IR, PY, CPP, FLAGS) E,
 #include "ir/ops.def"
 #undef FC_OP
 };
@@ -56,10 +93,18 @@ struct OpInfo {
   int num_outputs;
   uint32_t attrs;
   Promotion promotion;
+  OpForm form;
+  std::string_view ir_name;      // as nvFuser prints it ("+", "abs", "add" for a sum's reduction op)
+  std::string_view python_name;  // fd.ops.<python_name>
+  std::string_view cpp_name;     // the csrc/ops function
+  uint32_t flags;
+  bool has(OpFlag f) const { return (flags & F(f)) != 0; }
 };
 
 const OpInfo& opInfo(OpKind k);
-std::optional<OpKind> parseOpKind(std::string_view s);
+std::optional<OpKind> parseOpKind(std::string_view s);  // by JSON name
+std::optional<OpKind> opByPythonName(std::string_view s);
+std::optional<OpKind> opByCppName(std::string_view s);
 inline std::string_view opName(OpKind k) { return opInfo(k).name; }
 inline bool opAccepts(OpKind k, Attr a) { return (opInfo(k).attrs & A(a)) != 0; }
 int numOpKinds();

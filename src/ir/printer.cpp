@@ -14,6 +14,7 @@
 // StmtSort order (depth-first from the leaf tensors, operands in order), computed iteratively.
 #include "ir/printer.h"
 
+#include <cctype>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -236,34 +237,35 @@ class Printer {
     DType out_dtype = !e.outputs.empty() && e.outputs[0] < f_.tensors.size() ? f_.tensors[e.outputs[0]].dtype
                                                                              : DType::Float;
     const std::string o = out(0);
-    const OpCategory cat = opInfo(e.op).category;
-    switch (e.op) {
-      case OpKind::Set:
-      case OpKind::Permute: {
-        bool permute = e.op == OpKind::Permute || (!e.outputs.empty() && e.outputs[0] < f_.tensors.size() &&
-                                                   !f_.tensors[e.outputs[0]].root.empty());
+    const OpInfo& info = opInfo(e.op);
+    switch (info.form) {
+      case OpForm::Set:
+      case OpForm::Permute: {
+        bool permute =
+            info.form == OpForm::Permute || (!e.outputs.empty() && e.outputs[0] < f_.tensors.size() &&
+                                             !f_.tensors[e.outputs[0]].root.empty());
         return o + "\n   = Set" + (permute ? ".Permute" : "") + "( " + in(0) + ", cache_op=Streaming )\n";
       }
-      case OpKind::SegmentSet: return o + "\n   = SegmenterSet( " + in(0) + " )\n";
-      case OpKind::Cast: {
+      case OpForm::SegmentSet: return o + "\n   = SegmenterSet( " + in(0) + " )\n";
+      case OpForm::Cast: {
         DType from = e.inputs.empty() ? out_dtype : operandDType(e.inputs[0]);
         DType to = e.attrs.dtype.value_or(out_dtype);
         if (from == to) return o + "\n   = Set( " + in(0) + ", cache_op=Streaming )\n";
         return o + "\n   = " + castName(from, to) + "(" + in(0) + ");\n";
       }
-      case OpKind::Where: return o + "\n   = where(" + in(0) + "\n  , " + in(1) + "\n  , " + in(2) + ");\n";
-      case OpKind::Broadcast:
-      case OpKind::BroadcastInDim: {
+      case OpForm::Where: return o + "\n   = where(" + in(0) + "\n  , " + in(1) + "\n  , " + in(2) + ");\n";
+      case OpForm::Broadcast:
+      case OpForm::BroadcastInDim: {
         std::string s = o + "\n   = broadcast( " + in(0);
         if (head()) s += ", flags = {" + flagsString(broadcastFlags(e)) + "}";
         return s + " )\n";
       }
-      case OpKind::Squeeze: {
+      case OpForm::Squeeze: {
         std::string s = o + "\n   = squeeze( " + in(0);
         if (head()) s += ", flags = {" + flagsString(squeezeFlags(e)) + "}";
         return s + " )\n";
       }
-      case OpKind::Expand: {
+      case OpForm::Expand: {
         if (head()) return o + " = expand( " + in(0) + " )\n";
         std::string s = o + " = expand( " + in(0) + ", {";
         for (size_t i = 0; i < e.attrs.shape.size(); ++i) {
@@ -272,52 +274,47 @@ class Printer {
         }
         return s + "} )\n";
       }
-      case OpKind::Reshape: return o + (head() ? " = reshape( " : " = view( ") + in(0) + " )\n";
-      case OpKind::Slice: return o + "\n   = slice( " + in(0) + ", {" + sliceRanges(e) + " } )\n";
-      case OpKind::Pad: {
+      case OpForm::Reshape: return o + (head() ? " = reshape( " : " = view( ") + in(0) + " )\n";
+      case OpForm::Slice: return o + "\n   = slice( " + in(0) + ", {" + sliceRanges(e) + " } )\n";
+      case OpForm::Pad: {
         std::string s = o + "\n   = pad( " + in(0) + ", {" + padWidths(e) + "}";
         if (e.attrs.value != kNone && !isZeroConst(e.attrs.value))
           s += ", value = " + scalarToString(f_, e.attrs.value);
         return s + " )\n";
       }
-      case OpKind::Cat: {
+      case OpForm::Cat: {
         std::string s = o + "\n   = cat( ";
         for (size_t i = 0; i < e.inputs.size(); ++i) s += in(i) + ", ";
         return s + std::to_string(e.attrs.dim) + " )\n";
       }
-      case OpKind::Sum:
-      case OpKind::Prod:
-      case OpKind::Max:
-      case OpKind::Min: {
-        std::string s = o + "\n   = reduction( " + in(0) + ", op = " + reductionOpName(e.op) +
-                        ", initial value = " + reductionInit(e.op, out_dtype) + ", allreduce = false";
+      case OpForm::Reduction: {
+        std::string s = o + "\n   = reduction( " + in(0) + ", op = " + irName(info) +
+                        ", initial value = " + reductionInit(info.ir_name, out_dtype) + ", allreduce = false";
         if (e.attrs.keepdim) s += ", keepdim = true, dims = {" + dimsString(e.attrs.dims) + "}";
         return s + " )\n";
       }
-      case OpKind::Mean:
+      case OpForm::Mean:
         return o + "\n   = mean( " + in(0) + ", dims = {" + dimsString(e.attrs.dims) +
                "}, keepdim = " + (e.attrs.keepdim ? "true" : "false") + " )\n";
-      case OpKind::Var:
+      case OpForm::Var:
         return o + "\n   = var( " + in(0) + ", dims = {" + dimsString(e.attrs.dims) +
                "}, correction = " + std::to_string(e.attrs.correction) +
                ", keepdim = " + (e.attrs.keepdim ? "true" : "false") + " )\n";
-      case OpKind::VarMean:
+      case OpForm::VarMean:
         return o + "(Var),\n" + out(1) + "(Avg)\n   = var_mean( " + in(0) + ", dims = {" +
                dimsString(e.attrs.dims) + "}, correction = " + std::to_string(e.attrs.correction) +
                ", keepdim = " + (e.attrs.keepdim ? "true" : "false") + " )\n";
-      case OpKind::Full:
-      case OpKind::Zeros:
-      case OpKind::Ones: {
+      case OpForm::Full: {
         DType dt = e.attrs.dtype.value_or(out_dtype);
         std::string fill;
-        if (e.op == OpKind::Full) {
+        if (!info.has(OpFlag::FillZero) && !info.has(OpFlag::FillOne)) {
           // nvFuser casts the fill value to the output dtype: a constant prints in that dtype.
           if (validScalar(f_, e.attrs.value) && f_.scalars[e.attrs.value].kind == ScalarKind::Constant)
             fill = constToString(f_.scalars[e.attrs.value].value, dt);
           else
             fill = e.attrs.value != kNone ? scalarToString(f_, e.attrs.value) : "<missing>";
         } else
-          fill = constToString(ConstValue{ConstValue::Kind::Int, e.op == OpKind::Ones ? 1 : 0, 0}, dt);
+          fill = constToString(ConstValue{ConstValue::Kind::Int, info.has(OpFlag::FillOne) ? 1 : 0, 0}, dt);
         std::string s = o + "\n   = full({";
         for (size_t i = 0; i < e.attrs.shape.size(); ++i) {
           if (i) s += ", ";
@@ -327,7 +324,7 @@ class Printer {
         if (!e.attrs.shape.empty()) s += ", ";
         return s + fill + ");\n";
       }
-      case OpKind::Iota: {
+      case OpForm::Iota: {
         DType dt = e.attrs.dtype.value_or(out_dtype);
         std::string len = e.attrs.shape.empty() ? "<missing>" : scalarToString(f_, e.attrs.shape[0]);
         std::string start =
@@ -337,21 +334,37 @@ class Printer {
         return o + "\n   = iota(" + len + ", " + start + ", " + step + ", " + std::string(dtypeCppName(dt)) +
                ");\n";
       }
-      case OpKind::Matmul: return o + "\n   = matmul(" + in(0) + ",\n            " + in(1) + ")\n";
-      case OpKind::Linear: {
+      case OpForm::Matmul: return o + "\n   = matmul(" + in(0) + ",\n            " + in(1) + ")\n";
+      case OpForm::Linear: {
         std::string s = o + "\n   = linear(" + in(0) + ",\n            " + in(1);
         if (e.inputs.size() > 2) s += "  ,\n          " + in(2);
         return s + "  )\n";
       }
-      default: break;
-    }
-    if (cat == OpCategory::Unary) return o + "\n   = " + unaryCall(e.op, out_dtype, in(0)) + ";\n";
-    if (cat == OpCategory::Binary || cat == OpCategory::Compare) {
-      if (const char* sym = inlineBinary(e.op))
-        return o + "\n   = " + in(0) + "\n   " + sym + " " + in(1) + ";\n";
-      return o + "\n   = " + binaryFunc(e.op) + "(" + in(0) + "\n  , " + in(1) + ");\n";
+      case OpForm::Unary: {
+        // A symbol prints as a prefix ("-T0", "!T0"); a word as a call, with
+        // nvFuser's "f" suffix on Float for the libm functions.
+        const std::string name = irName(info);
+        if (isSymbol(name)) return o + "\n   = " + name + in(0) + ";\n";
+        bool suffix = info.has(OpFlag::LibmSuffix) && out_dtype == DType::Float;
+        return o + "\n   = " + name + (suffix ? "f" : "") + "(" + in(0) + ");\n";
+      }
+      case OpForm::Binary: {
+        const std::string name = irName(info);
+        if (isSymbol(name)) return o + "\n   = " + in(0) + "\n   " + name + " " + in(1) + ";\n";
+        return o + "\n   = " + name + "(" + in(0) + "\n  , " + in(1) + ");\n";
+      }
     }
     return o + "\n   = " + std::string(opName(e.op)) + "( <unprintable> )\n";
+  }
+
+  // The op's name as this print style writes it.
+  std::string irName(const OpInfo& info) const {
+    if (info.has(OpFlag::FPrefix2024) && !head()) return "f" + std::string(info.ir_name);
+    return std::string(info.ir_name);
+  }
+
+  static bool isSymbol(std::string_view name) {
+    return !name.empty() && !std::isalpha(static_cast<unsigned char>(name[0]));
   }
 
   // nvFuser's StmtSort order: depth-first from the leaf tensors (no uses, creation order), each
@@ -418,7 +431,7 @@ class Printer {
   }
 
   std::vector<bool> broadcastFlags(const Expr& e) const {
-    if (e.op == OpKind::Broadcast) return e.attrs.flags;
+    if (opInfo(e.op).form == OpForm::Broadcast) return e.attrs.flags;
     // broadcast_in_dim: output axis i is new unless it is listed in broadcast_dims.
     size_t rank = e.attrs.shape.size();
     std::vector<bool> flags(rank, true);
@@ -492,23 +505,16 @@ class Printer {
     return s;
   }
 
-  std::string reductionOpName(OpKind k) const {
-    switch (k) {
-      case OpKind::Sum: return "add";
-      case OpKind::Prod: return "mul";
-      case OpKind::Max: return head() ? "max" : "fmax";
-      default: return head() ? "min" : "fmin";
-    }
-  }
-
-  static std::string reductionInit(OpKind k, DType dt) {
+  // The identity of a reduction op: 0 for add, 1 for mul, the lowest value
+  // for max, the highest for min.
+  static std::string reductionInit(std::string_view op, DType dt) {
     ConstValue v;
-    if (k == OpKind::Sum || k == OpKind::Prod) {
+    if (op == "add" || op == "mul") {
       v.kind = ConstValue::Kind::Int;
-      v.i = k == OpKind::Prod ? 1 : 0;
+      v.i = op == "mul" ? 1 : 0;
       return constToString(v, dt);
     }
-    bool lowest = k == OpKind::Max;
+    bool lowest = op == "max";
     if (dt == DType::Bool) return lowest ? "false" : "true";
     if (isFloatingPoint(dt)) {
       v.kind = ConstValue::Kind::Float;
@@ -521,48 +527,6 @@ class Printer {
     else
       v.i = lowest ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max();
     return constToString(v, dt);
-  }
-
-  static std::string unaryCall(OpKind k, DType out, const std::string& arg) {
-    bool suffix = out == DType::Float;  // nvFuser's needFloatSuffix for the libm-style ops
-    switch (k) {
-      case OpKind::Neg: return "-" + arg;
-      case OpKind::LogicalNot: return "!" + arg;
-      case OpKind::Abs: return "abs(" + arg + ")";
-      case OpKind::Relu: return "relu(" + arg + ")";
-      case OpKind::Sigmoid: return "sigmoid(" + arg + ")";
-      case OpKind::Reciprocal: return "reciprocal(" + arg + ")";
-      case OpKind::Silu: return "silu(" + arg + ")";
-      case OpKind::Gelu: return "gelu(" + arg + ")";
-      default: break;
-    }
-    return std::string(opName(k)) + (suffix ? "f" : "") + "(" + arg + ")";
-  }
-
-  static const char* inlineBinary(OpKind k) {
-    switch (k) {
-      case OpKind::Add: return "+";
-      case OpKind::Sub: return "-";
-      case OpKind::Mul: return "*";
-      case OpKind::Div: return "/";
-      case OpKind::Eq: return "==";
-      case OpKind::Ne: return "!=";
-      case OpKind::Lt: return "<";
-      case OpKind::Le: return "<=";
-      case OpKind::Gt: return ">";
-      case OpKind::Ge: return ">=";
-      case OpKind::LogicalAnd: return "&&";
-      case OpKind::LogicalOr: return "||";
-      default: return nullptr;
-    }
-  }
-
-  std::string binaryFunc(OpKind k) const {
-    switch (k) {
-      case OpKind::Maximum: return head() ? "max" : "fmax";
-      case OpKind::Minimum: return head() ? "min" : "fmin";
-      default: return std::string(opName(k));
-    }
   }
 
   const Fusion& f_;
