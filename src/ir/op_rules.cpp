@@ -744,4 +744,54 @@ DTypeRule outputDType(const Fusion& f, const Expr& e, size_t out) {
   return {};
 }
 
+std::string_view dtypeRuleSummary(OpKind op) {
+  const OpInfo& info = opInfo(op);
+  switch (info.category) {
+    case OpCategory::Set: return "the operand's";
+    case OpCategory::Cast: return "`dtype`";
+    case OpCategory::Compare: return "Bool";
+    case OpCategory::Ternary: return "the values' promoted (Half stays Half)";
+    case OpCategory::Shape: return "the operand's";
+    case OpCategory::Reduction:
+      switch (info.form) {
+        case OpForm::Mean: return "Float for Half and BFloat16; Int for integers";
+        case OpForm::Var:
+        case OpForm::VarMean: return "Float for integers, Half and BFloat16";
+        default: return "`dtype`, else the operand's; Int for integers and Bool (sum, prod)";
+      }
+    case OpCategory::Factory: return "`dtype`";
+    case OpCategory::Matmul: return "the operands' (equal)";
+    case OpCategory::Unary:
+    case OpCategory::Binary: break;
+  }
+  switch (info.promotion) {
+    case Promotion::Keep: return "the operand's";
+    case Promotion::Bool: return "Bool";
+    case Promotion::Float: return "promoted; integers, Bool and Half to Float";
+    case Promotion::Default: return "promoted; Half and BFloat16 computed in Float";
+    case Promotion::DoubleScalar: return "promoted with a Double constant; Half and BFloat16 to Float";
+  }
+  return "";
+}
+
+std::vector<std::string_view> attrKeys(OpKind op) {
+  static constexpr std::pair<Attr, std::string_view> kKeys[] = {{Attr::DType, "dtype"},
+                                                                {Attr::Approximate, "approximate"},
+                                                                {Attr::Flags, "flags"},
+                                                                {Attr::Shape, "shape"},
+                                                                {Attr::Dims, "dims"},
+                                                                {Attr::Ranges, "ranges"},
+                                                                {Attr::Pad, "pad"},
+                                                                {Attr::Value, "value"},
+                                                                {Attr::Dim, "dim"},
+                                                                {Attr::Keepdim, "keepdim"},
+                                                                {Attr::Correction, "correction"},
+                                                                {Attr::Start, "start"},
+                                                                {Attr::Step, "step"}};
+  std::vector<std::string_view> out;
+  for (const auto& [a, key] : kKeys)
+    if (opAccepts(op, a)) out.push_back(key);
+  return out;
+}
+
 }  // namespace fc

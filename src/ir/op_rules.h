@@ -175,6 +175,13 @@ struct DTypeRule {
 };
 DTypeRule outputDType(const Fusion& f, const Expr& e, size_t out);
 
+// The dtype rule of `op` in words, for the op table ("promoted; Half and
+// BFloat16 computed in Float").
+std::string_view dtypeRuleSummary(OpKind op);
+
+// The JSON keys of the attributes `op` takes, in Attr order.
+std::vector<std::string_view> attrKeys(OpKind op);
+
 // nvFuser's type promotion (csrc/type_promotion.cpp computeTypes) of
 // elementwise operands: tensors decide within the highest category among
 // them; a scalar of a higher category lifts the result to that category's

@@ -4,6 +4,7 @@
 
 #include "command.h"
 #include "driver/basic.h"
+#include "driver/ops_table.h"
 
 namespace fc::cli {
 namespace {
@@ -43,6 +44,13 @@ Register convert_cmd("convert", [](CLI::App& app, int& rc) {
   addFormatOption(sub, a->format);
   addMaxBytesOption(sub, a->max_bytes);
   sub->callback([a, &rc] { rc = driver::convert(*a, std::cout, std::cerr); });
+});
+
+Register ops_cmd("ops", [](CLI::App& app, int& rc) {
+  auto a = std::make_shared<driver::OpsArgs>();
+  auto* sub = app.add_subcommand("ops", "List the ops fusecheck models and their names in nvFuser");
+  sub->add_flag("--markdown", a->markdown, "Print the table of docs/ops.md");
+  sub->callback([a, &rc] { rc = driver::ops(*a, std::cout); });
 });
 
 }  // namespace

@@ -1,0 +1,74 @@
+#include "driver/ops_table.h"
+
+#include <ostream>
+
+#include "ir/op_kind.h"
+#include "ir/op_rules.h"
+
+namespace fc::driver {
+
+namespace {
+
+std::string_view categoryName(OpCategory c) {
+  switch (c) {
+    case OpCategory::Set: return "Set";
+    case OpCategory::Cast: return "Cast";
+    case OpCategory::Unary: return "Unary";
+    case OpCategory::Binary: return "Binary";
+    case OpCategory::Compare: return "Compare";
+    case OpCategory::Ternary: return "Ternary";
+    case OpCategory::Shape: return "Shape";
+    case OpCategory::Reduction: return "Reduction";
+    case OpCategory::Factory: return "Factory";
+    case OpCategory::Matmul: return "Matmul";
+  }
+  return "";
+}
+
+std::string arity(const OpInfo& info) {
+  if (info.max_inputs < 0) return std::to_string(info.min_inputs) + " or more";
+  if (info.max_inputs != info.min_inputs)
+    return std::to_string(info.min_inputs) + "–" + std::to_string(info.max_inputs);
+  return std::to_string(info.min_inputs);
+}
+
+std::string code(std::string_view s) { return s.empty() ? "—" : "`" + std::string(s) + "`"; }
+
+}  // namespace
+
+std::string opTableMarkdown() {
+  std::string s =
+      "# Ops\n\n"
+      "The ops fusecheck models, generated from `src/ir/ops.def` and the op rules (`src/ir/op_rules.h`) by\n"
+      "`fusecheck ops --markdown`; a test keeps this page equal to that output. Inputs count tensors and\n"
+      "scalars together. *Output dtype* is nvFuser's type promotion (`csrc/type_promotion.cpp`,\n"
+      "`csrc/ops/arith.cpp`). *nvFuser IR* is the name nvFuser prints (a symbol prints inline; for a\n"
+      "reduction, its reduction op), *Python* the `fd.ops` name, *C++* the `csrc/ops` function.\n\n"
+      "| op | category | inputs | outputs | attributes | output dtype | nvFuser IR | Python | C++ |\n"
+      "|---|---|---|---|---|---|---|---|---|\n";
+  for (int k = 0; k < numOpKinds(); ++k) {
+    const OpInfo& info = opInfo(static_cast<OpKind>(k));
+    std::string attrs;
+    for (std::string_view a : attrKeys(info.kind)) attrs += (attrs.empty() ? "" : ", ") + code(a);
+    s += "| " + code(info.name) + " | " + std::string(categoryName(info.category)) + " | " + arity(info) +
+         " | " + std::to_string(info.num_outputs) + " | " + (attrs.empty() ? "—" : attrs) + " | " +
+         std::string(dtypeRuleSummary(info.kind)) + " | " + code(info.ir_name) + " | " +
+         code(info.python_name) + " | " + code(info.cpp_name) + " |\n";
+  }
+  return s;
+}
+
+int ops(const OpsArgs& a, std::ostream& out) {
+  if (a.markdown) {
+    out << opTableMarkdown();
+    return 0;
+  }
+  for (int k = 0; k < numOpKinds(); ++k) {
+    const OpInfo& info = opInfo(static_cast<OpKind>(k));
+    out << info.name << "  " << categoryName(info.category) << "  inputs " << arity(info)
+        << "  dtype: " << dtypeRuleSummary(info.kind) << "\n";
+  }
+  return 0;
+}
+
+}  // namespace fc::driver
