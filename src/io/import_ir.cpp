@@ -15,6 +15,7 @@
 
 #include "io/import_builder.h"
 #include "io/scalar_expr.h"
+#include "ir/op_rules.h"
 
 namespace fc {
 namespace {
@@ -1249,11 +1250,13 @@ class IrImporter {
       for (const Expr& ex : f_.exprs) {
         const OpInfo& info = opInfo(ex.op);
         std::optional<DType> dt;
-        if (info.category == OpCategory::Compare)
+        bool operands_known = true;
+        for (const ValueRef& v : ex.inputs) operands_known = operands_known && (!v.isTensor() || known[v.id]);
+        if (operands_known && !ex.inputs.empty()) {
+          dt = outputDType(f_, ex, 0).dtype;  // nvFuser's type promotion
+        } else if (info.category == OpCategory::Compare || info.promotion == Promotion::Bool) {
           dt = DType::Bool;
-        else if (ex.op == OpKind::LogicalNot)
-          dt = DType::Bool;
-        else {
+        } else {
           for (size_t i = ex.op == OpKind::Where ? 1 : 0; i < ex.inputs.size(); ++i) {
             const ValueRef& v = ex.inputs[i];
             if (v.isTensor() && known[v.id]) {

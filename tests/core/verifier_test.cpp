@@ -862,17 +862,22 @@ TEST(VerifierShapeOps, FactoryRankAndDType) {
   expectOne(f, "FC0203", "/tensors/0/dtype");
 }
 
-TEST(VerifierShapeOps, MeanOfIntegersIsFloat) {
+// nvFuser's mean is div(sum(x), count) (csrc/ops/normalization.cpp:36 @ 81c4b22fd750): the sum of
+// integers is Int and dividing it by the Index count stays Int; the variance multiplies by a Float
+// reciprocal, so it is Float.
+TEST(VerifierShapeOps, MeanOfIntegersIsIntVarianceIsFloat) {
   Small s = makeSmall(DType::Int);
   Attrs a;
   a.dims = {1};
-  TensorId out = s.tensor("T1", {s.axis(s.i0), s.axis(s.i1, IT::Reduction)}, DType::Float);
+  TensorId out = s.tensor("T1", {s.axis(s.i0), s.axis(s.i1, IT::Reduction)}, DType::Int);
   s.op(OpKind::Mean, out, a);
   EXPECT_TRUE(verify(s.f).empty()) << show(verify(s.f));
-  s.f.tensors[out].dtype = DType::Int;
+  s.f.tensors[out].dtype = DType::Float;
   expectOne(s.f, "FC0203", "/tensors/1/dtype");
+  s.f.exprs[0].op = OpKind::Var;
+  EXPECT_TRUE(verify(s.f).empty()) << show(verify(s.f));
   s.f.exprs[0].op = OpKind::Sum;  // sum of Int stays Int
-  EXPECT_TRUE(verify(s.f).empty());
+  expectOne(s.f, "FC0203", "/tensors/1/dtype");
 }
 
 TEST(VerifierShapeOps, KeepdimMakesBroadcast) {

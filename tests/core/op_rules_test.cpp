@@ -1,0 +1,185 @@
+// nvFuser's type promotion and shape rules as ir/op_rules states them. Each
+// dtype case cites the nvFuser source it follows (@ 81c4b22fd750 unless said).
+#include "ir/op_rules.h"
+
+#include <gtest/gtest.h>
+
+#include "ir/fusion.h"
+
+namespace fc {
+namespace {
+
+// A fusion with one expr over the given operands (tensors of rank 2, or
+// rank 0 where `zero_dim`), to ask the rules about its output.
+struct One {
+  Fusion f;
+  std::vector<ValueRef> in;
+  TensorId tensor(DType dt, size_t rank = 2) {
+    std::vector<AxisId> axes;
+    for (size_t d = 0; d < rank; ++d)
+      axes.push_back(f.addAxis(static_cast<uint32_t>(f.axes.size()), IterType::Iteration,
+                               ParallelType::Serial, f.addSymbol("i" + std::to_string(f.scalars.size()))));
+    TensorId t = f.addTensor("T" + std::to_string(f.tensors.size()), dt, MemoryType::Global, axes);
+    in.push_back(ValueRef::tensor(t));
+    return t;
+  }
+  void scalar(DType dt) {
+    in.push_back(ValueRef::scalar(dt == DType::Double || dt == DType::Float ? f.addConstFloat(0.5, dt)
+                                                                            : f.addConstInt(2, dt)));
+  }
+  std::optional<DType> dtype(OpKind op, Attrs a = {}) {
+    Expr e{op, in, {}, std::move(a)};
+    return outputDType(f, e, 0).dtype;
+  }
+};
+
+// where computes its type from the two values only, without casting Half to
+// Float: csrc/ops/arith.cpp:1872-1880 (computeTypes(..., false)).
+TEST(OpRulesDType, WhereTypesFromItsValuesOnly) {
+  One a;
+  a.tensor(DType::Bool);
+  a.scalar(DType::Double);
+  a.scalar(DType::Double);
+  EXPECT_EQ(a.dtype(OpKind::Where), DType::Double);
+  One b;
+  b.tensor(DType::Bool);
+  b.tensor(DType::Half);
+  b.tensor(DType::Half);
+  EXPECT_EQ(b.dtype(OpKind::Where), DType::Half);
+}
+
+// Binary ops promote, then compute Half and BFloat16 in Float: csrc/type_promotion.h:41
+// (cast_half_to_float = true) and csrc/type_promotion.cpp:201-210.
+TEST(OpRulesDType, HalfArithmeticComputesInFloat) {
+  One a;
+  a.tensor(DType::Half);
+  a.tensor(DType::Half);
+  EXPECT_EQ(a.dtype(OpKind::Add), DType::Float);
+  One b;
+  b.tensor(DType::Half);
+  b.scalar(DType::Double);  // a scalar cannot widen a floating tensor's category
+  EXPECT_EQ(b.dtype(OpKind::Mul), DType::Float);
+  One c;
+  c.tensor(DType::BFloat16);
+  c.tensor(DType::Half);
+  EXPECT_EQ(c.dtype(OpKind::Sub), DType::Float);
+}
+
+// A Double scalar lifts an integer tensor to promoteType(Int, Double) = Double
+// (csrc/type_promotion.cpp combineCategories; csrc/type.h:864 C++ common type).
+TEST(OpRulesDType, IntegerTensorWithDoubleScalarIsDouble) {
+  One a;
+  a.tensor(DType::Int);
+  a.scalar(DType::Double);
+  EXPECT_EQ(a.dtype(OpKind::Add), DType::Double);
+  One b;
+  b.tensor(DType::Int32);
+  b.tensor(DType::Int);
+  EXPECT_EQ(b.dtype(OpKind::Add), DType::Int);
+  One c;
+  c.tensor(DType::Int);
+  c.tensor(DType::Int);
+  EXPECT_EQ(c.dtype(OpKind::Div), DType::Int);  // div of integers truncates: default_op_config
+}
+
+// Zero-dim tensors are promoted apart from dimensioned ones; Reduction axes count as
+// dimensions (csrc/type_promotion.cpp updateResultTypeState, getValueType).
+TEST(OpRulesDType, ZeroDimTensorsDoNotWidenDimensionedOnes) {
+  One a;
+  a.tensor(DType::Float);
+  a.tensor(DType::Double, 0);
+  EXPECT_EQ(a.dtype(OpKind::Add), DType::Float);
+  One b;
+  b.tensor(DType::Int);
+  b.tensor(DType::Double, 0);
+  EXPECT_EQ(b.dtype(OpKind::Add), DType::Double);  // a higher category still lifts
+}
+
+// Unary ops: float_op_config (exp, ...: integers and Half to Float,
+// csrc/ops/arith.cpp:686); default_op_config (neg: Half to Float, integers kept,
+// :524-530); no config (relu, silu, abs: dtype kept, :507, :509, :584-597); logical_not: Bool.
+TEST(OpRulesDType, UnaryOpsFollowTheirPromotionConfig) {
+  One h;
+  h.tensor(DType::Half);
+  EXPECT_EQ(h.dtype(OpKind::Exp), DType::Float);
+  EXPECT_EQ(h.dtype(OpKind::Neg), DType::Float);
+  EXPECT_EQ(h.dtype(OpKind::Relu), DType::Half);
+  EXPECT_EQ(h.dtype(OpKind::Silu), DType::Half);
+  EXPECT_EQ(h.dtype(OpKind::Abs), DType::Half);
+  EXPECT_EQ(h.dtype(OpKind::LogicalNot), DType::Bool);
+  One i;
+  i.tensor(DType::Int32);
+  EXPECT_EQ(i.dtype(OpKind::Exp), DType::Float);
+  EXPECT_EQ(i.dtype(OpKind::Neg), DType::Int32);
+  One d;
+  d.tensor(DType::Double);
+  EXPECT_EQ(d.dtype(OpKind::Sigmoid), DType::Double);
+}
+
+// gelu multiplies by Double constants (csrc/ops/composite.cpp:281-291): Half gives Float.
+TEST(OpRulesDType, GeluPromotesWithItsDoubleConstants) {
+  One h;
+  h.tensor(DType::Half);
+  EXPECT_EQ(h.dtype(OpKind::Gelu), DType::Float);
+  One i;
+  i.tensor(DType::Int);
+  EXPECT_EQ(i.dtype(OpKind::Gelu), DType::Double);
+}
+
+// sum / prod of integers or Bool accumulate in Int; floating dtypes are kept
+// (csrc/ops/arith.cpp:1470-1489); mean divides by the Index count and var
+// multiplies by a Float reciprocal (csrc/ops/normalization.cpp:36-90).
+TEST(OpRulesDType, Reductions) {
+  Attrs dims;
+  dims.dims = {0};
+  One i;
+  i.tensor(DType::Int32);
+  EXPECT_EQ(i.dtype(OpKind::Sum, dims), DType::Int);
+  EXPECT_EQ(i.dtype(OpKind::Mean, dims), DType::Int);
+  EXPECT_EQ(i.dtype(OpKind::Var, dims), DType::Float);
+  One b;
+  b.tensor(DType::Bool);
+  EXPECT_EQ(b.dtype(OpKind::Sum, dims), DType::Int);
+  One h;
+  h.tensor(DType::Half);
+  EXPECT_EQ(h.dtype(OpKind::Sum, dims), DType::Half);
+  EXPECT_EQ(h.dtype(OpKind::Max, dims), DType::Half);
+  EXPECT_EQ(h.dtype(OpKind::Mean, dims), DType::Float);
+}
+
+// Shape rules: one rule per output axis, with the operand axes it maps.
+TEST(OpRulesShape, BroadcastAndReduction) {
+  One a;
+  a.tensor(DType::Float);
+  Attrs flags;
+  flags.flags = {true, false, false};
+  Expr e{OpKind::Broadcast, a.in, {}, flags};
+  struct None final : KnownValues {
+    std::optional<int64_t> intValue(ScalarId) const override { return std::nullopt; }
+  } none;
+  ShapeRule r;
+  outputShape(a.f, e, none, RuleMode::Check, r);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r.axes.size(), 3u);
+  EXPECT_EQ(r.axes[0].extent, AxisRule::Extent::One);
+  EXPECT_EQ(r.mapsOf(r.axes[2]).size(), 1u);
+  EXPECT_EQ(r.mapsOf(r.axes[2])[0].pos, 1);
+  flags.flags = {true, false};
+  outputShape(a.f, Expr{OpKind::Broadcast, a.in, {}, flags}, none, RuleMode::Check, r);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.issues[0].kind, ShapeIssue::Kind::FlagsKept);
+
+  Attrs red;
+  red.dims = {-1};
+  outputShape(a.f, Expr{OpKind::Sum, a.in, {}, red}, none, RuleMode::Check, r);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.axes[1].make, IterType::Reduction);
+  red.dims = {};
+  outputShape(a.f, Expr{OpKind::Sum, a.in, {}, red}, none, RuleMode::Check, r);
+  EXPECT_EQ(r.issues.at(0).kind, ShapeIssue::Kind::NoDims);
+  outputShape(a.f, Expr{OpKind::Sum, a.in, {}, red}, none, RuleMode::Build, r);
+  EXPECT_TRUE(r.ok());  // a frontend reduces every axis when no dims are given
+}
+
+}  // namespace
+}  // namespace fc
