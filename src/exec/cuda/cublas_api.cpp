@@ -61,7 +61,46 @@ Loaded load() {
   return l;  // the library stays open for the life of the process
 }
 
+struct LoadedLt {
+  CublasLtApi api;
+  bool ok = false;
+};
+
+LoadedLt loadLt() {
+  LoadedLt l;
+  const std::string soname = "libcublasLt.so." + std::to_string(CUBLAS_VER_MAJOR);
+  std::string candidates[] = {soname, std::string(FC_CUBLAS_LIBRARY_DIR) + "/" + soname};
+  void* lib = nullptr;
+  for (const std::string& c : candidates) {
+    if (c.front() == '/' && std::string_view(FC_CUBLAS_LIBRARY_DIR).empty()) continue;
+    if ((lib = dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL))) break;
+  }
+  if (!lib) return l;
+  std::string e;
+  l.ok = resolve(lib, "cublasLtCreate", &l.api.create, &e) &&
+         resolve(lib, "cublasLtDestroy", &l.api.destroy, &e) &&
+         resolve(lib, "cublasLtMatmulDescCreate", &l.api.descCreate, &e) &&
+         resolve(lib, "cublasLtMatmulDescDestroy", &l.api.descDestroy, &e) &&
+         resolve(lib, "cublasLtMatmulDescSetAttribute", &l.api.descSet, &e) &&
+         resolve(lib, "cublasLtMatrixLayoutCreate", &l.api.layoutCreate, &e) &&
+         resolve(lib, "cublasLtMatrixLayoutDestroy", &l.api.layoutDestroy, &e) &&
+         resolve(lib, "cublasLtMatrixLayoutSetAttribute", &l.api.layoutSet, &e) &&
+         resolve(lib, "cublasLtMatmulPreferenceCreate", &l.api.prefCreate, &e) &&
+         resolve(lib, "cublasLtMatmulPreferenceDestroy", &l.api.prefDestroy, &e) &&
+         resolve(lib, "cublasLtMatmulPreferenceSetAttribute", &l.api.prefSet, &e) &&
+         resolve(lib, "cublasLtMatmulAlgoGetHeuristic", &l.api.heuristic, &e) &&
+         resolve(lib, "cublasLtMatmul", &l.api.matmul, &e);
+  return l;
+}
+
 }  // namespace
+
+const CublasLtApi* cublasLtApi() {
+  static LoadedLt loaded;
+  static std::once_flag once;
+  std::call_once(once, [] { loaded = loadLt(); });
+  return loaded.ok ? &loaded.api : nullptr;
+}
 
 const CublasApi& cublasApi() {
   static Loaded loaded;

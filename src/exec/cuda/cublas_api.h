@@ -13,6 +13,7 @@
 // O(1) after the first call (thread-safe one-time initialization).
 #pragma once
 
+#include <cublasLt.h>
 #include <cublas_v2.h>
 
 namespace fc::exec::cuda {
@@ -34,5 +35,27 @@ struct CublasApi {
 
 // The loaded API; throws ExecError when the library or a symbol is missing.
 const CublasApi& cublasApi();
+
+// The few cublasLt entry points the GEMM autotuner uses (gemm.h), from the
+// libcublasLt of the same major version.
+struct CublasLtApi {
+  decltype(&cublasLtCreate) create = nullptr;
+  decltype(&cublasLtDestroy) destroy = nullptr;
+  decltype(&cublasLtMatmulDescCreate) descCreate = nullptr;
+  decltype(&cublasLtMatmulDescDestroy) descDestroy = nullptr;
+  decltype(&cublasLtMatmulDescSetAttribute) descSet = nullptr;
+  decltype(&cublasLtMatrixLayoutCreate) layoutCreate = nullptr;
+  decltype(&cublasLtMatrixLayoutDestroy) layoutDestroy = nullptr;
+  decltype(&cublasLtMatrixLayoutSetAttribute) layoutSet = nullptr;
+  decltype(&cublasLtMatmulPreferenceCreate) prefCreate = nullptr;
+  decltype(&cublasLtMatmulPreferenceDestroy) prefDestroy = nullptr;
+  decltype(&cublasLtMatmulPreferenceSetAttribute) prefSet = nullptr;
+  decltype(&cublasLtMatmulAlgoGetHeuristic) heuristic = nullptr;
+  decltype(&cublasLtMatmul) matmul = nullptr;
+};
+
+// The loaded cublasLt API, or null when it cannot be loaded (the
+// autotuner is then off; plain cuBLAS still works).
+const CublasLtApi* cublasLtApi();
 
 }  // namespace fc::exec::cuda

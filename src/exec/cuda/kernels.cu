@@ -11,6 +11,7 @@
 #include "exec/cuda/kernels.h"
 #include "exec/cuda/kernels_device.cuh"
 #include "exec/cuda/kernels_internal.h"
+#include "support/internal_error.h"
 
 namespace fc::exec::cuda {
 namespace {
@@ -245,7 +246,45 @@ __global__ void stridedCopyKernel(const CopyArgs a, int64_t n) {
 __global__ void iotaKernel(void* dst, DType t, int64_t n, double start, double step) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x)
-    storeAs(dst, t, i, start + static_cast<double>(i) * step);
+    storeAs(dst, t, i, __dadd_rn(start, __dmul_rn(static_cast<double>(i), step)));  // no fma, as the host
+}
+
+struct ViewCopyArgs {
+  const void* src;
+  DType src_dtype;
+  int64_t src_offset;
+  int64_t src_strides[kMaxRank];
+  void* dst;
+  DType dst_dtype;
+  int64_t dst_offset;
+  int64_t dst_strides[kMaxRank];
+  int64_t shape[kMaxRank];
+  int rank;
+};
+
+__global__ void viewCopyKernel(const ViewCopyArgs a, int64_t n) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    int64_t rem = i, s = a.src_offset, d = a.dst_offset;
+    for (int k = a.rank - 1; k >= 0; --k) {
+      const int64_t x = rem % a.shape[k];
+      rem /= a.shape[k];
+      s += x * a.src_strides[k];
+      d += x * a.dst_strides[k];
+    }
+    storeAs(a.dst, a.dst_dtype, d, loadAs(a.src, a.src_dtype, s));
+  }
+}
+
+__global__ void countDiffKernel(const uint32_t* a, const uint32_t* b, int64_t words, const unsigned char* ta,
+                                const unsigned char* tb, int tail, unsigned long long* count) {
+  unsigned long long c = 0;
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < words;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x)
+    c += a[i] != b[i];
+  if (blockIdx.x == 0 && threadIdx.x == 0)
+    for (int k = 0; k < tail; ++k) c += ta[k] != tb[k];
+  if (c) atomicAdd(count, c);
 }
 
 __device__ __forceinline__ uint64_t mix(uint64_t z) {
@@ -314,6 +353,8 @@ KernelCounts kernelCounts() {
   k.pointwise_interpreter = c(kern::Path::PwInterpreter);
   k.pointwise_vector = c(kern::Path::PwVector);
   k.pointwise_scalar = c(kern::Path::PwScalar);
+  k.pointwise_tiled = c(kern::Path::PwTiled);
+  k.pointwise_fused_ring = c(kern::Path::PwFusedRing);
   k.reduce_row = c(kern::Path::ReduceRow);
   k.reduce_column = c(kern::Path::ReduceColumn);
   k.reduce_general = c(kern::Path::ReduceGeneral);
@@ -328,6 +369,7 @@ void resetKernelCounts() {
 }
 
 void launchPointwise(const PwProgram& p, void* stream) {
+  FC_CHECK(p.ring_leaf < 0, "a program with a ring leaf runs through launchPointwiseFused");
   int64_t n = numelOf(p.shape, p.rank);
   if (n == 0) return;
   if (specializedEnabled() && launchPointwiseFast(p, n, stream)) return;
@@ -338,6 +380,16 @@ void launchPointwise(const PwProgram& p, void* stream) {
   else
     launchPw<float>(p, n, s);
   FC_CUDA(cudaGetLastError());
+}
+
+bool launchPointwiseFused(const PwProgram& p, void* stream) {
+  if (p.ring_leaf < 0) {
+    launchPointwise(p, stream);
+    return true;
+  }
+  int64_t n = numelOf(p.shape, p.rank);
+  if (n == 0) return true;
+  return specializedEnabled() && launchPointwiseFast(p, n, stream);
 }
 
 void launchReduce(const ReduceArgs& a, void* stream) {
@@ -394,6 +446,49 @@ void launchStridedCopy(const void* src, DType src_dtype, int64_t offset, const i
   if (n == 0) return;
   stridedCopyKernel<<<gridFor(n), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(a, n);
   FC_CUDA(cudaGetLastError());
+}
+
+void launchCopyView(const void* src, DType src_dtype, int64_t src_offset, const int64_t* src_strides,
+                    void* dst, DType dst_dtype, int64_t dst_offset, const int64_t* dst_strides,
+                    const int64_t* shape, int rank, void* stream) {
+  FC_CHECK(rank >= 0 && rank <= kMaxRank, "view copy rank");
+  ViewCopyArgs a{};
+  a.src = src;
+  a.src_dtype = src_dtype;
+  a.src_offset = src_offset;
+  a.dst = dst;
+  a.dst_dtype = dst_dtype;
+  a.dst_offset = dst_offset;
+  a.rank = rank;
+  for (int d = 0; d < rank; ++d) {
+    a.src_strides[d] = src_strides[d];
+    a.dst_strides[d] = dst_strides[d];
+    a.shape[d] = shape[d];
+  }
+  int64_t n = numelOf(shape, rank);
+  if (n == 0) return;
+  viewCopyKernel<<<gridFor(n), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(a, n);
+  FC_CUDA(cudaGetLastError());
+}
+
+int64_t countDifferentWords(const void* a, const void* b, int64_t bytes, void* stream) {
+  auto s = static_cast<cudaStream_t>(stream);
+  unsigned long long* d = nullptr;
+  FC_CUDA(cudaMalloc(&d, sizeof *d));
+  FC_CUDA(cudaMemsetAsync(d, 0, sizeof *d, s));
+  const int64_t words = bytes / 4;
+  const int tail = static_cast<int>(bytes % 4);
+  countDiffKernel<<<gridFor(words), kThreads, 0, s>>>(
+      static_cast<const uint32_t*>(a), static_cast<const uint32_t*>(b), words,
+      static_cast<const unsigned char*>(a) + words * 4, static_cast<const unsigned char*>(b) + words * 4,
+      tail, d);
+  cudaError_t e = cudaGetLastError();
+  unsigned long long h = 0;
+  if (e == cudaSuccess) e = cudaMemcpyAsync(&h, d, sizeof h, cudaMemcpyDeviceToHost, s);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(s);
+  cudaFree(d);
+  FC_CUDA(e);
+  return static_cast<int64_t>(h);
 }
 
 void launchIota(void* dst, DType dtype, int64_t n, double start, double step, void* stream) {

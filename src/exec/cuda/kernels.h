@@ -14,7 +14,8 @@
 // over <= 4 leaf or constant operands in Half / BFloat16 / Float / Bool,
 // float compute, < 2^31 elements) run in kernels specialized on the shape
 // and ops (kernels_pointwise.cu): 32-bit index math, 16-byte loads and
-// stores along a contiguous innermost dim. Every other program runs in the
+// stores along a contiguous innermost dim; operands read transposed are
+// staged through shared memory tiles. Every other program runs in the
 // general interpreter (64-bit strides). Both give the same value for every
 // element (same op code, same per-op rounding).
 // Reductions: fp64 accumulation; row and column shapes of Half / BFloat16 /
@@ -57,6 +58,19 @@ struct PwInstr {
   PwRef args[3];
 };
 
+inline constexpr int kMaxRingRanks = 8;
+
+// A simulated Allreduce read as a pointwise leaf: element i of the ring's
+// result (`count` elements, contiguous) is what launchRingReduce with
+// all_ranks writes at i: the R sources combined in the chunked ring order
+// with every hop rounded to the leaf's dtype (Half / BFloat16 / Float).
+struct RingLeaf {
+  const void* src[kMaxRingRanks] = {};
+  int R = 0;
+  int64_t count = 0;
+  OpKind op = OpKind::Sum;  // Sum, Prod, Max, Min
+};
+
 struct PwProgram {
   int rank = 0;
   int64_t shape[kMaxRank] = {};
@@ -66,11 +80,20 @@ struct PwProgram {
   PwInstr instrs[kMaxInstrs];
   void* out = nullptr;  // contiguous, dtype out_dtype; value = last instruction
   DType out_dtype = DType::Float;
-  bool fp64 = false;  // compute in double (else float)
+  bool fp64 = false;   // compute in double (else float)
+  int ring_leaf = -1;  // >= 0: that leaf (data null) is `ring` (launchPointwiseFused only)
+  RingLeaf ring;
 };
 
 // Runs `p` over numel(shape) elements on `stream` (cudaStream_t as void*).
 void launchPointwise(const PwProgram& p, void* stream = nullptr);
+
+// Runs a program whose leaf ring_leaf is a RingLeaf as one kernel (the
+// Allreduce fused into its consumer: the sources are read once, the ring's
+// result is never stored). Returns false, launching nothing, when no fused
+// kernel fits the program (its shape, dtypes, R > kMaxRingRanks, 2^31
+// elements); the caller then materializes the ring first.
+bool launchPointwiseFused(const PwProgram& p, void* stream = nullptr);
 
 // out[o] = reduction over the `count` input elements of bucket o.
 // The input is viewed as [outer..., reduced...] through `in_strides` of a
@@ -105,10 +128,23 @@ void launchRingReduce(const void* const* src, void* const* dst, int R, int64_t c
 void launchStridedCopy(const void* src, DType src_dtype, int64_t offset, const int64_t* strides,
                        const int64_t* shape, int rank, void* dst, DType dst_dtype, void* stream = nullptr);
 
+// dst viewed with `dst_strides` + `dst_offset` over `shape` = convert(src
+// viewed with `src_strides` + `src_offset`): a copy between two strided
+// views, rounding to `dst_dtype` (pad's interior, cat's blocks). Elements
+// of dst outside the view are left as they are.
+void launchCopyView(const void* src, DType src_dtype, int64_t src_offset, const int64_t* src_strides,
+                    void* dst, DType dst_dtype, int64_t dst_offset, const int64_t* dst_strides,
+                    const int64_t* shape, int rank, void* stream = nullptr);
+
+// The number of 4-byte words (and trailing bytes) that differ between two
+// device buffers of `bytes` bytes; waits for the result.
+int64_t countDifferentWords(const void* a, const void* b, int64_t bytes, void* stream = nullptr);
+
 // Which kernels served the launches since the last reset (process-wide),
 // for tests and benchmarks.
 struct KernelCounts {
-  int64_t pointwise_interpreter = 0, pointwise_vector = 0, pointwise_scalar = 0;
+  int64_t pointwise_interpreter = 0, pointwise_vector = 0, pointwise_scalar = 0, pointwise_tiled = 0;
+  int64_t pointwise_fused_ring = 0;
   int64_t reduce_row = 0, reduce_column = 0, reduce_general = 0;
   int64_t ring_vector = 0, ring_scalar = 0, ring_general = 0;
 };
@@ -119,7 +155,8 @@ void resetKernelCounts();
 // element-wise ring), the baseline tests and benchmarks compare with.
 void setSpecializedKernels(bool on);
 
-// Fills `n` elements: value start + i * step, rounded to `dtype`.
+// Fills `n` elements: value start + i * step (each operation rounded in
+// fp64, as the host computes it), rounded to `dtype`.
 void launchIota(void* dst, DType dtype, int64_t n, double start, double step, void* stream = nullptr);
 
 // Uniform values in [-1, 1) from a counter-based hash of (seed, i), rounded

@@ -39,6 +39,8 @@ enum class Path : uint8_t {
   PwInterpreter,
   PwVector,
   PwScalar,
+  PwTiled,
+  PwFusedRing,
   ReduceRow,
   ReduceColumn,
   ReduceGeneral,

@@ -14,8 +14,11 @@
 //    stride): 32 x 8 threads per block, the 32 across contiguous columns
 //    (8 / 4 / 2 columns each with 16-byte loads), the 8 and the blocks of
 //    grid.y down the reduced dim, combined in shared memory in row order.
-// A split reduction writes fp64 partials to a workspace that a second
-// kernel combines in split order (deterministic).
+// Each thread keeps 4 (rows) or 8 (columns) 16-byte loads in flight before
+// converting them. A split reduction writes fp64 partials to a workspace
+// that a second kernel combines (deterministically: a thread per output in
+// split order, or for fewer than 1024 outputs with 64 splits or more, a
+// block per output whose threads take the splits in a fixed interleave).
 //
 // Ring: one kernel; block row y is chunk y (all ranks) or the whole buffer
 // (reduce to root); each thread reads one element group from every rank,
@@ -89,6 +92,64 @@ __device__ __forceinline__ void loadN(const E* p, double (&x)[V]) {
   } else {
     const double2 u = *reinterpret_cast<const double2*>(p);
     x[0] = u.x, x[1] = u.y;
+  }
+}
+
+// The same load split in two, so that several loads are in flight before
+// the first conversion: rawLoad (one 16-byte or one element load), then
+// fromRaw (the conversion loadN does).
+template <int V, typename E>
+using RawOf = std::conditional_t<V == 1, E, uint4>;
+
+template <int V, typename E>
+__device__ __forceinline__ RawOf<V, E> rawLoad(const E* p) {
+  if constexpr (V == 1)
+    return p[0];
+  else
+    return *reinterpret_cast<const uint4*>(p);
+}
+
+template <int V, typename E>
+__device__ __forceinline__ void fromRaw(const RawOf<V, E>& u, double (&x)[V]) {
+  if constexpr (V == 1) {
+    x[0] = toD(u);
+  } else if constexpr (sizeof(E) == 2) {
+    const uint32_t w[4] = {u.x, u.y, u.z, u.w};
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      x[2 * k] = toD(fromBits16<E>(w[k]));
+      x[2 * k + 1] = toD(fromBits16<E>(w[k] >> 16));
+    }
+  } else if constexpr (sizeof(E) == 4) {
+    x[0] = __uint_as_float(u.x), x[1] = __uint_as_float(u.y), x[2] = __uint_as_float(u.z),
+    x[3] = __uint_as_float(u.w);
+  } else {
+    x[0] = __hiloint2double(static_cast<int>(u.y), static_cast<int>(u.x));
+    x[1] = __hiloint2double(static_cast<int>(u.w), static_cast<int>(u.z));
+  }
+}
+
+// acc combined with the V-element groups at p[0], p[step], p[2 step], ...
+// below p[n] (each group [k step, k step + V) lies below n), in that
+// order, with kDepth loads in flight.
+template <OpKind OP, int V, int kDepth, typename E, typename Acc>
+__device__ __forceinline__ void accumulateStrided(const E* p, uint32_t n, uint32_t step, Acc acc) {
+  uint32_t r = 0;
+  for (; r + (kDepth - 1) * step < n; r += kDepth * step) {
+    RawOf<V, E> u[kDepth];
+#pragma unroll
+    for (int k = 0; k < kDepth; ++k) u[k] = rawLoad<V>(p + r + k * step);
+#pragma unroll
+    for (int k = 0; k < kDepth; ++k) {
+      double x[V];
+      fromRaw<V, E>(u[k], x);
+      acc(x);
+    }
+  }
+  for (; r < n; r += step) {
+    double x[V];
+    fromRaw<V, E>(rawLoad<V>(p + r), x);
+    acc(x);
   }
 }
 
@@ -188,13 +249,12 @@ __global__ void __launch_bounds__(kThreads) rowReduceKernel(const RedFast a) {
     const E* row = static_cast<const E*>(a.in) + baseOffset(a, o);
     const uint32_t lo = s * a.chunk, hi = min(a.count, lo + a.chunk);
     double acc = identity(OP);
-#pragma unroll 4
-    for (uint32_t r = lo + lane * V; r < hi; r += G * V) {
-      double x[V];
-      loadN<V>(row + r, x);
+    const uint32_t first = lo + lane * V;
+    if (first < hi)
+      accumulateStrided<OP, V, 4>(row + first, hi - first, G * V, [&](const double(&x)[V]) {
 #pragma unroll
-      for (int v = 0; v < V; ++v) acc = combine(OP, acc, x[v]);
-    }
+        for (int v = 0; v < V; ++v) acc = combine(OP, acc, x[v]);
+      });
     acc = groupReduce<OP, G>(acc, partial);
     if (lane == 0) emit(a, o, s, acc, a.nsplit > 1);
   }
@@ -214,15 +274,13 @@ __global__ void __launch_bounds__(kThreads) colReduceKernel(const RedFast a) {
     double acc[V];
 #pragma unroll
     for (int v = 0; v < V; ++v) acc[v] = identity(OP);
-    if (col < a.inner) {
-      const E* p = static_cast<const E*>(a.in) + baseOffset(a, b) + col;
-#pragma unroll 4
-      for (uint32_t r = lo + ty; r < hi; r += kY) {
-        double x[V];
-        loadN<V>(p + r * a.r_stride, x);
+    if (col < a.inner && lo + ty < hi) {
+      const E* p = static_cast<const E*>(a.in) + baseOffset(a, b) + col + (lo + ty) * a.r_stride;
+      const uint32_t rows = (hi - lo - ty + kY - 1) / kY;  // this thread's rows: lo + ty, + kY, ...
+      accumulateStrided<OP, V, 8>(p, rows * (kY * a.r_stride), kY * a.r_stride, [&](const double(&x)[V]) {
 #pragma unroll
         for (int v = 0; v < V; ++v) acc[v] = combine(OP, acc[v], x[v]);
-      }
+      });
     }
 #pragma unroll
     for (int v = 0; v < V; ++v) part[ty][tx * V + v] = acc[v];
@@ -244,8 +302,24 @@ template <OpKind OP>
 __global__ void __launch_bounds__(kThreads) finishSplitsKernel(const RedFast a) {
   for (uint32_t o = blockIdx.x * blockDim.x + threadIdx.x; o < a.n_out; o += gridDim.x * blockDim.x) {
     double acc = a.ws[o];
+#pragma unroll 8
     for (uint32_t s = 1; s < a.nsplit; ++s) acc = combine(OP, acc, a.ws[s * a.n_out + o]);
     emit(a, o, 0, acc, false);
+  }
+}
+
+// The same with one block per output, for few outputs with many splits:
+// thread t combines splits t, t + blockDim, ... in order, then the block's
+// fixed tree combines the threads (the same order on every run).
+template <OpKind OP>
+__global__ void __launch_bounds__(kThreads) finishSplitsBlockKernel(const RedFast a) {
+  __shared__ double partial[kThreads / 32];
+  for (uint32_t o = blockIdx.x; o < a.n_out; o += gridDim.x) {
+    double acc = identity(OP);
+    for (uint32_t s = threadIdx.x; s < a.nsplit; s += blockDim.x)
+      acc = combine(OP, acc, a.ws[s * a.n_out + o]);
+    acc = groupReduce<OP, kThreads>(acc, partial);
+    if (threadIdx.x == 0) emit(a, o, 0, acc, false);
   }
 }
 
@@ -325,7 +399,10 @@ void launchRowOrColumn(RedFast r, bool row, bool vec, cudaStream_t s) {
   }
   FC_CUDA(cudaGetLastError());
   if (r.nsplit > 1) {
-    finishSplitsKernel<OP><<<gridFor(r.n_out), kThreads, 0, s>>>(r);
+    if (r.n_out < 1024 && r.nsplit >= 64)
+      finishSplitsBlockKernel<OP><<<r.n_out, kThreads, 0, s>>>(r);
+    else
+      finishSplitsKernel<OP><<<gridFor(r.n_out), kThreads, 0, s>>>(r);
     FC_CUDA(cudaGetLastError());
   }
 }
