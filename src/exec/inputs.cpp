@@ -235,4 +235,25 @@ void bindInputs(const Fusion& f, const World& world, const RunInputs& in, Scalar
   }
 }
 
+void bindGlobalShapes(const Fusion& f, const RunInputs& in, ScalarValues& sv) {
+  if (in.values.size() != f.inputs.size())
+    fail("the fusion has " + std::to_string(f.inputs.size()) + " inputs, the inputs " +
+             std::to_string(in.values.size()),
+         "/inputs", DiagCode::AgainstMismatch);
+  for (size_t p = 0; p < f.inputs.size(); ++p) {
+    ValueRef v = f.inputs[p];
+    const InputValue& iv = in.values[p];
+    if (v.isTensor() != iv.is_tensor)
+      fail("input " + std::to_string(p) + " is a tensor in one fusion and a scalar in the other", inputPtr(p),
+           DiagCode::AgainstMismatch);
+    if (!v.isTensor()) {
+      if (!sv.bind(v.id, iv.scalar))
+        fail("scalar input " + scalarLabel(f, v.id) + " is bound twice", inputPtr(p),
+             DiagCode::AgainstMismatch);
+      continue;
+    }
+    bindTensor(f, v.id, iv.global.shape(), sv, inputPtr(p), DiagCode::AgainstMismatch);
+  }
+}
+
 }  // namespace fc::exec

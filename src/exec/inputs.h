@@ -44,4 +44,10 @@ RunInputs generateInputs(const Fusion& f, const World& world, ScalarValues& scal
 // (ExecError with AgainstMismatch otherwise).
 void bindInputs(const Fusion& f, const World& world, const RunInputs& in, ScalarValues& scalars);
 
+// Binds `f`'s symbols from the inputs' global shapes and scalar values
+// alone (matched by position), for a fusion that runs on one device with
+// those global tensors (the exact reference on the GPU); per-rank shards
+// and dtypes are not looked at. ExecError (AgainstMismatch) as bindInputs.
+void bindGlobalShapes(const Fusion& f, const RunInputs& in, ScalarValues& scalars);
+
 }  // namespace fc::exec

@@ -3,6 +3,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -114,27 +115,45 @@ void DeviceTensor::reshapeInPlace(Shape s) {
   shape_ = std::move(s);
 }
 
+// Host-side staging of the native bits, a bounded chunk at a time, so that
+// a transfer holds at most kStage extra bytes on the host.
+constexpr int64_t kStage = int64_t{64} << 20;
+
 DeviceTensor DeviceTensor::upload(const HostTensor& h, MemoryBudget* budget) {
-  DeviceTensor d(h.dtype(), h.shape(), budget);
-  int w = dtypeBytes(h.dtype());
-  std::vector<unsigned char> staging(static_cast<size_t>(d.bytes_));
-  for (int64_t i = 0; i < h.numel(); ++i) {
-    uint64_t bits = toBits(h.dtype(), h[i]);
-    std::memcpy(staging.data() + i * w, &bits, w);  // little-endian low bytes
+  return upload(h, budget, h.dtype());
+}
+
+DeviceTensor DeviceTensor::upload(const HostTensor& h, MemoryBudget* budget, DType as) {
+  DeviceTensor d(as, h.shape(), budget);
+  const int w = dtypeBytes(as);
+  const int64_t per = std::max<int64_t>(1, kStage / w);
+  std::vector<unsigned char> staging(static_cast<size_t>(std::min<int64_t>(h.numel(), per) * w));
+  for (int64_t at = 0; at < h.numel(); at += per) {
+    const int64_t n = std::min(per, h.numel() - at);
+    for (int64_t i = 0; i < n; ++i) {
+      uint64_t bits = toBits(as, h[at + i]);
+      std::memcpy(staging.data() + i * w, &bits, w);  // little-endian low bytes
+    }
+    FC_CUDA(cudaMemcpy(static_cast<char*>(d.data_) + at * w, staging.data(), static_cast<size_t>(n * w),
+                       cudaMemcpyHostToDevice));
   }
-  if (d.bytes_) FC_CUDA(cudaMemcpy(d.data_, staging.data(), d.bytes_, cudaMemcpyHostToDevice));
   return d;
 }
 
 HostTensor DeviceTensor::download(MemoryBudget* budget) const {
   HostTensor h(dtype_, shape_, budget);
-  int w = dtypeBytes(dtype_);
-  std::vector<unsigned char> staging(static_cast<size_t>(bytes_));
-  if (bytes_) FC_CUDA(cudaMemcpy(staging.data(), data_, bytes_, cudaMemcpyDeviceToHost));
-  for (int64_t i = 0; i < numel_; ++i) {
-    uint64_t bits = 0;
-    std::memcpy(&bits, staging.data() + i * w, w);
-    h[i] = fromBits(dtype_, bits);
+  const int w = dtypeBytes(dtype_);
+  const int64_t per = std::max<int64_t>(1, kStage / w);
+  std::vector<unsigned char> staging(static_cast<size_t>(std::min<int64_t>(numel_, per) * w));
+  for (int64_t at = 0; at < numel_; at += per) {
+    const int64_t n = std::min(per, numel_ - at);
+    FC_CUDA(cudaMemcpy(staging.data(), static_cast<const char*>(data_) + at * w, static_cast<size_t>(n * w),
+                       cudaMemcpyDeviceToHost));
+    for (int64_t i = 0; i < n; ++i) {
+      uint64_t bits = 0;
+      std::memcpy(&bits, staging.data() + i * w, w);
+      h[at + i] = fromBits(dtype_, bits);
+    }
   }
   return h;
 }

@@ -2,9 +2,10 @@
 // contiguous, elements in the tensor's native dtype (kernels.h lists the
 // formats). Allocation charges the run's MemoryBudget first (so --max-bytes
 // bounds device memory too) and a failing cudaMalloc is FC0904; copies to
-// and from HostTensor convert through exec/dtype_convert.h's bit patterns,
-// so an upload followed by a download is exact for values already rounded
-// to the dtype. Move-only; the destructor returns the buffer to a per-size cache. O(numel) per copy.
+// and from HostTensor convert through exec/dtype_convert.h's bit patterns
+// (staged on the host 64 MiB at a time), so an upload followed by a
+// download is exact for values already rounded to the dtype. Move-only; the destructor returns the buffer to
+// a per-size cache. O(numel) per copy.
 #pragma once
 
 #include <cstdint>
@@ -39,6 +40,9 @@ class DeviceTensor {
   void reshapeInPlace(Shape s);
 
   static DeviceTensor upload(const HostTensor& h, MemoryBudget* budget);
+  // The values of `h` stored as `as` (each value rounded to `as` as
+  // exec/dtype_convert.h rounds; exact when they are `as` values).
+  static DeviceTensor upload(const HostTensor& h, MemoryBudget* budget, DType as);
   HostTensor download(MemoryBudget* budget) const;
 
  private:
