@@ -7,9 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <fstream>
+#include <cstring>
+#include <filesystem>
 #include <functional>
-#include <sstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,11 +35,17 @@ namespace {
 
 using namespace gputest;  // NOLINT(google-build-using-namespace)
 
-std::string seedText() {
-  std::ifstream in(std::string(FC_SOURCE_DIR) + "/fixtures/seed/matmul_allreduce_bias.json");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+constexpr const char* kSeed = "seed/matmul_allreduce_bias.json";
+
+// The fixtures these tests read, found without a GPU: a tree copied to
+// another path must still provide them, and a missing one fails here with
+// MISSING (CPU CI runs this; the GPU tests below would only skip).
+TEST(GpuFixtures, TheFixturesTheGpuTestsReadAreFound) {
+  for (const char* rel :
+       {kSeed, "analysis/reduce_scatter_symbolic_ko.json", "analysis/control_allgather_edge.json"}) {
+    std::optional<Fusion> f = loadFixture(rel);
+    EXPECT_TRUE(f.has_value()) << rel;
+  }
 }
 
 TEST(GpuBackend, UnaryOpsMatchTheReference) {
@@ -150,20 +157,112 @@ TEST(GpuBackend, MatmulAndLinearThroughCublas) {
 TEST(GpuBackend, OpsWithoutKernelsRunOnTheHostAndSaySo) {
   REQUIRE_GPU();
   Fusion f =
-      parse(repro({{"T0", "Float", {4, 6}, true}, {"T1", "Float", {6, 4}}, {"T2", "Float", {6, 4}, true}},
-                  {"{\"op\": \"reshape\", \"inputs\": [\"T0\"], \"outputs\": [\"T1\"], \"shape\": [6, 4]}",
-                   "{\"op\": \"exp\", \"inputs\": [\"T1\"], \"outputs\": [\"T2\"]}"},
+      parse(repro({{"T0", "Float", {4, 6}, true}, {"T1", "Float", {4, -6}}, {"T2", "Float", {4, -6}, true}},
+                  {R"({"op": "var", "inputs": ["T0"], "outputs": ["T1"], "dims": [1], "correction": 1})",
+                   R"({"op": "exp", "inputs": ["T1"], "outputs": ["T2"]})"},
                   {"T0"}, {"T2"}));
   RunResult r = runOn(f, RunDevice::Cuda);
   EXPECT_TRUE(r.passed) << explain(r);
   bool named = false;
-  for (const auto& s : r.segments) named |= s.summary.find("host: reshape") != std::string::npos;
+  for (const auto& s : r.segments) named |= s.summary.find("host: var") != std::string::npos;
   EXPECT_TRUE(named) << explain(r);
+}
+
+// reshape (of a contiguous tensor and of a permuted one), expand,
+// broadcast_in_dim, slice (negative indices, steps), pad (growing and
+// cropping), cat and the factories run on the device: the results match
+// the reference and no segment names a host op.
+TEST(GpuBackend, DataMovementOpsRunOnTheDevice) {
+  REQUIRE_GPU();
+  struct Case {
+    std::string what;
+    std::vector<T> ts;
+    std::vector<std::string> exprs;
+    std::vector<std::string> in, out;
+  };
+  std::vector<Case> cases = {
+      {"reshape, then exp",
+       {{"T0", "Half", {4, 6}, true}, {"T1", "Half", {6, 4}}, {"T2", "Half", {6, 4}, true}},
+       {R"({"op": "reshape", "inputs": ["T0"], "outputs": ["T1"], "shape": [6, -1]})",
+        R"({"op": "exp", "inputs": ["T1"], "outputs": ["T2"]})"},
+       {"T0"},
+       {"T2"}},
+      {"reshape of a permute",
+       {{"T0", "Float", {4, 6}, true}, {"T1", "Float", {6, 4}}, {"T2", "Float", {3, 8}, true}},
+       {R"({"op": "permute", "inputs": ["T0"], "outputs": ["T1"], "dims": [1, 0]})",
+        R"({"op": "reshape", "inputs": ["T1"], "outputs": ["T2"], "shape": [3, 8]})"},
+       {"T0"},
+       {"T2"}},
+      {"expand and broadcast_in_dim",
+       {{"T0", "BFloat16", {1, 5, 1}, true},
+        {"T1", "BFloat16", {3, 5, 7}},
+        {"T2", "BFloat16", {7}, true},
+        {"T3", "BFloat16", {3, 5, 7}},
+        {"T4", "BFloat16", {3, 5, 7}, true}},
+       {R"({"op": "expand", "inputs": ["T0"], "outputs": ["T1"], "shape": [3, -1, 7]})",
+        R"({"op": "broadcast_in_dim", "inputs": ["T2"], "outputs": ["T3"], "shape": [3, 5, 7], "dims": [2]})",
+        R"({"op": "mul", "inputs": ["T1", "T3"], "outputs": ["T4"]})"},
+       {"T0", "T2"},
+       {"T4"}},
+      {"slice with negative start and a step, then add",
+       {{"T0", "Float", {10, 12}, true}, {"T1", "Float", {4, 3}}, {"T2", "Float", {4, 3}, true}},
+       {R"({"op": "slice", "inputs": ["T0"], "outputs": ["T1"], "ranges": [{"start": -8, "stop": 8, "step": 1}, {"start": 1, "stop": 12, "step": 4}]})",
+        R"({"op": "add", "inputs": ["T1", 1.5], "outputs": ["T2"]})"},
+       {"T0"},
+       {"T2"}},
+      {"pad (grow and crop) and cat",
+       {{"T0", "Half", {4, 6}, true},
+        {"T1", "Half", {6, 5}},
+        {"T2", "Half", {6, 3}, true},
+        {"T3", "Half", {6, 8}, true}},
+       {R"({"op": "pad", "inputs": ["T0"], "outputs": ["T1"], "pad": [1, -2, 2, 0], "value": 2.5})",
+        R"({"op": "cat", "inputs": ["T1", "T2"], "outputs": ["T3"], "dim": 1})"},
+       {"T0", "T2"},
+       {"T3"}},
+      {"factories",
+       {{"T0", "Float", {3, 4}, true},
+        {"T1", "Float", {3, 4}},
+        {"T2", "Float", {3, 4}},
+        {"T3", "Float", {4}},
+        {"T4", "Float", {3, 4}},
+        {"T5", "Float", {3, 4}, true}},
+       {R"({"op": "full", "outputs": ["T1"], "dtype": "Float", "shape": [3, 4], "value": -0.75})",
+        R"({"op": "ones", "outputs": ["T2"], "dtype": "Float", "shape": [3, 4]})",
+        R"({"op": "iota", "outputs": ["T3"], "dtype": "Float", "shape": [4], "start": 0.5, "step": 0.25})",
+        R"({"op": "where", "inputs": ["T0", "T1", "T2"], "outputs": ["T4"]})",
+        R"({"op": "add", "inputs": ["T4", "T3"], "outputs": ["T5"]})"},
+       {"T0"},
+       {"T5"}},
+  };
+  for (const Case& c : cases) {
+    Fusion f = parse(repro(c.ts, c.exprs, c.in, c.out));
+    RunResult r = runOn(f, RunDevice::Cuda);
+    EXPECT_TRUE(r.passed) << c.what << ": " << explain(r);
+    for (const auto& s : r.segments)
+      EXPECT_EQ(s.summary.find("host:"), std::string::npos) << c.what << ": " << explain(r);
+  }
+}
+
+// Every repro of fixtures/valid on the GPU against the exact reference.
+TEST(GpuBackend, ValidFixturesPassOnTheGpu) {
+  REQUIRE_GPU();
+  std::filesystem::path valid = test::fixturesDir().path + "/valid";
+  std::error_code ec;
+  ASSERT_TRUE(std::filesystem::is_directory(valid, ec)) << "MISSING: fixture folder " << valid.string();
+  for (const auto& e : std::filesystem::directory_iterator(valid)) {
+    if (e.path().extension() != ".json") continue;
+    std::optional<Fusion> f = loadFixture("valid/" + e.path().filename().string());
+    ASSERT_TRUE(f.has_value());
+    RunResult cpu = runOn(*f, RunDevice::Cpu), gpu = runOn(*f, RunDevice::Cuda);
+    EXPECT_EQ(gpu.exit_code, cpu.exit_code) << e.path().filename() << ": " << explain(gpu);
+  }
 }
 
 TEST(GpuBackend, SeedFailsLikeCheckWithoutFixAndPassesWithFix) {
   REQUIRE_GPU();
-  Fusion f = parse(seedText(), "seed.json");
+  std::optional<Fusion> seed = loadFixture(kSeed);
+  ASSERT_TRUE(seed.has_value());
+  const Fusion& f = *seed;
   RunResult cpu = runOn(f, RunDevice::Cpu), gpu = runOn(f, RunDevice::Cuda);
   EXPECT_EQ(gpu.exit_code, 1) << explain(gpu);
   EXPECT_EQ(gpu.exit_code, cpu.exit_code);
@@ -179,37 +278,69 @@ TEST(GpuBackend, SeedFailsLikeCheckWithoutFixAndPassesWithFix) {
   EXPECT_GT(fixed.outputs[0].numel, 0);
 }
 
-int64_t exprOf(const Fusion& f, OpKind op) {
-  for (ExprId e = 0; e < f.exprs.size(); ++e)
-    if (f.exprs[e].op == op) return e;
-  ADD_FAILURE() << "no " << opName(op) << " expr";
-  return 0;
+// The first expr of kind `op`, or null (the caller fails its test).
+Expr* exprOf(Fusion& f, OpKind op) {
+  for (Expr& e : f.exprs)
+    if (e.op == op) return &e;
+  return nullptr;
+}
+Tensor* tensorOf(Fusion& f, const char* name) {
+  std::optional<TensorId> t = f.findTensor(name);
+  return t ? &f.tensors[*t] : nullptr;
 }
 
 TEST(GpuBackend, PlantedWrongRewritesAreCaughtOnTheGpu) {
   REQUIRE_GPU();
-  Fusion original = parse(seedText(), "seed.json");
+  std::optional<Fusion> seed = loadFixture(kSeed);
+  ASSERT_TRUE(seed.has_value());
+  const Fusion& original = *seed;
   RunResult ok = runOn(original, RunDevice::Cuda, true, &original);
   EXPECT_TRUE(ok.passed) << "ORIGINAL --fix --against ORIGINAL: " << explain(ok);
-  std::vector<std::pair<std::string, std::function<void(Fusion&)>>> mutants = {
-      {"swap add for sub", [](Fusion& f) { f.exprs[exprOf(f, OpKind::Add)].op = OpKind::Sub; }},
+  // Each mutation returns false when the seed lacks what it changes.
+  std::vector<std::pair<std::string, std::function<bool(Fusion&)>>> mutants = {
+      {"swap add for sub",
+       [](Fusion& f) {
+         Expr* e = exprOf(f, OpKind::Add);
+         if (e) e->op = OpKind::Sub;
+         return e != nullptr;
+       }},
       {"round the matmul boundary to bfloat16",
-       [](Fusion& f) { f.tensors[*f.findTensor("T4")].dtype = DType::BFloat16; }},
+       [](Fusion& f) {
+         Tensor* t = tensorOf(f, "T4");
+         if (t) t->dtype = DType::BFloat16;
+         return t != nullptr;
+       }},
       {"round the allreduce result to fp8",
-       [](Fusion& f) { f.tensors[*f.findTensor("T5")].dtype = DType::Float8_e4m3fn; }},
-      {"reduce the wrong axis", [](Fusion& f) { f.exprs[exprOf(f, OpKind::Sum)].attrs.dims = {1}; }},
+       [](Fusion& f) {
+         Tensor* t = tensorOf(f, "T5");
+         if (t) t->dtype = DType::Float8_e4m3fn;
+         return t != nullptr;
+       }},
+      {"reduce the wrong axis",
+       [](Fusion& f) {
+         Expr* e = exprOf(f, OpKind::Sum);
+         if (e) e->attrs.dims = {1};
+         return e != nullptr;
+       }},
       {"drop the permute",
        [](Fusion& f) {
-         f.exprs[exprOf(f, OpKind::Permute)].attrs.dims = {0, 1, 2};
+         Expr* e = exprOf(f, OpKind::Permute);
+         if (e) e->attrs.dims = {0, 1, 2};
+         return e != nullptr;
        }},
       {"broadcast on the wrong side",
        [](Fusion& f) {
-         f.exprs[exprOf(f, OpKind::Broadcast)].attrs.flags = {false, true};
+         Expr* e = exprOf(f, OpKind::Broadcast);
+         if (e) e->attrs.flags = {false, true};
+         return e != nullptr;
        }},
   };
   for (auto& [name, plant] : mutants) {
-    Fusion mf = parse(seedText(), "mutant.json");
-    plant(mf);
+    Fusion mf = original;
+    if (!plant(mf)) {
+      ADD_FAILURE() << name << ": the seed has no expr or tensor to mutate";
+      continue;
+    }
     RunResult r = runOn(mf, RunDevice::Cuda, true, &original);
     EXPECT_NE(r.exit_code, 0) << name << " was not caught on the GPU: " << explain(r);
   }
@@ -223,10 +354,9 @@ TEST(GpuBackend, CollectivesWithoutADeviceSimulationRunOnTheHost) {
   REQUIRE_GPU();
   for (std::string name :
        {"analysis/reduce_scatter_symbolic_ko.json", "analysis/control_allgather_edge.json"}) {
-    std::ifstream in(std::string(FC_SOURCE_DIR) + "/fixtures/" + name);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    Fusion f = parse(ss.str(), name);
+    std::optional<Fusion> loaded = loadFixture(name);
+    ASSERT_TRUE(loaded.has_value()) << name;
+    const Fusion& f = *loaded;
     RunResult cpu = runOn(f, RunDevice::Cpu, true), gpu = runOn(f, RunDevice::Cuda, true);
     EXPECT_TRUE(cpu.passed) << name << ": " << explain(cpu);
     EXPECT_TRUE(gpu.passed) << name << ": " << explain(gpu);
@@ -234,6 +364,101 @@ TEST(GpuBackend, CollectivesWithoutADeviceSimulationRunOnTheHost) {
     for (const auto& sr : gpu.segments)
       on_host |= sr.summary.find("simulated on the host") != std::string::npos;
     EXPECT_TRUE(on_host) << name << ": " << explain(gpu);
+  }
+}
+
+// Each segment timed by its own events: every group's time is >= 0, each
+// segment is in exactly one group, and the groups add up to the run's
+// total within 5%, with the per-segment synchronization on and off.
+TEST(GpuBackend, SegmentTimesAreNonNegativeAndAddUpToTheTotal) {
+  REQUIRE_GPU();
+  // 4096: a run of about 0.3 ms, so that the few microseconds between one
+  // segment's end event and the next one's begin stay well inside 5%.
+  std::unique_ptr<SeedOnGpu> seed = seedOnGpu(4096);
+  ASSERT_TRUE(seed);
+  exec::cuda::CudaProgram& prog = *seed->prog;
+  exec::cuda::CudaProgram::Options o;
+  o.timing = true;
+  std::vector<uint32_t> ids;
+  for (const Segment& s : seed->pr.segmented.segments) ids.push_back(s.id);
+  for (bool sync : {true, false}) {
+    o.sync_each_segment = sync;
+    prog.setOptions(o);
+    for (int rep = 0; rep < 5; ++rep) {
+      prog.run(std::nullopt, nullptr);
+      exec::cuda::SegmentTimes t = prog.segmentTimes();
+      EXPECT_EQ(exec::cuda::checkSegmentTimes(t), "") << "sync " << sync << " run " << rep;
+      EXPECT_GT(t.total_ms, 0);
+      std::vector<uint32_t> seen;
+      for (const auto& g : t.groups) {
+        EXPECT_GE(g.ms, 0.0);
+        seen.insert(seen.end(), g.ids.begin(), g.ids.end());
+      }
+      EXPECT_EQ(seen, ids);
+    }
+  }
+}
+
+// The Allreduce fused into the cast + bias add after it (the ring's
+// result never stored, the replicated epilogue computed once) gives T9
+// bit for bit what the unfused run gives (T5 materialized in Half, then
+// the epilogue) and what the previous executor gave (every rank's T5 and
+// T9 computed and stored on its own): the boundary's Half rounding is kept.
+TEST(GpuBackend, FusedAllreduceEpilogueIsBitIdenticalToUnfused) {
+  REQUIRE_GPU();
+  for (int64_t m : {int64_t{256}, int64_t{1000}}) {
+    std::unique_ptr<SeedOnGpu> seed = seedOnGpu(m);
+    ASSERT_TRUE(seed);
+    exec::cuda::CudaProgram& prog = *seed->prog;
+    std::optional<TensorId> t9 = seed->fixed.findTensor("T9");
+    ASSERT_TRUE(t9.has_value());
+    auto outputs = [&](exec::cuda::CudaProgram::Options o, exec::cuda::KernelCounts* kc) {
+      o.timing = true;
+      prog.setOptions(o);
+      exec::cuda::resetKernelCounts();
+      prog.run(std::nullopt, nullptr);
+      if (kc) *kc = exec::cuda::kernelCounts();
+      std::vector<exec::HostTensor> v;
+      for (int64_t r = 0; r < 2; ++r) {
+        const exec::cuda::DeviceTensor* d = prog.tensor(*t9, r);
+        EXPECT_NE(d, nullptr) << "T9 of rank " << r;
+        if (d) v.push_back(d->download(nullptr));
+      }
+      return v;
+    };
+    exec::cuda::CudaProgram::Options fused, unfused, per_rank;
+    unfused.fuse_collectives = false;
+    per_rank.fuse_collectives = false;
+    per_rank.share_replicas = false;
+    exec::cuda::KernelCounts kf, ku;
+    std::vector<exec::HostTensor> a = outputs(fused, &kf);
+    EXPECT_EQ(prog.tensor(*t9, 0), prog.tensor(*t9, 1)) << "the replicas share one buffer";
+    exec::cuda::SegmentTimes times = prog.segmentTimes();
+    std::vector<exec::HostTensor> b = outputs(unfused, &ku);
+    std::vector<exec::HostTensor> c = outputs(per_rank, nullptr);
+    EXPECT_NE(prog.tensor(*t9, 0), prog.tensor(*t9, 1));
+    EXPECT_EQ(kf.pointwise_fused_ring, 1) << "m " << m;
+    EXPECT_EQ(kf.ring_vector + kf.ring_scalar + kf.ring_general, 0) << "m " << m;
+    EXPECT_EQ(kf.pointwise_vector, 0) << "m " << m;      // the epilogue ran once, fused
+    EXPECT_EQ(ku.pointwise_fused_ring, 1) << "m " << m;  // the ring materialized alone
+    EXPECT_EQ(ku.pointwise_vector, 1) << "m " << m;      // the epilogue ran once
+    ASSERT_EQ(a.size(), 2u);
+    ASSERT_EQ(b.size(), 2u);
+    ASSERT_EQ(c.size(), 2u);
+    for (int r = 0; r < 2; ++r) {
+      ASSERT_EQ(a[r].numel(), c[r].numel());
+      int64_t diff_b = 0, diff_c = 0;
+      for (int64_t i = 0; i < a[r].numel(); ++i) {
+        diff_b += std::memcmp(&a[r][i], &b[r][i], sizeof(double)) != 0;
+        diff_c += std::memcmp(&a[r][i], &c[r][i], sizeof(double)) != 0;
+      }
+      EXPECT_EQ(diff_b, 0) << "m " << m << " rank " << r << ": fused vs unfused";
+      EXPECT_EQ(diff_c, 0) << "m " << m << " rank " << r << ": fused vs per-rank";
+    }
+    // The allreduce segment ran inside the epilogue's kernel: one group.
+    bool grouped = false;
+    for (const auto& g : times.groups) grouped |= g.ids.size() == 2;
+    EXPECT_TRUE(grouped) << "m " << m;
   }
 }
 

@@ -10,8 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <optional>
 #include <string>
 
 #include "exec/exec_error.h"
@@ -27,13 +26,6 @@ namespace fc {
 namespace {
 
 using namespace gputest;  // NOLINT(google-build-using-namespace)
-
-std::string slurpFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 #if FC_HAVE_CUDA
 // Compares the two references of `f`; returns false (with a message) when
@@ -80,12 +72,21 @@ void expectSameReference(const Fusion& f, const std::string& what) {
 TEST(GpuReference, SeedAndValidFixtures) {
   REQUIRE_GPU();
 #if FC_HAVE_CUDA
-  std::string root = std::string(FC_SOURCE_DIR) + "/fixtures/";
-  expectSameReference(parse(slurpFile(root + "seed/matmul_allreduce_bias.json")), "seed");
-  for (const auto& e : std::filesystem::directory_iterator(root + "valid"))
-    if (e.path().extension() == ".json")
-      expectSameReference(parse(slurpFile(e.path().string()), e.path().string()),
-                          e.path().filename().string());
+  std::optional<Fusion> seed = loadFixture("seed/matmul_allreduce_bias.json");
+  ASSERT_TRUE(seed.has_value());
+  expectSameReference(*seed, "seed");
+  std::filesystem::path valid = test::fixturesDir().path + "/valid";
+  std::error_code ec;
+  ASSERT_TRUE(std::filesystem::is_directory(valid, ec)) << "MISSING: fixture folder " << valid.string();
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(valid))
+    if (e.path().extension() == ".json") {
+      std::optional<Fusion> f = loadFixture("valid/" + e.path().filename().string());
+      ASSERT_TRUE(f.has_value()) << e.path();
+      expectSameReference(*f, e.path().filename().string());
+      ++n;
+    }
+  EXPECT_GT(n, 0) << "no repro in " << valid.string();
 #endif
 }
 

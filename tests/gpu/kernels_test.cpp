@@ -12,9 +12,8 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
-#include <fstream>
 #include <limits>
-#include <sstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -210,11 +209,12 @@ PwRun runBoth(Prog& pr, DType out, int64_t out_shift = 0) {
   return r;
 }
 
-enum class Want { Vector, Scalar, Interpreter };
+enum class Want { Vector, Scalar, Tiled, Interpreter };
 
 void expectPath(const cu::KernelCounts& c, Want w, const std::string& what) {
   EXPECT_EQ(c.pointwise_vector, w == Want::Vector ? 1 : 0) << what;
   EXPECT_EQ(c.pointwise_scalar, w == Want::Scalar ? 1 : 0) << what;
+  EXPECT_EQ(c.pointwise_tiled, w == Want::Tiled ? 1 : 0) << what;
   EXPECT_EQ(c.pointwise_interpreter, w == Want::Interpreter ? 1 : 0) << what;
 }
 
@@ -284,12 +284,45 @@ TEST(GpuKernels, PointwiseColumnBroadcastIsVectorized) {
   expectPw(pr, DType::Float, Want::Vector, "column broadcast");
 }
 
-TEST(GpuKernels, PointwiseTransposedLeafIsScalar) {
+TEST(GpuKernels, PointwiseTransposedLeafIsTiled) {
   REQUIRE_GPU();
   HostTensor a = values(DType::Half, 40 * 16, 11), b = values(DType::Half, 16 * 40, 12);
-  Prog pr({16, 40});  // a is a [40, 16] tensor read transposed
-  pr.op(OpKind::Maximum, DType::Half, {pr.leaf(a, {1, 16}), pr.leaf(b, {40, 1})});
-  expectPw(pr, DType::Half, Want::Scalar, "transposed leaf");
+  {
+    Prog pr({16, 40});  // a is a [40, 16] tensor read transposed
+    pr.op(OpKind::Maximum, DType::Half, {pr.leaf(a, {1, 16}), pr.leaf(b, {40, 1})});
+    expectPw(pr, DType::Half, Want::Tiled, "transposed leaf");
+  }
+  // Shapes across tile edges (64 x 64 tiles), every staged dtype, a batch
+  // dim, two transposed operands, and a third transposed one that exceeds
+  // the staging slots (scalar path).
+  for (DType dt : {DType::Half, DType::BFloat16, DType::Float}) {
+    for (auto [rows, cols] : {std::pair<int64_t, int64_t>{130, 67}, {64, 64}, {1, 300}, {257, 3}}) {
+      HostTensor x = values(dt, rows * cols, 31);
+      Prog pr({cols, rows});  // out [cols, rows] = cast(x^T)
+      pr.op(OpKind::Cast, DType::Float, {pr.leaf(x, {1, cols})});
+      bool tiled = rows > 1 && cols > 1;
+      expectPw(
+          pr, DType::Float, tiled ? Want::Tiled : Want::Vector,
+          std::string(dtypeName(dt)) + " transpose " + std::to_string(rows) + "x" + std::to_string(cols));
+    }
+  }
+  HostTensor m = values(DType::Bool, 70 * 90, 32), x = values(DType::Half, 70 * 90, 33),
+             y = values(DType::Half, 3 * 70 * 90, 34), z = values(DType::Float, 70 * 90, 35);
+  {
+    Prog pr({90, 70});  // where(m^T, x^T, 0.5): two staged operands, Bool and Half
+    pr.op(OpKind::Where, DType::Half, {pr.leaf(m, {1, 90}), pr.leaf(x, {1, 90}), Prog::cst(0.5)});
+    expectPw(pr, DType::Half, Want::Scalar, "where of two transposed (where is not tiled)");
+  }
+  {
+    Prog pr({90, 70});
+    pr.op(OpKind::Sub, DType::Half, {pr.leaf(x, {1, 90}), pr.leaf(z, {1, 90})});
+    expectPw(pr, DType::Half, Want::Tiled, "two transposed operands");
+  }
+  {
+    Prog pr({3, 90, 70});  // a batch of three [70, 90] matrices read transposed
+    pr.op(OpKind::Neg, DType::Half, {pr.leaf(y, {70 * 90, 1, 90})});
+    expectPw(pr, DType::Half, Want::Tiled, "batched transpose");
+  }
 }
 
 TEST(GpuKernels, PointwiseMisalignedIsScalar) {
@@ -667,6 +700,128 @@ TEST(GpuKernels, RingMatchesTheSimulationBitForBit) {
   expectRing(DType::Float, 2, 3001, exec::ReduceOp::Sum, false, 1, 1, true, false);
 }
 
+// A ring read as a pointwise leaf (launchPointwiseFused) against the ring
+// kernel, bit for bit: the ring's result alone, cast and combined with a
+// broadcast operand, for R ranks, chunk boundaries inside a vector group,
+// misaligned sources (scalar path) and R beyond the fused limit (refused).
+TEST(GpuKernels, FusedRingLeafMatchesTheRingKernelBitForBit) {
+  REQUIRE_GPU();
+  for (DType dt : {DType::Half, DType::BFloat16, DType::Float})
+    for (int R : {1, 2, 3, 5})
+      for (int64_t n : {int64_t{7}, int64_t{1001}, int64_t{4099}, int64_t{24 * 1000}})
+        for (OpKind op : {OpKind::Sum, OpKind::Max, OpKind::Prod})
+          for (int64_t shift : {int64_t{0}, int64_t{1}}) {
+            if (op != OpKind::Sum && (shift || n != 4099)) continue;
+            std::string what = std::string(dtypeName(dt)) + " R=" + std::to_string(R) +
+                               " n=" + std::to_string(n) + " " + std::string(opName(op)) +
+                               (shift ? " misaligned" : "");
+            std::vector<HostTensor> host;
+            std::vector<Buf> src;
+            for (int r = 0; r < R; ++r) {
+              host.push_back(values(dt, n, 50 + r, false, op == OpKind::Prod ? 2 : 40));
+              src.push_back(upload(host.back(), shift));
+            }
+            std::vector<const void*> sp;
+            for (auto& b : src) sp.push_back(b.ptr());
+            Buf want = blank(dt, n);
+            std::vector<void*> dp(R, want.ptr());
+            cu::launchRingReduce(sp.data(), dp.data(), R, n, dt, op, true, 0);
+            std::vector<double> w = want.get(n);
+            HostTensor bias = values(DType::Half, 1, 60, false);
+            Buf bb = upload(bias);
+            for (bool with_add : {false, true}) {
+              cu::PwProgram p;
+              p.rank = 1;
+              p.shape[0] = n;
+              p.n_leaves = 2;
+              p.leaves[0].dtype = dt;
+              p.leaves[0].strides[0] = 1;
+              p.leaves[1].data = bb.ptr();
+              p.leaves[1].dtype = DType::Half;
+              p.leaves[1].strides[0] = 0;
+              p.ring_leaf = 0;
+              p.ring.R = R;
+              for (int r = 0; r < R; ++r) p.ring.src[r] = sp[r];
+              p.ring.count = n;
+              p.ring.op = op;
+              cu::PwInstr& c = p.instrs[p.n_instrs++];
+              c.op = OpKind::Cast;
+              c.round_to = DType::Float;
+              c.nargs = 1;
+              c.args[0] = cu::PwRef{cu::PwRef::Leaf, 0, 0};
+              if (with_add) {
+                cu::PwInstr& a = p.instrs[p.n_instrs++];
+                a.op = OpKind::Add;
+                a.round_to = DType::Float;
+                a.nargs = 2;
+                a.args[0] = cu::PwRef{cu::PwRef::Reg, 0, 0};
+                a.args[1] = cu::PwRef{cu::PwRef::Leaf, 1, 0};
+              }
+              Buf out = blank(DType::Float, n);
+              p.out = out.ptr();
+              p.out_dtype = DType::Float;
+              cu::resetKernelCounts();
+              ASSERT_TRUE(cu::launchPointwiseFused(p)) << what;
+              EXPECT_EQ(cu::kernelCounts().pointwise_fused_ring, 1) << what;
+              std::vector<double> got = out.get(n);
+              int64_t bad = 0;
+              for (int64_t i = 0; i < n; ++i) {
+                double e = with_add
+                               ? static_cast<double>(static_cast<float>(w[i]) + static_cast<float>(bias[0]))
+                               : w[i];
+                if (!sameBits(got[i], e) && bad++ < 3)
+                  ADD_FAILURE() << what << (with_add ? " + bias" : "") << ": element " << i << " fused "
+                                << got[i] << ", ring kernel " << e;
+              }
+              EXPECT_EQ(bad, 0) << what;
+            }
+          }
+  // More ranks than a fused kernel reads: refused, nothing launched.
+  cu::PwProgram p;
+  p.rank = 1;
+  p.shape[0] = 16;
+  p.n_leaves = 1;
+  p.leaves[0].dtype = DType::Half;
+  p.leaves[0].strides[0] = 1;
+  p.ring_leaf = 0;
+  p.ring.R = cu::kMaxRingRanks + 1;
+  p.ring.count = 16;
+  p.instrs[0].nargs = 1;
+  p.instrs[0].args[0] = cu::PwRef{cu::PwRef::Leaf, 0, 0};
+  p.n_instrs = 1;
+  EXPECT_FALSE(cu::launchPointwiseFused(p));
+}
+
+// launchCopyView between strided views, and launchIota's fp64 arithmetic
+// (no fused multiply-add, as the host computes start + i * step).
+TEST(GpuKernels, CopyViewAndIota) {
+  REQUIRE_GPU();
+  HostTensor x = values(DType::Float, 6 * 7, 70, false);
+  Buf src = upload(x);
+  Buf dst = blank(DType::Half, 10 * 9);
+  HostTensor fill(DType::Half, {90});
+  for (int64_t i = 0; i < 90; ++i) fill[i] = -1;
+  Buf d2 = upload(fill);
+  const int64_t shape[2] = {3, 4}, sst[2] = {7, 2}, dstr[2] = {9, 1};
+  cu::launchCopyView(src.ptr(), DType::Float, 8, sst, d2.ptr(), DType::Half, 11, dstr, shape, 2);
+  std::vector<double> got = d2.get(90);
+  for (int64_t i = 0; i < 90; ++i) {
+    int64_t r = (i - 11) / 9, c = (i - 11) % 9;
+    bool inside = i >= 11 && r < 3 && c < 4;
+    double want = inside ? exec::roundTo(DType::Half, x[8 + r * 7 + c * 2]) : -1;
+    EXPECT_TRUE(sameBits(got[i], want)) << "element " << i << ": " << got[i] << " vs " << want;
+  }
+  (void)dst;
+  const double start = 0.1, step = 1.0 / 3;
+  Buf io = blank(DType::Double, 1000);
+  cu::launchIota(io.ptr(), DType::Double, 1000, start, step);
+  std::vector<double> v = io.get(1000);
+  for (int64_t i = 0; i < 1000; ++i) {
+    volatile double prod = static_cast<double>(i) * step;  // rounded before the add
+    ASSERT_TRUE(sameBits(v[i], start + prod)) << "iota element " << i;
+  }
+}
+
 TEST(GpuKernels, RingOfFp8UsesTheGeneralKernel) {
   REQUIRE_GPU();
   const int64_t n = 300;
@@ -761,7 +916,7 @@ TEST(GpuKernels, ExecutorPathsMatchTheCpuReference) {
              "{\"op\": \"exp\", \"inputs\": [\"T1\"], \"outputs\": [\"T2\"]}"},
             {"T0"}, {"T2"}),
       "exp of a permute");
-  EXPECT_GE(c.pointwise_scalar, 1);
+  EXPECT_GE(c.pointwise_tiled, 1);
   c = passesWithCounts(
       repro({{"T0", "Float", {8, 24}, true},
              {"T1", "Float", {8, 24}, true},
@@ -789,16 +944,16 @@ TEST(GpuKernels, ExecutorPathsMatchTheCpuReference) {
 
 TEST(GpuKernels, SeedWithFixUsesTheSpecializedKernels) {
   REQUIRE_GPU();
-  std::ifstream in(std::string(FC_SOURCE_DIR) + "/fixtures/seed/matmul_allreduce_bias.json");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  Fusion f = parse(ss.str(), "seed.json");
+  std::optional<Fusion> seed = loadFixture("seed/matmul_allreduce_bias.json");
+  ASSERT_TRUE(seed.has_value());
+  const Fusion& f = *seed;
   cu::resetKernelCounts();
   RunResult r = runAgainstCpu(f, true);
   cu::KernelCounts c = cu::kernelCounts();
   EXPECT_TRUE(r.passed) << explain(r);
-  EXPECT_EQ(c.ring_vector, 1);
-  EXPECT_EQ(c.pointwise_vector, 2);  // the epilogue on each rank
+  // the allreduce fused into the epilogue, computed once for both ranks
+  EXPECT_EQ(c.pointwise_fused_ring, 1);
+  EXPECT_EQ(c.pointwise_vector + c.ring_vector, 0);
   EXPECT_EQ(c.pointwise_interpreter + c.pointwise_scalar + c.ring_general + c.ring_scalar, 0);
 }
 
