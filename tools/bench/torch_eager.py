@@ -1,20 +1,27 @@
 """PyTorch eager side of tools/bench/gpu_bench: the seed graph's math
 (nvFuser #2481) at M = N = K on the same GPU, per simulated rank like
 fusecheck's run: T3 = permute(T0), T4 = T3 @ T1 per rank (half), T5 = the
-sum over ranks (half), T9 = float(T5) + float(bias); plus torch.matmul on
-the local and full GEMM shapes and a device-to-device copy. CUDA events,
-median of 20 runs after 3 warm-ups. Usage: python3 torch_eager.py [M]"""
+sum over ranks (half), T9 = float(T5) + float(bias); and the same kernel
+families as gpu_bench (copy, add, bias add to float, relu(bias add), gelu,
+cast, transposed copy, row / column / full sums, the local and full GEMMs).
+Each figure: the median of REPS runs timed with CUDA events after 5
+warm-ups. Output lines "FIG torch_<name> <value> <unit> [note]", as
+gpu_bench prints its own.
+
+Usage: python3 torch_eager.py [M] [REPS] [seed]   ("seed": the seed alone)"""
 import sys
 
 import torch
 
+REPS = 30
 
-def median_ms(fn, reps=20):
-    for _ in range(3):
+
+def median_ms(fn):
+    for _ in range(5):
         fn()
     torch.cuda.synchronize()
     times = []
-    for _ in range(reps):
+    for _ in range(REPS):
         a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         a.record()
         fn()
@@ -25,11 +32,51 @@ def median_ms(fn, reps=20):
     return times[len(times) // 2]
 
 
+def fig(name, value, unit, note=""):
+    print(f"FIG torch_{name} {value:.4f} {unit}{' ' + note if note else ''}", flush=True)
+
+
 def main():
+    global REPS
     m = int(sys.argv[1]) if len(sys.argv) > 1 else 8192
+    if len(sys.argv) > 2:
+        REPS = max(20, int(sys.argv[2]))
     ranks = 2
     k = m // ranks
     dev = "cuda"
+    print(f"torch {torch.__version__} on {torch.cuda.get_device_name()}, reps {REPS}")
+    src = torch.empty(m * m, device=dev, dtype=torch.float).uniform_(-1, 1)
+    dst = torch.empty_like(src)
+    copy_ms = median_ms(lambda: dst.copy_(src))
+    copy_bw = 2 * src.numel() * 4 / copy_ms / 1e9
+
+    def mem(name, nbytes, fn):
+        ms = median_ms(fn)
+        bw = nbytes / ms / 1e9
+        fig(name, ms, "ms", f"{bw:.3f} TB/s = {100 * bw / copy_bw:.1f}% of copy")
+
+    fig("copy_d2d", copy_ms, "ms", f"{copy_bw:.3f} TB/s")
+    del src, dst
+
+    seed_only = len(sys.argv) > 3 and sys.argv[3] == "seed"
+    if not seed_only:  # the memory-bound families first, as gpu_bench orders them
+        x = torch.empty(m, m, device=dev, dtype=torch.half).uniform_(-1, 1)
+        y = torch.empty(m, m, device=dev, dtype=torch.half).uniform_(-1, 1)
+        bias = torch.empty(m, device=dev, dtype=torch.half).uniform_(-1, 1)
+        n = m * m
+        outf = torch.empty(m, m, device=dev, dtype=torch.float)
+        mem("add_half", 3 * n * 2, lambda: x + y)
+        mem("bias_add_half_to_float", 2 * n + 4 * n, lambda: torch.add(x, bias, out=outf))
+        mem("relu_bias_add_half", 2 * n * 2, lambda: torch.relu(x + bias))
+        mem("gelu_half", 2 * n * 2, lambda: torch.nn.functional.gelu(x))
+        mem("gelu_tanh_half", 2 * n * 2, lambda: torch.nn.functional.gelu(x, approximate="tanh"))
+        mem("cast_float_to_half", 6 * n, lambda: outf.half())
+        mem("transpose_copy_half", 2 * n * 2, lambda: x.t().contiguous())
+        mem("row_sum_half", 2 * n, lambda: x.sum(dim=1, dtype=torch.float))
+        mem("column_sum_half", 2 * n, lambda: x.sum(dim=0, dtype=torch.float))
+        mem("full_sum_half", 2 * n, lambda: x.sum(dtype=torch.float))
+        del x, y, outf
+
     t0 = [torch.randn(1, k, m, device=dev, dtype=torch.half) for _ in range(ranks)]
     t1 = [torch.randn(1, k, m, device=dev, dtype=torch.half) for _ in range(ranks)]
     t2 = torch.randn(m, device=dev, dtype=torch.half)
@@ -41,26 +88,21 @@ def main():
             t5 = t5 + t4[r]
         return t5[0].float() + t2.unsqueeze(0).float()
 
-    print(f"torch {torch.__version__} on {torch.cuda.get_device_name()}")
-    print(f"eager_seed_total_ms {median_ms(seed):.4f} ms (M=N=K={m}, half, {ranks} ranks)")
-    a = torch.randn(m, k, device=dev, dtype=torch.half)
+    fig("seed_total", median_ms(seed), "ms", f"eager, M=N=K={m}, half, {ranks} ranks")
+    if seed_only:
+        return
+    del t0, t1
+
+    a = torch.randn(k, m, device=dev, dtype=torch.half)
     b = torch.randn(k, m, device=dev, dtype=torch.half)
-    ms = median_ms(lambda: torch.matmul(a, b))
-    print(f"torch_matmul_local_half {ms:.4f} ms {2 * m * m * k / ms / 1e9:.1f} TFLOP/s")
-    fa = torch.randn(m, m, device=dev, dtype=torch.half)
-    fb = torch.randn(m, m, device=dev, dtype=torch.half)
-    ms = median_ms(lambda: torch.matmul(fa, fb))
-    print(f"torch_matmul_full_half {ms:.4f} ms {2 * m * m * m / ms / 1e9:.1f} TFLOP/s")
-    src = torch.empty(m * m, device=dev, dtype=torch.float)
-    dst = torch.empty_like(src)
-    ms = median_ms(lambda: dst.copy_(src))
-    print(f"torch_copy_d2d {ms:.4f} ms {2 * src.numel() * 4 / ms / 1e9:.3f} TB/s")
-    x = torch.randn(m, m, device=dev, dtype=torch.half)
-    y = torch.randn(m, m, device=dev, dtype=torch.half)
-    ms = median_ms(lambda: x + y)
-    print(f"torch_add_half {ms:.4f} ms {3 * m * m * 2 / ms / 1e9:.3f} TB/s")
-    ms = median_ms(lambda: x.sum(dim=1, dtype=torch.float))
-    print(f"torch_rowsum_half {ms:.4f} ms {m * m * 2 / ms / 1e9:.3f} TB/s")
+    ms = median_ms(lambda: torch.matmul(a.t(), b))
+    fig("gemm_local_tflops", 2 * m * m * k / ms / 1e9, "TFLOP/s", f"{ms:.4f} ms")
+    del a, b
+
+    x = torch.empty(m, m, device=dev, dtype=torch.half).uniform_(-1, 1)
+    y = torch.empty(m, m, device=dev, dtype=torch.half).uniform_(-1, 1)
+    ms = median_ms(lambda: torch.matmul(x, y))
+    fig("gemm_full_tflops", 2 * m * m * m / ms / 1e9, "TFLOP/s", f"{ms:.4f} ms")
 
 
 if __name__ == "__main__":
