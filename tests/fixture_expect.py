@@ -383,7 +383,7 @@ def expand(data):
             for spec in parse_point_key(key):
                 invs.append(Invocation(i, "run", args[:1] + point_flags(spec) + args[1:], fmt, outcome, spec))
                 if "fixed_by" in outcome:
-                    profile = point_flags(spec)[2:]
+                    profile = point_flags(spec)
                     fargs = args[:1] + ["--matrix", "--expect-fixed-by", str(outcome["fixed_by"])] + profile + args[1:]
                     if all(f.args != fargs for f in fixed):
                         fixed.append(Invocation(i, "fixed_by", fargs, "json", {"exit": 0}, spec, outcome["fixed_by"]))

@@ -290,8 +290,8 @@ def test_points(tmp):
            "with a CLI that takes points and profiles, each spec runs with --nvfuser/--frontend/--executor "
            f"after the subcommand, plus check --matrix --expect-fixed-by ({out.strip()[:300]})")
     got = [inv.args for inv in fx.expand(fx.read_json(side))]
-    expect(got[-1] == ["check", "--matrix", "--expect-fixed-by", "2487", "--frontend", "cpp", "--executor", "mde-fec",
-                       "--bind", "i0=2"], f"the fixed_by invocation: {got[-1]}")
+    expect(got[-1] == ["check", "--matrix", "--expect-fixed-by", "2487", "--nvfuser", "2024-06-30", "--frontend", "cpp",
+                       "--executor", "mde-fec", "--bind", "i0=2"], f"the fixed_by invocation: {got[-1]}")
 
 
 def main():

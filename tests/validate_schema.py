@@ -26,13 +26,13 @@ except ImportError:  # pragma: no cover
 
 ATTR_KEYS = {"DType": "dtype", "Approximate": "approximate", "Flags": "flags", "Shape": "shape", "Dims": "dims",
              "Ranges": "ranges", "Pad": "pad", "Value": "value", "Dim": "dim", "Keepdim": "keepdim",
-             "Correction": "correction", "Start": "start", "Step": "step"}
+             "Correction": "correction", "Start": "start", "Step": "step", "Name": "name"}
 
 
 def read_ops(root):
     ops = {}
     for line in (root / "src/ir/ops.def").read_text().splitlines():
-        m = re.match(r'FC_OP\(\s*\w+,\s*"(\w+)",\s*\w+,\s*-?\d+,\s*-?\d+,\s*\d+,\s*(.*)\)\s*$', line)
+        m = re.match(r'FC_OP\(\s*\w+,\s*"(\w+)",\s*\w+,\s*-?\d+,\s*-?\d+,\s*-?\d+,\s*(.*)\)\s*$', line)
         if m:
             ops[m.group(1)] = {ATTR_KEYS[a] for a in re.findall(r"A\((\w+)\)", m.group(2))}
     return ops
@@ -71,7 +71,8 @@ def main():
             failures.append(f"schema {enum} enum differs from src/ir/types.h")
 
     # Every valid fixture validates.
-    files = sorted(list((root / "fixtures/valid").glob("*.json")) + list((root / "fixtures/seed").glob("*.json")))
+    files = sorted(list((root / "fixtures/valid").glob("*.json")) + list((root / "fixtures/seed").glob("*.json")) +
+                   list((root / "fixtures/nvfuser").glob("*.json")))
     files = [f for f in files if not f.name.endswith(".expect.json")]
     if not files:
         failures.append("no fixtures found")
@@ -91,7 +92,10 @@ def main():
     seed = json.loads((root / "fixtures/seed/matmul_allreduce_bias.json").read_text())
     bad = []
     d = copy.deepcopy(seed); d["colour"] = 1; bad.append(("unknown top-level key", d))
-    d = copy.deepcopy(seed); d["format"] = "fusecheck.fusion/2"; bad.append(("format version", d))
+    d = copy.deepcopy(seed); d["format"] = "fusecheck.fusion/3"; bad.append(("format version", d))
+    d = copy.deepcopy(seed); d["origin"] = {"kind": "notebook"}; bad.append(("origin kind", d))
+    d = copy.deepcopy(seed); d["origin"] = {"frontend": "cpp"}; bad.append(("origin without kind", d))
+    d = copy.deepcopy(seed); d["nvfuser"] = {"date": "2024-06-30"}; bad.append(("nvfuser key", d))
     d = copy.deepcopy(seed); del d["outputs"]; bad.append(("missing outputs", d))
     d = copy.deepcopy(seed); d["exprs"][6]["dims"] = [0]; bad.append(("attribute the op refuses", d))
     d = copy.deepcopy(seed); d["exprs"][0]["op"] = "frobnicate"; bad.append(("unknown op", d))

@@ -37,7 +37,7 @@ import fixture_expect  # noqa: E402  (the sidecar format: tests/fixture_expect.p
 FIX = os.path.join(ROOT, "fixtures")
 TIMEOUT_S = 120
 # Folders whose repros load: each gets every subcommand's default output.
-LOADABLE = ("valid", "analysis", "seed", "fuzz", "reduce")
+LOADABLE = ("valid", "analysis", "seed", "fuzz", "reduce", "nvfuser")
 
 
 def run(cli, cwd, args, extra_files=()):

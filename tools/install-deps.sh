@@ -17,6 +17,11 @@ packages=(
   nlohmann-json3-dev libsimdjson-dev libcli11-dev libgraphviz-dev
   # the CLI's allocator (huge-page heap for million-expr repros; optional in CMake)
   libmimalloc-dev
+  # .npz tensor files of `run --inputs` / `--save-*` (optional in CMake)
+  libzip-dev
+  # the Python package (pybind11 module for /usr/bin/python3), its tests (pytest) and the torch
+  # oracle of the differential runner (Debian's torch 1.13, CPU)
+  pybind11-dev python3-dev python3-numpy python3-pytest python3-torch
   # tests and benchmarks
   libgtest-dev libbenchmark-dev graphviz python3 python3-jsonschema
   # the determinism test compiles de_DE.UTF-8 (comma decimals) with localedef
@@ -26,7 +31,10 @@ packages=(
   # fuzzers (tools/dev fuzz, preset fuzz): clang 14, its sanitizer runtimes (only recommended
   # by clang-14, so named here for --no-install-recommends) and libFuzzer
   clang libclang-rt-14-dev libfuzzer-14-dev
-  # add here when their users land: chromium (HTML report tests)
+  # the HTML report and graph in a headless browser (tests/viz/browser_test.py; skipped loudly without it)
+  chromium
+  # the .deb: dpkg-shlibdeps computes its dependencies (tools/dev package, CPack)
+  dpkg-dev
 )
 
 mode=install

@@ -1,6 +1,6 @@
 #!/bin/bash
-# The multi-GPU suite in one scripted call on a 2-GPU machine (issue 10,
-# docs/multigpu.md): `fusecheck run --ranks 2 --device cuda` (one process
+# The multi-GPU suite in one scripted call on a 2-GPU machine
+# (docs/multigpu.md): `fusecheck run --ranks 2 --device cuda` (one process
 # per GPU, real NCCL) on the seed with --fix, the ReduceScatter and
 # Allgather fixtures and a sharded synthetic transformer block, each
 # against the reference and compared with the one-process simulation of

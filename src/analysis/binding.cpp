@@ -7,6 +7,7 @@
 
 #include "analysis/axis_map.h"
 #include "analysis/binding_steps.h"
+#include "ir/printer.h"
 
 namespace fc {
 namespace {
@@ -227,28 +228,58 @@ void bindView(const Fusion& f, const BindRequest& req, ScalarEval& ev, Diagnosti
       o.axis_pos = static_cast<int32_t>(pos);
       ScalarId target = ax.extent;
       std::optional<int64_t> value = size;
-      ParallelType pt = isDeviceDim(ax.parallel) ? ax.parallel : shardingOf(f, in.tensor, pos);
+      // Binding the unsharded size covers every DID sharding (a logical DID
+      // axis or a DID loop split); the earlier rules give the mesh rule to a
+      // logical DID axis only, and an axis sharded by a loop split binds its
+      // local size like any other axis (csrc/expr_evaluator.cpp:131-212 @
+      // 889262e2cddb; unsharded sizes from csrc/expr_evaluator.cpp:148-173 @
+      // c154e90919c4).
+      const ParallelType loop_pt = shardingOf(f, in.tensor, pos);
+      ParallelType pt = isDeviceDim(ax.parallel)               ? ax.parallel
+                        : req.did == DidBindingRule::Unsharded ? loop_pt
+                                                               : ParallelType::Serial;
+      if (!isDeviceDim(ax.parallel) && isDeviceDim(loop_pt) && mesh &&
+          req.did == DidBindingRule::MeshSizeLocalOne && ax.iter != IterType::Broadcast) {
+        const Scalar& sc = f.scalars[ax.extent];
+        const int64_t m = mesh->sizeFor(loop_pt);
+        if (sc.kind != ScalarKind::Constant) {
+          auto& d = sink.report(
+              Severity::NotDecided, DiagCode::NotDecided,
+              std::string(f.tensorName(in.tensor)) + " axis " + std::to_string(pos) + " (" +
+                  axisToString(f, a) + ") is sharded by a " + std::string(parallelTypeName(loop_pt)) +
+                  " loop split: at this point its symbolic extent binds the local size, and "
+                  "what nvFuser does with that is not modelled",
+              axisLoc(f, req.file, in.tensor, pos));
+          d.note("inputs bind their unsharded sizes from \"Unshard tensor sizes before binding\" (#3444)");
+        } else if (!size && m > 1 && sc.value.i % m == 0) {
+          value = sc.value.i / m;  // the local size meets the constant global extent
+        }
+      }
       if (ax.iter == IterType::Broadcast) {
         if (ax.expanded == kNone) continue;  // extent is the constant 1
         target = ax.expanded;
         o.kind = Origin::Kind::Expanded;
-      } else if (isDeviceDim(pt) && mesh) {
+      } else if (isDeviceDim(pt) && mesh && req.did != DidBindingRule::TensorSize) {
         o.kind = Origin::Kind::DidMesh;
-        int64_t msize = req.era == Era::Head ? mesh->sizeFor(pt) : mesh->size();
-        if (req.era != Era::Head && size && *size != 1) {
+        const bool unsharded = req.did == DidBindingRule::Unsharded;
+        int64_t msize = unsharded ? mesh->sizeFor(pt) : mesh->size();
+        if (!unsharded && size && *size != 1) {
           auto& d =
               sink.error(DiagCode::DidMeshMismatch,
                          std::string(f.tensorName(in.tensor)) + " axis " + std::to_string(pos) +
                              " is sharded (" + std::string(parallelTypeName(pt)) +
                              ") and must have local size 1, but the input has size " + std::to_string(*size),
                          axisLoc(f, req.file, in.tensor, pos));
-          d.note("nvFuser " + std::string(eraName(req.era)) +
-                 " binds a DID axis to the mesh size and expects a size-1 slice per rank");
+          d.note("binding gives a DID axis the mesh size and expects a size-1 slice per rank");
+          d.check = CheckRef{"DidLocalSizeOne",
+                             {{"tv", std::string(f.tensorName(in.tensor))},
+                              {"id", axisToString(f, a)},
+                              {"size", std::to_string(*size)}}};
           continue;
         }
-        value = msize > 0 ? std::optional<int64_t>(req.era == Era::Head ? size.value_or(1) * msize : msize)
-                          : std::nullopt;
-        if (req.era == Era::Head && !size) value = std::nullopt;
+        value =
+            msize > 0 ? std::optional<int64_t>(unsharded ? size.value_or(1) * msize : msize) : std::nullopt;
+        if (unsharded && !size) value = std::nullopt;
       } else if (in.fresh_rfactor && ax.rfactor) {
         o.kind = Origin::Kind::RewriteFresh;
       } else {
@@ -271,7 +302,9 @@ void bindView(const Fusion& f, const BindRequest& req, ScalarEval& ev, Diagnosti
                                    std::to_string(pos) + " has size " + std::to_string(value.value_or(-1)) +
                                    " but its extent is the constant " + std::to_string(sc.value.i),
                                axisLoc(f, req.file, in.tensor, pos));
-          d.note("nvFuser raises \"Tried to bind to a constant value\"");
+          d.check = CheckRef{
+              "BindConstant",
+              {{"constant", std::to_string(sc.value.i)}, {"value", std::to_string(value.value_or(-1))}}};
         } else {
           conflict(f, sink, req.file, in.tensor, pos, target, ev.value(target), value.value_or(0),
                    "bound again by " + std::string(f.tensorName(in.tensor)) + " axis " + std::to_string(pos));

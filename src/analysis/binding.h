@@ -1,11 +1,11 @@
-// Binding (DESIGN §2 step 4, reference §3): inputs of a view (the whole
+// Binding: inputs of a view (the whole
 // fusion, or one segment fusion) bind the extents of their non-Reduction
 // logical axes -- concretely from per-rank sizes, or symbolically (the
-// symbol is known, its value not). DID axes bind per era: 2024, local size
-// 1 and extent = mesh size; head, extent = local size x mesh.sizeFor(pt).
+// symbol is known, its value not). DID axes bind by the rule of the point
+// replayed (DidBindingRule).
 // Expanded broadcasts bind their expanded extent; scalar inputs bind their
 // value. Exact-map propagation then copies known extents to every axis
-// exact-mapped to a known one (reference §3.5). Every bound value keeps its
+// exact-mapped to a known one. Every bound value keeps its
 // Origin. O(axes + exprs) plus the propagation fixpoint.
 #pragma once
 
@@ -28,8 +28,15 @@ struct BoundInput {
   bool fresh_rfactor = false;  // segment input: rfactor-product extents are fresh
 };
 
+// How a DID-parallel logical axis of an input binds its extent.
+enum class DidBindingRule : uint8_t {
+  TensorSize,        // like any axis: the tensor's (local) size
+  MeshSizeLocalOne,  // the local size must be 1; the extent is the mesh size
+  Unsharded,         // local size x the mesh's size along the DID type
+};
+
 struct BindRequest {
-  Era era = Era::E2024_06;
+  DidBindingRule did = DidBindingRule::Unsharded;
   std::vector<BoundInput> tensors;
   std::vector<std::pair<ScalarId, std::optional<int64_t>>> scalars;  // scalar inputs
   std::vector<std::pair<ScalarId, std::optional<int64_t>>> forwarded;
@@ -39,8 +46,8 @@ struct BindRequest {
 };
 
 // Binds into `ev`. Conflicts (a symbol bound twice to different values, a
-// constant extent that disagrees with a size, a DID size that is not 1 in
-// the 2024 eras) are reported to `sink`.
+// constant extent that disagrees with a size, a DID size that is not 1
+// under MeshSizeLocalOne) are reported to `sink`.
 void bindView(const Fusion& f, const BindRequest& req, ScalarEval& ev, DiagnosticSink& sink);
 
 }  // namespace fc

@@ -39,7 +39,7 @@ std::vector<Hop> traceHops(const Fusion& f, const SegmentedFusion* sf, TensorId 
 }
 
 std::string describeOrigin(const Fusion& f, ScalarId s, const Origin& o, std::optional<int64_t> value,
-                           Era era) {
+                           DidBindingRule did) {
   auto val = [&] { return value ? " = " + std::to_string(*value) : std::string(" (symbolically)"); };
   auto axis = [&] {
     std::string r = std::string(f.tensorName(o.tensor)) + " axis " + std::to_string(o.axis_pos);
@@ -50,8 +50,9 @@ std::string describeOrigin(const Fusion& f, ScalarId s, const Origin& o, std::op
       const Tensor& t = f.tensors[o.tensor];
       ParallelType pt = f.axes[o.axis].parallel;
       if (!isDeviceDim(pt)) pt = shardingOf(f, o.tensor, static_cast<size_t>(o.axis_pos));
-      std::string mesh = t.mesh != kNone ? f.meshes[t.mesh].toString(era == Era::Head) : "its mesh";
-      if (era == Era::Head)
+      const bool unsharded = did == DidBindingRule::Unsharded;
+      std::string mesh = t.mesh != kNone ? f.meshes[t.mesh].toString(unsharded) : "its mesh";
+      if (unsharded)
         return axis() + " (" + std::string(parallelTypeName(pt)) + ") = local size x " + mesh + ".size(" +
                std::string(parallelTypeName(pt)) + ")" + val();
       return axis() + " (" + std::string(parallelTypeName(pt)) + ") = " + mesh + ".size()" + val();

@@ -1,4 +1,4 @@
-// Provenance of an unbound extent (DESIGN §3): where the symbol was born,
+// Provenance of an unbound extent: where the symbol was born,
 // which ops and segment edges carried it to the failing segment, how the
 // whole fusion binds it, whether the segment needs its value, and which fix
 // applies. Provenance is data: the text, JSON and SARIF renderings and the
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/binding.h"
 #include "analysis/scalar_eval.h"
 #include "analysis/segmented_fusion.h"
 #include "analysis/unbound_use.h"
@@ -30,6 +31,7 @@ struct UnboundExtent {
   Origin whole_origin;           // how the complete fusion binds it (Kind::None: it does not)
   std::optional<int64_t> whole_value;
   bool needed = false;           // some value in the view depends on it
+  bool missing_input = false;    // the segment's executor has no value for it (FC0310), not FC0301
   bool strip_applies = false;    // strip-reduction-axes discharges it
   bool forward_applies = false;  // forward-extent discharges it
 };
@@ -40,6 +42,6 @@ std::vector<Hop> traceHops(const Fusion& f, const SegmentedFusion* sf, TensorId 
 
 // "T0 axis 0 (DIDx) = DeviceMesh{0 1}.size() = 2", "--bind i3=128", ...
 std::string describeOrigin(const Fusion& f, ScalarId s, const Origin& o, std::optional<int64_t> value,
-                           Era era);
+                           DidBindingRule did);
 
 }  // namespace fc

@@ -22,6 +22,8 @@ int logicalPos(const Fusion& f, TensorId t, AxisId a) {
   return -1;
 }
 
+}  // namespace
+
 ParallelType axisSharding(const Fusion& f, TensorId t, AxisId a) {
   if (isDeviceDim(f.axes[a].parallel)) return f.axes[a].parallel;
   int pos = logicalPos(f, t, a);
@@ -29,37 +31,84 @@ ParallelType axisSharding(const Fusion& f, TensorId t, AxisId a) {
   return shardingOf(f, t, static_cast<size_t>(pos));
 }
 
-}  // namespace
+bool reshardsInput(const Fusion& f, ExprId eid, size_t i) {
+  const Expr& e = f.exprs[eid];
+  if (i >= e.inputs.size() || !e.inputs[i].isTensor()) return false;
+  // Runs for every expr: the pairs go into a buffer reused across calls.
+  thread_local std::vector<AxisPair> pairs;
+  TensorId pt = e.inputs[i].id;
+  for (size_t o = 0; o < e.outputs.size(); ++o) {
+    TensorId ct = e.outputs[o];
+    MeshId pm = f.tensors[pt].mesh, cm = f.tensors[ct].mesh;
+    if (pm == kNone && cm == kNone) continue;
+    if (!sameMesh(f, pm, cm)) return true;
+    pairs.clear();
+    appendProducerConsumer(f, eid, i, o, pairs);
+    for (const AxisPair& p : pairs) {
+      // A broadcast axis holds no data: sharding the consumer's axis needs
+      // no communication (every device already has the replicated value).
+      if (f.axes[p.producer].iter == IterType::Broadcast) continue;
+      ParallelType a = axisSharding(f, pt, p.producer);
+      ParallelType b = f.axes[p.consumer].iter == IterType::Reduction ? ParallelType::Serial
+                                                                      : axisSharding(f, ct, p.consumer);
+      if (a != b && (isDeviceDim(a) || isDeviceDim(b))) return true;
+    }
+  }
+  return false;
+}
 
 bool isResharding(const Fusion& f, ExprId eid) {
   const Expr& e = f.exprs[eid];
-  // Runs for every expr: the pairs go into a buffer reused across calls.
+  for (size_t i = 0; i < e.inputs.size(); ++i)
+    if (reshardsInput(f, eid, i)) return true;
+  return false;
+}
+
+bool unmappedProducerAxis(const Fusion& f, ExprId eid, AxisId* axis) {
+  const Expr& e = f.exprs[eid];
   thread_local std::vector<AxisPair> pairs;
-  for (size_t o = 0; o < e.outputs.size(); ++o) {
-    TensorId ct = e.outputs[o];
-    for (size_t i = 0; i < e.inputs.size(); ++i) {
-      if (!e.inputs[i].isTensor()) continue;
-      TensorId pt = e.inputs[i].id;
+  for (size_t i = 0; i < e.inputs.size(); ++i) {
+    if (!e.inputs[i].isTensor()) continue;
+    TensorId pt = e.inputs[i].id;
+    for (size_t o = 0; o < e.outputs.size(); ++o) {
+      TensorId ct = e.outputs[o];
       MeshId pm = f.tensors[pt].mesh, cm = f.tensors[ct].mesh;
-      if (pm == kNone && cm == kNone) continue;
-      if (!sameMesh(f, pm, cm)) return true;
+      if (pm == kNone || cm == kNone || !sameMesh(f, pm, cm)) continue;
       pairs.clear();
       appendProducerConsumer(f, eid, i, o, pairs);
-      for (const AxisPair& p : pairs) {
-        // A broadcast axis holds no data: sharding the consumer's axis needs
-        // no communication (every device already has the replicated value).
-        if (f.axes[p.producer].iter == IterType::Broadcast) continue;
-        ParallelType a = axisSharding(f, pt, p.producer);
-        ParallelType b = f.axes[p.consumer].iter == IterType::Reduction ? ParallelType::Serial
-                                                                        : axisSharding(f, ct, p.consumer);
-        if (a != b && (isDeviceDim(a) || isDeviceDim(b))) return true;
+      for (AxisId a : f.tensors[pt].logical) {
+        if (f.axes[a].iter == IterType::Reduction) continue;
+        bool mapped = false;
+        for (const AxisPair& p : pairs) mapped |= p.producer == a;
+        if (!mapped) {
+          if (axis) *axis = a;
+          return true;
+        }
       }
     }
   }
   return false;
 }
 
-Lowering lowerToCommunication(const Fusion& f, ExprId eid, Era era) {
+bool isLowerable(const Fusion& f, ExprId eid, const LoweringRules& rules) {
+  const Expr& e = f.exprs[eid];
+  if (e.op == OpKind::Set || (rules.segment_set_is_set && e.op == OpKind::SegmentSet)) return true;
+  const bool is_reduction =
+      e.op == OpKind::Sum || e.op == OpKind::Max || e.op == OpKind::Min || e.op == OpKind::Prod;
+  const bool is_squeeze = e.op == OpKind::Squeeze && rules.squeeze;
+  if (!is_reduction && !is_squeeze) return false;
+  if (e.inputs.empty() || !e.inputs[0].isTensor() || e.outputs.size() != 1) return false;
+  if (is_squeeze) return true;
+  int reduced = 0, reduced_sharded = 0;
+  for (const AxisPair& p : mapProducerConsumer(f, eid, 0)) {
+    if (f.axes[p.consumer].iter != IterType::Reduction) continue;
+    ++reduced;
+    if (isDeviceDim(axisSharding(f, e.inputs[0].id, p.producer))) ++reduced_sharded;
+  }
+  return reduced == 1 && reduced_sharded == 1;
+}
+
+Lowering lowerToCommunication(const Fusion& f, ExprId eid, const LoweringRules& rules) {
   const Expr& e = f.exprs[eid];
   Lowering r;
   int tensor_inputs = 0;
@@ -67,6 +116,7 @@ Lowering lowerToCommunication(const Fusion& f, ExprId eid, Era era) {
   if (tensor_inputs != 1 || e.outputs.size() != 1) {
     r.error = "a communication needs exactly one input and one output tensor; " + std::string(opName(e.op)) +
               " has " + std::to_string(tensor_inputs) + " and " + std::to_string(e.outputs.size());
+    r.check = "LoweringNotSupported";
     return r;
   }
   size_t in_idx = 0;
@@ -80,7 +130,7 @@ Lowering lowerToCommunication(const Fusion& f, ExprId eid, Era era) {
   bool is_reduction =
       e.op == OpKind::Sum || e.op == OpKind::Max || e.op == OpKind::Min || e.op == OpKind::Prod;
   bool is_squeeze = e.op == OpKind::Squeeze;
-  if (is_reduction || (era == Era::Head && is_squeeze)) {
+  if (is_reduction || (rules.squeeze && is_squeeze)) {
     int reduced = 0, reduced_sharded = 0;
     for (const AxisPair& p : mapProducerConsumer(f, eid, in_idx)) {
       if (f.axes[p.consumer].iter != IterType::Reduction) continue;
@@ -88,14 +138,16 @@ Lowering lowerToCommunication(const Fusion& f, ExprId eid, Era era) {
       if (isDeviceDim(axisSharding(f, pt, p.producer))) ++reduced_sharded;
     }
     if (is_squeeze) reduced = reduced_sharded = 1;
-    if (era != Era::Head && reduced != 1) {
+    if (reduced != 1) {
       r.error =
           "a reduction lowers to a communication only when it reduces exactly one axis (this one reduces " +
           std::to_string(reduced) + ")";
+      r.check = "LoweringNotSupported";
       return r;
     }
     if (reduced_sharded != 1) {
-      r.error = "the reduction does not reduce exactly one device-sharded axis";
+      r.error = "the reduction does not reduce a device-sharded axis";
+      r.check = "LoweringNotSupported";
       return r;
     }
     if (c_sharded) {
@@ -109,25 +161,32 @@ Lowering lowerToCommunication(const Fusion& f, ExprId eid, Era era) {
     }
     return r;
   }
-  if (e.op == OpKind::Set || (era == Era::Head && e.op == OpKind::SegmentSet)) {
+  if (e.op == OpKind::Set || (rules.segment_set_is_set && e.op == OpKind::SegmentSet)) {
     if (!p_sharded && c_sharded)
       r.kind = CommKind::Scatter;
     else if (p_sharded && !c_sharded)
       r.kind = same_mesh ? CommKind::Allgather : CommKind::Gather;
     else if (!p_sharded && !c_sharded)
       r.kind = CommKind::Broadcast;
-    else if (era == Era::Head) {
-      // Both sharded: same logical axis -> SendRecv (mesh change), else AllToAll.
-      bool same_axis =
-          shardedLogicalPos(f, pt, ParallelType::DIDx) == shardedLogicalPos(f, ct, ParallelType::DIDx);
-      r.kind = same_axis ? CommKind::SendRecv : CommKind::AllToAll;
-    } else {
+    else if (shardedLogicalPos(f, pt, ParallelType::DIDx) == shardedLogicalPos(f, ct, ParallelType::DIDx))
       r.kind = CommKind::SendRecv;
+    else if (rules.all_to_all)
+      r.kind = CommKind::AllToAll;
+    else if (rules.swap_unknown) {
+      r.not_decided = true;
+      r.error = "the set moves the sharding to another axis";
+    } else {
+      r.error =
+          "the set moves the sharding to another axis, which this nvFuser cannot express in one "
+          "communication";
+      r.check = "OneAxisResharding";
     }
     return r;
   }
-  r.error = std::string(opName(e.op)) + " changes the sharding but is neither a reduction nor a set, so " +
-            (era == Era::Head ? "head" : "2024") + " nvFuser cannot lower it to a communication";
+  r.error = std::string(opName(e.op)) +
+            " changes the sharding but is neither a single-axis reduction nor a set, so it cannot be lowered "
+            "to a communication";
+  r.check = "LoweringNotSupported";
   return r;
 }
 

@@ -1,5 +1,5 @@
-// Resharding detection and lowering to communications, by era (reference
-// §5.2-5.3). An expr is resharding when an input and an output tensor have
+// Resharding detection and lowering to communications,
+// by the lowering rules of the point replayed. An expr is resharding when an input and an output tensor have
 // different meshes, or a mapped axis pair differs in DID parallelization.
 // O(rank) per expr.
 #pragma once
@@ -12,13 +12,39 @@
 namespace fc {
 
 bool isResharding(const Fusion& f, ExprId e);
+// The DID type sharding axis `a` of `t` (on the axis, or on a split of it), or Serial.
+ParallelType axisSharding(const Fusion& f, TensorId t, AxisId a);
+// Whether tensor operand `i` of `e` is sharded differently from an output.
+bool reshardsInput(const Fusion& f, ExprId e, size_t i);
+// A non-Reduction logical axis of a meshed input that no output axis maps to
+// (squeeze, select), on the same mesh: nvFuser's haveDifferentShardings once
+// failed on it. Sets *axis to it.
+bool unmappedProducerAxis(const Fusion& f, ExprId e, AxisId* axis);
+
+// What nvFuser's lowering of a resharding expr accepts at a point.
+struct LoweringRules {
+  bool squeeze = false;             // a resharding squeeze lowers like a reduction
+  bool segment_set_is_set = false;  // segment_set lowers like set
+  // A set between two shardings on different axes: rejected by the
+  // one-axis check (false), an AllToAll (true); `swap_unknown`: not modelled.
+  bool all_to_all = false;
+  bool swap_unknown = false;
+  bool multi_dim_mesh = false;  // mesh sizes per DID type (n-D meshes)
+};
 
 struct Lowering {
   CommKind kind = CommKind::None;
-  std::string error;  // non-empty: cannot be lowered (why)
+  std::string error;         // non-empty: cannot be lowered (why)
+  std::string check;         // the nvFuser check that rejects it ("" : none named)
+  bool not_decided = false;  // the rules at this point are not modelled for this expr
 };
 
-// The collective a resharding expr lowers to in `era`, or why it cannot be.
-Lowering lowerToCommunication(const Fusion& f, ExprId e, Era era);
+// Whether nvFuser's isLowerableToCommunication accepts `e` (a set, or a
+// reduction of exactly one axis that is device-sharded on the producer),
+// resharding or not.
+bool isLowerable(const Fusion& f, ExprId e, const LoweringRules& rules);
+
+// The collective a resharding expr lowers to under `rules`, or why it cannot be.
+Lowering lowerToCommunication(const Fusion& f, ExprId e, const LoweringRules& rules);
 
 }  // namespace fc

@@ -1,7 +1,7 @@
 // A segmented fusion: a partition of the complete fusion's exprs into
 // segments in run order, with the edges between them. Segments are views
 // of the complete fusion (expr and tensor ids), never copies, so building
-// one is linear in the fusion (DESIGN §2 step 2).
+// one is linear in the fusion.
 #pragma once
 
 #include <string>
@@ -16,7 +16,7 @@ namespace fc {
 
 enum class SegmentKind : uint8_t { Compute, Communication };
 
-// Collectives a resharding expr lowers to (reference §5.3).
+// Collectives a resharding expr lowers to.
 enum class CommKind : uint8_t {
   None,
   Allreduce,

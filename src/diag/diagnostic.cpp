@@ -23,6 +23,7 @@ std::string_view severityName(Severity s) {
     case Severity::Warning: return "warning";
     case Severity::Note: return "note";
     case Severity::Remark: return "remark";
+    case Severity::NotDecided: return "not-decided";
   }
   return "error";
 }

@@ -1,9 +1,10 @@
-// Diagnostic values (DESIGN §3): severity, stable code, message, location
+// Diagnostic values: severity, stable code, message, location
 // (file, JSON pointer, line:col) and notes with their own locations. Passes
 // produce these as data; renderers (text, JSON, SARIF) turn them into text.
 #pragma once
 
 #include <iterator>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,7 +26,8 @@ struct DiagCodeInfo {
 const DiagCodeInfo& diagCodeInfo(DiagCode c);
 const std::vector<DiagCodeInfo>& allDiagCodes();
 
-enum class Severity : uint8_t { Error, Warning, Note, Remark };
+// NotDecided: the model cannot decide what nvFuser does here (exit 5).
+enum class Severity : uint8_t { Error, Warning, Note, Remark, NotDecided };
 std::string_view severityName(Severity s);
 
 struct Location {
@@ -42,12 +44,32 @@ struct Note {
   Location loc;  // optional
 };
 
+// The nvFuser check a finding stands for, by name (pipeline/history.h's
+// checks), with the values its message prints; the pipeline turns it into a
+// Citation for the point and path it replays.
+struct CheckRef {
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> values;  // placeholder -> text
+};
+
+// Where nvFuser raises it, and what it prints, on the path replayed.
+struct Citation {
+  std::string check;  // "ConcretizeExtent"
+  std::string file;   // "csrc/dynamic_transform.cpp"
+  int line = 0;
+  std::string commit;   // the point replayed (full hash)
+  std::string message;  // the text nvFuser prints, names as fusecheck has them
+  std::string path;     // "nvFuser 2024-06-30 (4e7365d18), C++ MultiDeviceExecutor ..."
+};
+
 struct Diagnostic {
   Severity severity = Severity::Error;
   DiagCode code = DiagCode::Usage;
   std::string message;
   Location loc;
   std::vector<Note> notes;
+  std::optional<CheckRef> check;
+  std::optional<Citation> nvfuser;
 
   Diagnostic& note(std::string msg, Location l = {}) {
     notes.push_back(Note{"note", std::move(msg), std::move(l)});

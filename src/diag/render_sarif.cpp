@@ -1,16 +1,23 @@
 // The SARIF 2.1.0 renderer: one run whose tool.driver.rules are every code
 // of codes.def (ruleIndex = position there), one result per diagnostic with
-// ruleId, level, message, a location (physicalLocation: artifact URI and
-// region when line:col is known; logicalLocations: the JSON pointer) and
+// ruleId, level, message, a location (physicalLocation: artifact URI
+// relative to the SARIF root, with uriBaseId SRCROOT, and region when
+// line:col is known; logicalLocations: the JSON pointer) and
 // relatedLocations for the notes that have a location. Notes without one
 // are appended to the message text, one per line. Deterministic: keys in a
 // fixed order, no timestamps. Linear time.
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "diag/render.h"
 
 namespace fc {
 namespace {
+
+std::string& rootSetting() {
+  static std::string root;
+  return root;
+}
 
 using ojson = nlohmann::ordered_json;
 
@@ -35,11 +42,25 @@ std::string toUri(const std::string& path) {
 std::string level(Severity s) {
   switch (s) {
     case Severity::Error: return "error";
-    case Severity::Warning: return "warning";
+    case Severity::Warning:
+    case Severity::NotDecided: return "warning";
     case Severity::Note:
     case Severity::Remark: return "note";
   }
   return "error";
+}
+
+std::filesystem::path rootPath() {
+  std::error_code ec;
+  std::filesystem::path root =
+      sarifRoot().empty() ? std::filesystem::current_path(ec) : std::filesystem::path(sarifRoot());
+  return std::filesystem::weakly_canonical(std::filesystem::absolute(root, ec), ec);
+}
+
+ojson artifact(const std::string& file) {
+  std::string p = pathFromRoot(file);
+  if (!p.empty() && p[0] == '/') return ojson{{"uri", "file://" + toUri(p)}};
+  return ojson{{"uri", toUri(p)}, {"uriBaseId", "SRCROOT"}};
 }
 
 // A SARIF location object; nullopt when `loc` says nothing.
@@ -47,7 +68,7 @@ std::optional<ojson> location(const Location& loc) {
   ojson j = ojson::object();
   if (!loc.file.empty()) {
     ojson phys;
-    phys["artifactLocation"] = ojson{{"uri", toUri(loc.file)}};
+    phys["artifactLocation"] = artifact(loc.file);
     if (loc.known()) {
       ojson region;
       region["startLine"] = loc.line;
@@ -67,6 +88,19 @@ std::optional<ojson> location(const Location& loc) {
 }
 
 }  // namespace
+
+void setSarifRoot(std::string root) { rootSetting() = std::move(root); }
+const std::string& sarifRoot() { return rootSetting(); }
+
+std::string pathFromRoot(const std::string& file) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path abs = fs::weakly_canonical(fs::absolute(file, ec), ec);
+  fs::path rel = abs.lexically_relative(rootPath());
+  std::string r = rel.generic_string();
+  if (rel.empty() || r == ".." || r.rfind("../", 0) == 0) return abs.generic_string();
+  return r;
+}
 
 std::string renderSarif(const std::vector<Diagnostic>& diags, const std::string& tool_version) {
   ojson rules = ojson::array();
@@ -109,6 +143,9 @@ std::string renderSarif(const std::vector<Diagnostic>& diags, const std::string&
   driver["rules"] = std::move(rules);
   ojson run;
   run["tool"] = ojson{{"driver", std::move(driver)}};
+  std::string root_dir = rootPath().generic_string();
+  if (root_dir.empty() || root_dir.back() != '/') root_dir += '/';
+  run["originalUriBaseIds"] = ojson{{"SRCROOT", ojson{{"uri", "file://" + toUri(root_dir)}}}};
   run["columnKind"] = "utf16CodeUnits";
   run["results"] = std::move(results);
   ojson root;

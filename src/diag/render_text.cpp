@@ -10,12 +10,45 @@
 // no source line is shown. Very long source lines (minified JSON) are shown
 // as a window around the column. Complexity: linear in the output size plus
 // one line lookup per diagnostic (SourceText's index is built once).
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
 #include <string>
 
 #include "diag/render.h"
 
 namespace fc {
 namespace {
+
+std::atomic<ColorMode> g_color_mode{ColorMode::Auto};
+
+// SGR sequences; all empty when the stream gets no colour.
+struct Palette {
+  const char* bold = "";
+  const char* error = "";
+  const char* warning = "";
+  const char* dim = "";
+  const char* caret = "";
+  const char* reset = "";
+};
+
+Palette palette(bool on) {
+  if (!on) return {};
+  return {"\033[1m", "\033[1;31m", "\033[1;35m", "\033[2m", "\033[1;32m", "\033[0m"};
+}
+
+const char* severityColor(const Palette& p, Severity s) {
+  switch (s) {
+    case Severity::Error: return p.error;
+    case Severity::Warning: return p.warning;
+    case Severity::Note:
+    case Severity::Remark: return p.bold;
+  }
+  return p.error;
+}
 
 constexpr size_t kMaxLine = 160;  // longer lines are cut to a window around the caret
 constexpr size_t kContext = 60;
@@ -45,7 +78,7 @@ std::string noteWhere(const Location& loc, const std::string& diag_file) {
   return parts.empty() ? std::string() : " [" + parts + "]";
 }
 
-void caret(std::string_view line, int col, std::ostream& os) {
+void caret(std::string_view line, int col, const Palette& p, std::ostream& os) {
   size_t c = col > 0 ? static_cast<size_t>(col - 1) : 0;  // 0-based byte column
   if (c > line.size()) c = line.size();
   std::string_view shown = line;
@@ -62,25 +95,44 @@ void caret(std::string_view line, int col, std::ostream& os) {
   os << "    " << prefix << shown << suffix << '\n';
   std::string pad = "    " + std::string(prefix.size(), ' ');
   for (size_t i = offset; i < c; ++i) pad += line[i] == '\t' ? '\t' : ' ';
-  os << pad << "^\n";
+  os << pad << p.caret << '^' << p.reset << '\n';
 }
 
 }  // namespace
 
+void setColorMode(ColorMode m) { g_color_mode.store(m, std::memory_order_relaxed); }
+ColorMode colorMode() { return g_color_mode.load(std::memory_order_relaxed); }
+
+bool colorFor(const std::ostream& os) {
+  switch (colorMode()) {
+    case ColorMode::Always: return true;
+    case ColorMode::Never: return false;
+    case ColorMode::Auto: break;
+  }
+  int fd = &os == &std::cerr || &os == &std::clog ? STDERR_FILENO : &os == &std::cout ? STDOUT_FILENO : -1;
+  if (fd < 0 || !isatty(fd)) return false;
+  const char* no_color = std::getenv("NO_COLOR");
+  if (no_color && *no_color) return false;
+  const char* term = std::getenv("TERM");
+  return !(term && std::strcmp(term, "dumb") == 0);
+}
+
 void renderText(const std::vector<Diagnostic>& diags, const SourceText* source, std::ostream& os) {
+  const Palette p = palette(!diags.empty() && colorFor(os));
   for (const Diagnostic& d : diags) {
     const DiagCodeInfo& info = diagCodeInfo(d.code);
     std::string where = header(d.loc);
-    if (!where.empty()) os << where << ": ";
-    os << severityName(d.severity) << '[' << info.id << "]: " << d.message;
+    if (!where.empty()) os << p.bold << where << ": " << p.reset;
+    os << severityColor(p, d.severity) << severityName(d.severity) << '[' << info.id << "]:" << p.reset << ' '
+       << p.bold << d.message << p.reset;
     if (d.loc.known() && !d.loc.pointer.empty()) os << " [" << d.loc.pointer << ']';
     os << '\n';
     if (source && d.loc.known() && (d.loc.file.empty() || d.loc.file == source->path())) {
       std::string_view line = source->lineText(d.loc.line);
-      if (!line.empty() || d.loc.col <= 1) caret(line, d.loc.col, os);
+      if (!line.empty() || d.loc.col <= 1) caret(line, d.loc.col, p, os);
     }
     for (const Note& n : d.notes)
-      os << "  " << n.kind << ": " << n.message << noteWhere(n.loc, d.loc.file) << '\n';
+      os << "  " << p.dim << n.kind << ": " << n.message << noteWhere(n.loc, d.loc.file) << p.reset << '\n';
   }
 }
 

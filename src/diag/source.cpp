@@ -15,7 +15,7 @@ SourceText& SourceText::operator=(SourceText&& o) noexcept {
   buffer_ = std::move(o.buffer_);
   blocks_ = std::move(o.blocks_);
   arrays_ = std::move(o.arrays_);
-  text_ = in_buffer ? buffer_.view() : std::string_view(owned_);
+  text_ = withoutBom(in_buffer ? buffer_.view() : std::string_view(owned_));
   o.text_ = {};
   o.owned_.clear();
   o.blocks_.clear();

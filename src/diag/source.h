@@ -1,5 +1,7 @@
 // The text of an input file, with a lazily built line index so that byte
 // offsets map to 1-based line:col (columns count bytes) on the error path.
+// A UTF-8 byte-order mark at the start is not part of the text: editors
+// show none, so offsets, lines and columns are counted after it.
 #pragma once
 
 #include <cstddef>
@@ -21,11 +23,11 @@ class SourceText {
  public:
   SourceText() = default;
   SourceText(std::string path, std::string text) : path_(std::move(path)), owned_(std::move(text)) {
-    text_ = owned_;
+    text_ = withoutBom(owned_);
   }
   // A file read with TextBuffer::readFile: parsers can use it in place.
   SourceText(std::string path, TextBuffer text) : path_(std::move(path)), buffer_(std::move(text)) {
-    text_ = buffer_.view();
+    text_ = withoutBom(buffer_.view());
   }
   SourceText(const SourceText& o) : path_(o.path_), owned_(o.text_), blocks_(o.blocks_), arrays_(o.arrays_) {
     text_ = owned_;
@@ -41,7 +43,15 @@ class SourceText {
   std::string_view text() const { return text_; }
   // Bytes readable from text().data(), at least text().size(); those past
   // the end are zero when this is at least size + TextBuffer::kPadding.
-  size_t readableBytes() const { return buffer_.capacity() > 0 ? buffer_.capacity() : owned_.capacity(); }
+  size_t readableBytes() const {
+    size_t whole = buffer_.capacity() > 0 ? buffer_.capacity() : owned_.capacity();
+    return whole - bomBytes();
+  }
+  // 3 when the input began with a UTF-8 byte-order mark (left out of text()), else 0.
+  size_t bomBytes() const {
+    const char* start = buffer_.capacity() > 0 ? buffer_.view().data() : owned_.data();
+    return text_.data() == nullptr ? 0 : static_cast<size_t>(text_.data() - start);
+  }
   LineCol lineCol(size_t offset) const;
   // The text of 1-based line `line`, without its newline.
   std::string_view lineText(int line) const;
@@ -55,6 +65,9 @@ class SourceText {
   const std::vector<size_t>* recordedArray(size_t open) const;
 
  private:
+  static std::string_view withoutBom(std::string_view t) {
+    return t.substr(0, 3) == "\xEF\xBB\xBF" ? t.substr(3) : t;
+  }
   void index() const;
   std::string path_;
   std::string owned_;  // text given as a string

@@ -177,7 +177,7 @@ Fusion transformer(const TransformerOptions& opts) {
   f.name = std::string(opts.sharded ? "synth_tp_transformer_" : "synth_transformer_") +
            std::to_string(opts.exprs) + "_seed" + std::to_string(opts.seed);
   f.era = opts.sharded ? Era::E2024_07 : Era::Head;
-  f.provenance.emplace_back("source", "fusecheck-synth (issue \"Performance at scale\")");
+  f.provenance.emplace_back("source", "fusecheck-synth");
   f.provenance.emplace_back("generator", std::string("transformer exprs=") + std::to_string(opts.exprs) +
                                              " seed=" + std::to_string(opts.seed) +
                                              (opts.sharded ? " sharded" : ""));

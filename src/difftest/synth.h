@@ -1,5 +1,4 @@
-// Synthetic repro generators for performance work (issue "Performance at
-// scale"): transformer-like blocks of about N exprs (single-device or
+// Synthetic repro generators for performance work: transformer-like blocks of about N exprs (single-device or
 // tensor-parallel on a 1-D mesh), and the two public worst cases of
 // nvFuser's segmenter written from their descriptions (#3510: a chain of
 // Linear+ReLU layers; PR #1440: chained additions). Every generator builds

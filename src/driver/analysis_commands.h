@@ -1,4 +1,4 @@
-// The analysis commands: check (one era or --matrix), segment, concretize,
+// The analysis commands: check (one profile or --matrix), segment, concretize,
 // explain (a symbol's provenance, or a pasted nvFuser error), fix, demo.
 #pragma once
 
@@ -12,11 +12,19 @@ namespace fc::driver {
 struct CheckArgs {
   std::string file;
   PipelineFlags flags;
-  bool matrix = false;
+  bool matrix = false;      // --matrix: the repro's path at every change point
+  bool matrix_all = false;  // --matrix=all: every frontend x executor that existed
+  int expect_fixed_by = 0;  // --expect-fixed-by PR (with --matrix)
   OutputFormat format = OutputFormat::Text;
   uint64_t max_bytes = 0;
 };
 int check(const CheckArgs& a, std::ostream& out, std::ostream& err);
+// The --matrix part of check (matrix.cpp).
+int checkMatrix(const CheckArgs& a, const Loaded& loaded, const PipelineOptions& opts, std::ostream& out,
+                std::ostream& err);
+// The text after a check's diagnostics: the profile's assumptions, the
+// verdict line, and what it rests on (checked, approximate).
+void renderVerdictText(const PipelineResult& r, std::ostream& out);
 
 struct SegmentArgs {
   std::string file;
@@ -64,7 +72,13 @@ struct DemoArgs {
 };
 int demo(const DemoArgs& a, std::ostream& out, std::ostream& err);
 
-// Codes whose nvFuser messages match `text` (explain --error).
+// Codes whose nvFuser messages match `text` (explain --error), and the
+// nvFuser check each match stands for.
+struct NvfuserErrorMatch {
+  std::string check;  // "ConcretizeExtent" (pipeline/history.h), or the words matched
+  std::string code;   // "FC0301"
+};
+std::vector<NvfuserErrorMatch> matchNvfuserError(const std::string& text);
 std::vector<std::string> codesForNvfuserError(const std::string& text);
 
 }  // namespace fc::driver

@@ -57,7 +57,14 @@ int convert(const ConvertArgs& a, std::ostream& out, std::ostream& err) {
     report(sink, nullptr, a.format, out, err);
     return kExitBadInput;
   }
-  std::string text = writeFusion(loaded->fusion);
+  // Format /1 -> /2: the era a repro records becomes its nvFuser point
+  // (the era names are points: 2024-06, 2024-07, head).
+  Fusion& f = loaded->fusion;
+  if (f.era && !f.nvfuser) {
+    f.nvfuser = RecordedPoint{std::string(eraName(*f.era)), "", ""};
+    f.era.reset();
+  }
+  std::string text = writeFusion(f);
   std::string target = a.in_place ? a.file : a.output;
   if (target.empty() || target == "-") {
     out << text;

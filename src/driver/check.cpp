@@ -14,11 +14,6 @@
 namespace fc::driver {
 namespace {
 
-std::string orderText(const PipelineResult& r) {
-  return r.whole_first ? "bind + concretize the whole fusion, then segment"
-                       : "segment, then bind + concretize each compute segment alone";
-}
-
 void emitTrace(const PipelineResult& r, const PipelineFlags& flags, std::ostream& out, std::ostream& err) {
   size_t n = 0;
   for (const PassTrace& t : r.trace) {
@@ -43,6 +38,14 @@ void emitTrace(const PipelineResult& r, const PipelineFlags& flags, std::ostream
 
 }  // namespace
 
+void renderVerdictText(const PipelineResult& r, std::ostream& out) {
+  for (const std::string& n : r.notes) out << "note: " << n << "\n";
+  out << "check: " << verdictSummary(r) << "\n";
+  if (r.verdict() == Verdict::Clean)
+    for (const std::string& c : r.checked) out << "  checked: " << c << "\n";
+  for (const std::string& a : r.approximations) out << "  approximate: " << a << "\n";
+}
+
 int check(const CheckArgs& a, std::ostream& out, std::ostream& err) {
   DiagnosticSink sink;
   auto loaded = loadRepro(a.file, sink, a.max_bytes);
@@ -55,83 +58,23 @@ int check(const CheckArgs& a, std::ostream& out, std::ostream& err) {
     emitDiagnostics(sink.all(), nullptr, a.format, a.format == OutputFormat::Text ? err : out);
     return kExitBadInput;
   }
-  if (a.matrix) {
-    bool any_fail = false;
-    std::vector<std::pair<Era, PipelineResult>> runs;
-    for (Era e : kAllEras) {
-      PipelineOptions o = *opts;
-      o.era = e;
-      o.trace = false;
-      PipelineResult r = runPipeline(loaded->fusion, o);
-      fillLocations(r.diagnostics, loaded->source);
-      any_fail |= r.failed();
-      runs.push_back({e, std::move(r)});
-    }
-    if (a.format == OutputFormat::Text) {
-      out << "era      order                                                        result\n";
-      std::optional<Era> first_clean_after_fail;
-      bool seen_fail = false;
-      for (auto& [e, r] : runs) {
-        std::string res = "clean";
-        if (r.failed()) {
-          res = "FAIL";
-          for (const auto& d : r.diagnostics) {
-            if (d.severity != Severity::Error) continue;
-            res += "  " + std::string(diagCodeInfo(d.code).id) + " " + d.message;
-            break;
-          }
-          size_t n = 0;
-          for (const auto& d : r.diagnostics) n += d.severity == Severity::Error;
-          if (n > 1) res += " (+" + std::to_string(n - 1) + " more)";
-          seen_fail = true;
-        } else if (seen_fail && !first_clean_after_fail) {
-          first_clean_after_fail = e;
-        }
-        std::string era(eraName(e));
-        era.resize(9, ' ');
-        std::string order = orderText(r);
-        order.resize(61, ' ');
-        out << era << order << res << "\n";
-      }
-      if (first_clean_after_fail == Era::E2024_07)
-        out << "fixed from 2024-07 on: nvFuser PR #2487 \"Strip reduction axes in segmentation edges\" "
-               "(2024-07-01)\n";
-      else if (first_clean_after_fail == Era::Head)
-        out << "fixed at head only\n";
-      else if (!any_fail)
-        out << "clean in every era\n";
-      else
-        out << "still failing at head\n";
-    } else {
-      nlohmann::ordered_json j;
-      j["file"] = a.file;
-      j["matrix"] = nlohmann::ordered_json::array();
-      for (auto& [e, r] : runs)
-        j["matrix"].push_back(nlohmann::ordered_json::parse(pipelineJson(loaded->fusion, r, a.file)));
-      out << j.dump(2) << "\n";
-    }
-    return any_fail ? kExitFindings : kExitClean;
-  }
+  if (a.matrix) return checkMatrix(a, *loaded, *opts, out, err);
   PipelineResult r = runPipeline(loaded->fusion, *opts);
   PhaseScope locate_phase("report: locate diagnostics");
-  fillLocations(r.diagnostics, loaded->source);
+  locateDiagnostics(r.diagnostics, *loaded);
   locate_phase.stop();
   PhaseScope render_phase("report: render");
   if (a.format == OutputFormat::Text) {
     emitTrace(r, a.flags, out, err);
     renderText(r.diagnostics, &loaded->source, out);
-    size_t errors = 0;
-    for (const auto& d : r.diagnostics) errors += d.severity == Severity::Error;
-    out << "check: nvFuser " << eraName(r.era) << " (" << orderText(r) << "), " << r.segmented.segments.size()
-        << " segments, " << (errors ? std::to_string(errors) + " error" + (errors > 1 ? "s" : "") : "clean")
-        << "\n";
+    renderVerdictText(r, out);
   } else if (a.format == OutputFormat::Json) {
     if (!a.flags.dump_dir.empty()) emitTrace(r, a.flags, out, err);
-    out << pipelineJson(loaded->fusion, r, a.file);
+    out << pipelineJson(r.fusion(loaded->fusion), r, a.file);
   } else {
     out << renderSarif(r.diagnostics, "0.1.0");
   }
-  int rc = r.failed() ? kExitFindings : kExitClean;
+  int rc = exitFor(r);
   keepUntilExit(*loaded);
   keepUntilExit(r);
   return rc;

@@ -2,6 +2,8 @@
 
 #include <charconv>
 #include <filesystem>
+#include <iostream>
+#include <iterator>
 #include <ostream>
 
 #include "diag/render.h"
@@ -9,25 +11,92 @@
 #include "io/reader.h"
 #include "ir/verifier.h"
 #include "support/phase_times.h"
+#include "support/suggest.h"
+#include "support/version.h"
 
 namespace fc::driver {
 
-std::optional<Loaded> loadRepro(const std::string& path, DiagnosticSink& sink, uint64_t max_bytes) {
+namespace {
+
+struct ForcedFormat {
+  bool json = false;
+  std::optional<ImportFormat> import;
+};
+ForcedFormat& forced() {
+  static ForcedFormat f;
+  return f;
+}
+
+}  // namespace
+
+bool forceReproFormat(std::string_view name) {
+  if (name.empty() || name == "fusecheck") {
+    forced() = {!name.empty(), std::nullopt};
+    return true;
+  }
+  auto f = parseImportFormat(name);
+  if (!f) return false;
+  forced() = {false, f};
+  return true;
+}
+
+std::optional<SourceText> readReproSource(const std::string& path, DiagnosticSink& sink, uint64_t max_bytes) {
+  if (path != "-") return readSourceFile(path, sink, max_bytes);
+  std::string text{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
+  if (max_bytes > 0 && text.size() > max_bytes) {
+    sink.error(DiagCode::FileTooLarge,
+               "standard input has " + std::to_string(text.size()) + " bytes, more than --max-bytes " +
+                   std::to_string(max_bytes),
+               Location{"<stdin>", ""});
+    return std::nullopt;
+  }
+  return SourceText("<stdin>", TextBuffer(text));
+}
+
+std::optional<Loaded> loadRepro(const std::string& path, DiagnosticSink& sink, uint64_t max_bytes,
+                                bool own_output) {
   Loaded l;
-  ReadOptions ro;
-  ro.max_bytes = max_bytes;
-  auto f = readFusionFile(path, sink, l.source, ro);
+  auto src = readReproSource(path, sink, max_bytes);
+  if (!src) return std::nullopt;
+  l.source = std::move(*src);
+  std::optional<ImportFormat> import;
+  if (!own_output) import = forced().import;
+  if (!own_output && !import && !forced().json) import = recognizeImportFormat(l.source.text());
+  l.imported = import;
+  std::optional<Fusion> f;
+  if (import) {
+    PhaseScope import_phase("load: import");
+    f = importFusion(l.source, sink, *import);
+    if (f) f->rebuildUses();
+  } else {
+    ReadOptions ro;
+    f = readFusion(l.source, sink, ro);
+  }
   if (!f) return std::nullopt;
   l.fusion = std::move(*f);
-  size_t before = sink.all().size();
   PhaseScope verify_phase("load: verify");
-  bool ok = verifyFusion(l.fusion, sink, path);
+  bool ok = verifyLocated(l.fusion, sink, l.source, import.has_value());
   verify_phase.stop();
-  std::vector<Diagnostic> fresh(sink.all().begin() + static_cast<ptrdiff_t>(before), sink.all().end());
-  fillLocations(fresh, l.source);
-  std::copy(fresh.begin(), fresh.end(), sink.all().begin() + static_cast<ptrdiff_t>(before));
   if (!ok) return std::nullopt;
   return l;  // the reader built the uses; verifying changed nothing
+}
+
+bool verifyLocated(const Fusion& f, DiagnosticSink& sink, const SourceText& source, bool imported) {
+  size_t before = sink.all().size();
+  bool ok = verifyFusion(f, sink, source.path());
+  auto first = sink.all().begin() + static_cast<ptrdiff_t>(before);
+  std::vector<Diagnostic> fresh(std::make_move_iterator(first), std::make_move_iterator(sink.all().end()));
+  if (imported)
+    fillSourcePositions(fresh, f);
+  else
+    fillLocations(fresh, source);
+  std::move(fresh.begin(), fresh.end(), first);
+  return ok;
+}
+
+void locateDiagnostics(std::vector<Diagnostic>& diags, const Loaded& l) {
+  fillSourcePositions(diags, l.fusion);
+  fillLocations(diags, l.source);
 }
 
 bool sameFile(const std::string& a, const std::string& b) {
@@ -47,16 +116,17 @@ std::optional<PipelineOptions> pipelineOptions(const PipelineFlags& flags, const
   PipelineOptions o;
   o.file = file;
   o.trace = flags.trace || !flags.print_after.empty() || !flags.dump_dir.empty();
-  if (!flags.era.empty()) {
-    auto e = parseEra(flags.era);
-    if (!e) {
-      sink.error(DiagCode::Usage, "unknown era '" + flags.era + "' (expected 2024-06, 2024-07 or head)");
-      return std::nullopt;
+  auto profile = resolveProfile(ProfileRequest{flags.nvfuser, flags.frontend, flags.executor}, f);
+  if (auto* e = std::get_if<ProfileError>(&profile)) {
+    auto& d = sink.error(DiagCode::Usage, e->message);
+    if (!e->suggestions.empty()) {
+      std::string list;
+      for (const auto& s : e->suggestions) list += (list.empty() ? "" : ", ") + s;
+      d.note("did you mean: " + list);
     }
-    o.era = *e;
-  } else if (f.era) {
-    o.era = *f.era;
+    return std::nullopt;
   }
+  o.profile = std::get<Profile>(std::move(profile));
   for (const std::string& b : flags.binds) {
     auto eq = b.find('=');
     int64_t v = 0;
@@ -74,7 +144,11 @@ std::optional<PipelineOptions> pipelineOptions(const PipelineFlags& flags, const
       return std::nullopt;
     }
     if (!f.findScalar(name)) {
-      sink.error(DiagCode::BadBinding, "--bind names '" + name + "', which is not a scalar of this fusion");
+      std::vector<std::string> named;
+      for (ScalarId s = 0; s < f.scalars.size(); ++s)
+        if (!f.scalarName(s).empty()) named.emplace_back(f.scalarName(s));
+      sink.error(DiagCode::BadBinding, "--bind names '" + name + "', which is not a scalar of this fusion" +
+                                           didYouMean(name, named));
       return std::nullopt;
     }
     o.binds[name] = v;
@@ -87,14 +161,27 @@ void emitDiagnostics(const std::vector<Diagnostic>& diags, const SourceText* sou
   switch (fmt) {
     case OutputFormat::Text: renderText(diags, source, out); break;
     case OutputFormat::Json: out << renderJson(diags); break;
-    case OutputFormat::Sarif: out << renderSarif(diags, "0.1.0"); break;
+    case OutputFormat::Sarif: out << renderSarif(diags, std::string(buildVersion())); break;
+    case OutputFormat::Github: out << renderGithub(diags); break;
   }
 }
 
-int exitCodeFor(const std::vector<Diagnostic>& diags, int code_if_errors) {
-  for (const auto& d : diags)
-    if (d.severity == Severity::Error) return code_if_errors;
+int exitFor(const PipelineResult& r) {
+  switch (r.verdict()) {
+    case Verdict::Clean: return kExitClean;
+    case Verdict::Findings: return kExitFindings;
+    case Verdict::NotDecided: return kExitNotDecided;
+  }
   return kExitClean;
+}
+
+int exitCodeFor(const std::vector<Diagnostic>& diags, int code_if_errors) {
+  bool open = false;
+  for (const auto& d : diags) {
+    if (d.severity == Severity::Error) return code_if_errors;
+    open |= d.severity == Severity::NotDecided;
+  }
+  return open ? kExitNotDecided : kExitClean;
 }
 
 }  // namespace fc::driver

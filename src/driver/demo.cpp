@@ -36,16 +36,18 @@ int demo(const DemoArgs& a, std::ostream& out, std::ostream& err) {
   pa.file = seed;
   ok &= print(pa, out, err) == kExitClean;
 
-  step("2. Which nvFuser versions fail?  fusecheck check --matrix");
+  step("2. Which nvFuser points fail on the test's path?  fusecheck check --matrix");
   CheckArgs ma;
   ma.file = seed;
   ma.matrix = true;
   ok &= check(ma, out, err) == kExitFindings;
 
   step("3. Why 2024-06 fails: fusecheck check --nvfuser=2024-06");
+  // The seed comes from a C++ test that runs the MultiDeviceExecutor with a
+  // FusionExecutorCache per segment (its origin says so).
   CheckArgs ca;
   ca.file = seed;
-  ca.flags.era = "2024-06";
+  ca.flags.nvfuser = "2024-06";
   std::ostringstream diag;
   ok &= check(ca, diag, err) == kExitFindings;
   ok &= diag.str().find("FC0301") != std::string::npos && diag.str().find("extent i0") != std::string::npos;
@@ -55,19 +57,19 @@ int demo(const DemoArgs& a, std::ostream& out, std::ostream& err) {
   FixArgs fa;
   fa.file = seed;
   fa.output = fixed;
-  fa.flags.era = "2024-06";
+  fa.flags.nvfuser = "2024-06";
   ok &= fix(fa, out, err) == kExitClean;
 
   step("5. Re-check the repaired repro under 2024-06");
   CheckArgs ra;
   ra.file = fixed;
-  ra.flags.era = "2024-06";
+  ra.flags.nvfuser = "2024-06";
   ok &= check(ra, out, err) == kExitClean;
 
   step("6. Does the repaired program compute the right thing?  fusecheck run --fix (CPU, 2 simulated ranks)");
   RunArgs ua;
   ua.file = seed;
-  ua.flags.era = "2024-06";
+  ua.flags.nvfuser = "2024-06";
   std::ostringstream unfixed;
   ok &= run(ua, unfixed, err) == kExitFindings;  // the original fails where nvFuser 2024-06 fails
   ok &= unfixed.str().find("FC0301") != std::string::npos;

@@ -24,14 +24,6 @@
 namespace fc::difftest {
 namespace {
 
-size_t eraIndex(Era e) {
-  switch (e) {
-    case Era::E2024_06: return 0;
-    case Era::E2024_07: return 1;
-    default: return 2;
-  }
-}
-
 std::string codeId(DiagCode c) { return std::string(diagCodeInfo(c).id); }
 
 // Diagnostics the analysis pipeline itself predicts (FC03xx): an execution
@@ -99,6 +91,7 @@ bool predictedBefore(const std::vector<Diagnostic>& after, const std::vector<Dia
 struct Checker {
   const Fusion& f;
   CheckResult res;
+  const std::vector<std::string>& points;
 
   void find(const std::string& check, const std::string& era, const std::string& msg) {
     Finding x;
@@ -144,25 +137,40 @@ struct Checker {
     }
   }
 
-  void era(Era e) {
-    const std::string en(eraName(e));
-    EraTally& t = res.eras[eraIndex(e)];
+  void point(size_t k) {
+    const std::string& en = points[k];
+    EraTally& t = res.eras[k];
+    // A generated fusion records no origin. With meshes, the 2024 points
+    // replay the path on which the extent failures of that time were
+    // reached (the C++ MultiDeviceExecutor with a FusionExecutorCache per
+    // segment); otherwise, and at head, the point's default path.
+    const bool mde_fec = !f.origin && isMultiDevice(f) && en != "head";
+    auto prof = resolveProfile(ProfileRequest{en, mde_fec ? "cpp" : "", mde_fec ? "mde-fec" : ""}, f);
+    if (std::holds_alternative<ProfileError>(prof)) {
+      ++t.no_path;  // the path this fusion takes did not exist at that point
+      return;
+    }
+    const Profile& profile = std::get<Profile>(prof);
     PipelineOptions po;
-    po.era = e;
+    po.profile = profile;
     PipelineResult pr = runPipeline(f, po);
+    if (pr.verdict() == Verdict::NotDecided) {
+      ++t.not_decided;
+      return;
+    }
     // The faithful reference rounds every tensor to its dtype as the
     // segmented program does: what remains is accumulation order, so any
     // mismatch is a wrong program, not the precision the program asked for
     // (a chain of Half ops legitimately drifts from the exact reference).
     RunOptions ro;
-    ro.era = e;
+    ro.profile = profile;
     ro.reference = ReferenceKind::Faithful;
     RunResult r = runFusion(f, ro);
     res.outputs_compared += r.outputs.size();
     if (r.passed || roundingOnly(r)) {
       ++t.run;
       t.rounding += !r.passed;
-      strip(e, pr);
+      strip(k, profile, pr);
       return;
     }
     // A fusion the pipeline cannot evaluate as a whole (segment -1) has no
@@ -180,8 +188,8 @@ struct Checker {
     if (!pr.failed() || !onlyPipelineErrors(r.diagnostics)) {
       ++t.unexplained;
       find("segmented", en,
-           (pr.failed() ? "the era fails beyond the pipeline's prediction: "
-                        : "the pipeline says the era runs, but execution fails: ") +
+           (pr.failed() ? "the point fails beyond the pipeline's prediction: "
+                        : "the pipeline says the point runs, but execution fails: ") +
                firstError(r.diagnostics, true));
       return;
     }
@@ -213,24 +221,29 @@ struct Checker {
     }
   }
 
-  // Where an era runs with Reduction axes on segment inputs: stripping them
+  // Where a point runs with Reduction axes on segment inputs: stripping them
   // must change no value when its obligations hold, and the obligations
   // must agree with the pipeline on the stripped program.
-  void strip(Era e, const PipelineResult& pr) {
+  void strip(size_t k, const Profile& profile, const PipelineResult& pr) {
     if (pr.input_rewrite != InputRewrite::KeepReductions) return;
     auto stripped = withStrippedInputs(f, pr);
     if (!stripped) return;
-    const std::string en(eraName(e));
-    EraTally& t = res.eras[eraIndex(e)];
+    const std::string& en = points[k];
+    EraTally& t = res.eras[k];
     std::vector<Obligation> obl = stripObligations(f, pr.segmented);
     auto bad = std::find_if(obl.begin(), obl.end(), [](const Obligation& o) { return !o.holds; });
     PipelineOptions po;
-    po.era = e;
+    po.profile = profile;
     PipelineResult after = runPipeline(*stripped, po);
-    bool unbound = std::any_of(after.diagnostics.begin(), after.diagnostics.end(),
-                               [](const Diagnostic& d) { return d.code == DiagCode::UnboundExtent; });
+    // A symbol still used is unbound where segments are concretized alone,
+    // or a forwarded input the executor has no value for.
+    bool unbound = std::any_of(after.diagnostics.begin(), after.diagnostics.end(), [](const Diagnostic& d) {
+      return d.code == DiagCode::UnboundExtent || d.code == DiagCode::MissingSegmentInput;
+    });
     if (bad != obl.end()) {
-      if (unbound) {
+      // Where the whole fusion is bound first, a symbol a segment uses is
+      // known there: the obligation does not decide the verdict.
+      if (unbound || profile.order != ConcretizeOrder::PerSegment) {
         ++t.strip_refused;
       } else {
         find("obligation", en,
@@ -246,7 +259,7 @@ struct Checker {
       return;
     }
     RunOptions ro;
-    ro.era = e;
+    ro.profile = profile;
     ro.against = &f;
     ro.reference = ReferenceKind::Faithful;
     RunResult r = runFusion(*stripped, ro);
@@ -261,14 +274,15 @@ struct Checker {
   }
 };
 
-CheckResult checkImpl(const Fusion& f, const std::vector<Era>& eras) {
-  Checker c{f, {}};
+CheckResult checkImpl(const Fusion& f, const std::vector<std::string>& points) {
+  Checker c{f, {}, points};
+  c.res.eras.resize(points.size());
   try {
     c.roundTrip();
     if (std::any_of(c.res.findings.begin(), c.res.findings.end(),
                     [](const Finding& x) { return x.check == "verify"; }))
       return c.res;
-    for (Era e : eras) c.era(e);
+    for (size_t k = 0; k < points.size(); ++k) c.point(k);
   } catch (const InternalError& e) {
     c.find("internal", "", std::string("internal error: ") + e.what());
   } catch (const std::exception& e) {
@@ -279,12 +293,14 @@ CheckResult checkImpl(const Fusion& f, const std::vector<Era>& eras) {
 
 }  // namespace
 
-CheckResult checkFusion(const Fusion& f, const std::vector<Era>& eras) { return checkImpl(f, eras); }
+CheckResult checkFusion(const Fusion& f, const std::vector<std::string>& points) {
+  return checkImpl(f, points);
+}
 
 bool stillFinds(const Fusion& f, const std::string& check, const std::string& era) {
-  std::vector<Era> eras{Era::E2024_06, Era::E2024_07, Era::Head};
-  if (auto e = parseEra(era)) eras = {*e};
-  CheckResult r = checkImpl(f, eras);
+  std::vector<std::string> points{"2024-06", "2024-07", "head"};
+  if (!era.empty()) points = {era};
+  CheckResult r = checkImpl(f, points);
   return std::any_of(r.findings.begin(), r.findings.end(),
                      [&](const Finding& x) { return x.check == check && x.era == era; });
 }
@@ -300,7 +316,8 @@ bool minimizerAvailable() {
 FuzzReport runFuzz(const FuzzOptions& opts, const std::function<void(uint64_t)>& progress) {
   FuzzReport rep;
   rep.first_seed = opts.seed;
-  rep.era_list = opts.eras;
+  rep.era_list = opts.points;
+  rep.eras.resize(opts.points.size());
   rep.minimizer_available = minimizerAvailable();
   auto t0 = std::chrono::steady_clock::now();
   for (uint64_t i = 0; i < opts.count; ++i) {
@@ -309,7 +326,7 @@ FuzzReport runFuzz(const FuzzOptions& opts, const std::function<void(uint64_t)>&
     CheckResult r;
     try {
       f = randomFusion({seed, opts.max_exprs});
-      r = checkImpl(f, opts.eras);
+      r = checkImpl(f, opts.points);
     } catch (const InternalError& e) {
       Finding x;
       x.check = "internal";
@@ -320,9 +337,11 @@ FuzzReport runFuzz(const FuzzOptions& opts, const std::function<void(uint64_t)>&
     rep.exprs += f.exprs.size();
     rep.sharded += !f.meshes.empty();
     rep.outputs_compared += r.outputs_compared;
-    for (size_t k = 0; k < 3; ++k) {
+    for (size_t k = 0; k < r.eras.size() && k < rep.eras.size(); ++k) {
       EraTally& a = rep.eras[k];
       const EraTally& b = r.eras[k];
+      a.not_decided += b.not_decided;
+      a.no_path += b.no_path;
       a.run += b.run;
       a.explained += b.explained;
       a.unexplained += b.unexplained;
@@ -360,7 +379,7 @@ FuzzReport runFuzz(const FuzzOptions& opts, const std::function<void(uint64_t)>&
 std::string findingRepro(const Finding& x) {
   Fusion f = x.fusion;
   f.provenance.emplace_back("fuzz_check", x.check);
-  if (!x.era.empty()) f.provenance.emplace_back("fuzz_era", x.era);
+  if (!x.era.empty()) f.provenance.emplace_back("fuzz_point", x.era);
   f.provenance.emplace_back("fuzz_seed", std::to_string(x.seed));
   f.provenance.emplace_back("fuzz_finding", x.message);
   if (x.minimized) f.provenance.emplace_back("fuzz_minimized", "yes");
@@ -375,14 +394,15 @@ std::string renderFuzzText(const FuzzReport& r) {
      << "), " << r.sharded << " multi-device, " << r.exprs << " exprs, " << r.outputs_compared
      << " outputs compared, " << r.seconds << " s (" << (r.seconds > 0 ? r.fusions / r.seconds : 0.0)
      << " fusions/s)\n";
-  os << "era      run / explained (fixed, fix-refused) / unexplained; strip-checked, strip-refused; "
-        "rounding\n";
-  for (Era e : r.era_list) {
-    const EraTally& t = r.eras[eraIndex(e)];
-    std::string en(eraName(e));
+  os << "point    run / explained (fixed, fix-refused) / unexplained; strip-checked, strip-refused; "
+        "rounding; not decided, no path\n";
+  for (size_t k = 0; k < r.era_list.size() && k < r.eras.size(); ++k) {
+    const EraTally& t = r.eras[k];
+    std::string en = r.era_list[k];
     en.resize(8, ' ');
     os << en << " " << t.run << " / " << t.explained << " (" << t.fixed << ", " << t.fix_refused << ") / "
-       << t.unexplained << "; " << t.strip_checked << ", " << t.strip_refused << "; " << t.rounding << "\n";
+       << t.unexplained << "; " << t.strip_checked << ", " << t.strip_refused << "; " << t.rounding << "; "
+       << t.not_decided << ", " << t.no_path << "\n";
   }
   os << "unexplained findings: " << r.findings_total << "\n";
   for (const Finding& x : r.findings)
@@ -404,25 +424,27 @@ std::string renderFuzzJson(const FuzzReport& r, const std::vector<std::string>& 
   j["fusions_per_second"] = r.seconds > 0 ? r.fusions / r.seconds : 0.0;
   j["minimizer"] = r.minimizer_available;
   nlohmann::ordered_json eras = nlohmann::ordered_json::object();
-  for (Era e : r.era_list) {
-    const EraTally& t = r.eras[eraIndex(e)];
-    eras[std::string(eraName(e))] = {{"run", t.run},
-                                     {"explained", t.explained},
-                                     {"fixed", t.fixed},
-                                     {"fix_refused", t.fix_refused},
-                                     {"strip_checked", t.strip_checked},
-                                     {"strip_refused", t.strip_refused},
-                                     {"rounding", t.rounding},
-                                     {"unexplained", t.unexplained}};
+  for (size_t k = 0; k < r.era_list.size() && k < r.eras.size(); ++k) {
+    const EraTally& t = r.eras[k];
+    eras[r.era_list[k]] = {{"run", t.run},
+                           {"not_decided", t.not_decided},
+                           {"no_path", t.no_path},
+                           {"explained", t.explained},
+                           {"fixed", t.fixed},
+                           {"fix_refused", t.fix_refused},
+                           {"strip_checked", t.strip_checked},
+                           {"strip_refused", t.strip_refused},
+                           {"rounding", t.rounding},
+                           {"unexplained", t.unexplained}};
   }
-  j["eras"] = eras;
+  j["points"] = eras;
   j["findings_total"] = r.findings_total;
   j["findings"] = nlohmann::ordered_json::array();
   for (size_t i = 0; i < r.findings.size(); ++i) {
     const Finding& x = r.findings[i];
     nlohmann::ordered_json fj = {{"seed", x.seed},
                                  {"check", x.check},
-                                 {"era", x.era},
+                                 {"point", x.era},
                                  {"message", x.message},
                                  {"minimized", x.minimized}};
     if (i < written.size()) fj["repro"] = written[i];

@@ -3,12 +3,13 @@
 //  1. round trip: canonical JSON -> reader -> verifier -> JSON is
 //     byte-identical, and the printer (both styles) prints the same text
 //     for the original and the reloaded fusion;
-//  2. per era: the segmented program (CPU) equals the unsegmented exact
-//     reference within docs/numerics.md's tolerance wherever the pipeline
-//     says the era runs; where the pipeline predicts a failure (FC03xx),
+//  2. per nvFuser point (the fusion's default path there): the segmented
+//     program (CPU) equals the unsegmented exact reference within
+//     docs/numerics.md's tolerance wherever the pipeline says the point
+//     runs; where the pipeline predicts a failure (FC03xx),
 //     execution must stop there with exactly those diagnostics ("explained");
-//  3. fixes: where an era fails, `run --fix` must pass against the reference
-//     or be refused with FC0401 (explained); where an era runs and keeps
+//  3. fixes: where a point fails, `run --fix` must pass against the reference
+//     or be refused with FC0401 (explained); where a point runs and keeps
 //     Reduction axes on segment inputs, stripping them (PR #2487's rewrite)
 //     must change no computed value when its obligations hold, and the
 //     obligations must agree with the pipeline: an obligation fails exactly
@@ -31,7 +32,7 @@ namespace fc::difftest {
 struct Finding {
   std::string
       check;  // "roundtrip" | "print" | "verify" | "segmented" | "fix" | "strip" | "obligation" | "internal"
-  std::string era;      // "" when not era-specific
+  std::string era;      // the nvFuser point ("" when not point-specific)
   std::string message;  // what disagreed
   uint64_t seed = 0;    // randomFusion seed
   Fusion fusion;        // the fusion (minimized when a reducer ran)
@@ -51,25 +52,27 @@ struct EraTally {
   // dtype (cancellation after a collective's per-hop rounding; docs/fuzz.md).
   // Counted, not a finding.
   uint64_t rounding = 0;
+  uint64_t not_decided = 0;  // the model does not decide this fusion at this point (not a finding)
+  uint64_t no_path = 0;      // the fusion's path did not exist at this point
 };
 
 struct CheckResult {
-  std::array<EraTally, 3> eras{};  // 2024-06, 2024-07, head (counts of 0 or 1)
-  std::vector<Finding> findings;   // without `fusion` filled (the caller has it)
+  std::vector<EraTally> eras;     // per point (counts of 0 or 1)
+  std::vector<Finding> findings;  // without `fusion` filled (the caller has it)
   uint64_t outputs_compared = 0;
 };
 
-// All checks on one verified fusion, for the eras in `eras`.
-CheckResult checkFusion(const Fusion& f, const std::vector<Era>& eras);
+// All checks on one verified fusion, at the nvFuser points in `points`.
+CheckResult checkFusion(const Fusion& f, const std::vector<std::string>& points);
 
 // The property a finding's minimizer keeps: "checkFusion still reports a
-// finding of this check in this era".
+// finding of this check at this point".
 bool stillFinds(const Fusion& f, const std::string& check, const std::string& era);
 
 struct FuzzOptions {
   uint64_t seed = 0;
   uint64_t count = 100;
-  std::vector<Era> eras{Era::E2024_06, Era::E2024_07, Era::Head};
+  std::vector<std::string> points{"2024-06", "2024-07", "head"};
   uint32_t max_exprs = 12;
   bool minimize = false;      // shrink findings with src/reduce (when built in)
   size_t keep_findings = 50;  // findings kept with their fusion (all are counted)
@@ -78,8 +81,8 @@ struct FuzzOptions {
 struct FuzzReport {
   uint64_t fusions = 0;
   uint64_t first_seed = 0;
-  std::array<EraTally, 3> eras{};
-  std::vector<Era> era_list;
+  std::vector<EraTally> eras;         // per point of era_list
+  std::vector<std::string> era_list;  // the points
   uint64_t findings_total = 0;
   std::vector<Finding> findings;  // the first keep_findings
   uint64_t outputs_compared = 0;

@@ -5,70 +5,170 @@
 #include "analysis/axis_map.h"
 #include "diag/render.h"
 #include "driver/analysis_commands.h"
+#include "driver/explain_entity.h"
 #include "io/json_locate.h"
 #include "ir/printer.h"
 #include "passes/segment.h"
+#include "pipeline/nvfuser_checks.h"
+#include "support/suggest.h"
 
 namespace fc::driver {
 
-std::vector<std::string> codesForNvfuserError(const std::string& text) {
+namespace {
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+// The diagnostic each nvFuser check is reported as.
+DiagCode codeOfCheck(std::string_view check) {
+  struct Map {
+    std::string_view check;
+    DiagCode code;
+  };
+  static const Map kMap[] = {
+      {"ConcretizeExtent", DiagCode::UnboundExtent},
+      {"InferShape", DiagCode::UnboundExtent},
+      {"MdeNoBuffer", DiagCode::MissingSegmentInput},
+      {"MdeScalarInput", DiagCode::MissingSegmentInput},
+      {"HieNoBuffer", DiagCode::MissingSegmentInput},
+      {"HieNotPrecomputed", DiagCode::MissingSegmentInput},
+      {"LocalAllocation", DiagCode::DynamicLocalAllocation},
+      {"DynamicBeforeLowering", DiagCode::UnconcretizedDynamic},
+      {"MeshAtLeastOne", DiagCode::MeshMissing},
+      {"MeshPerInput", DiagCode::MeshMissing},
+      {"MeshAllOrNone", DiagCode::MeshMissing},
+      {"MeshSomeWithout", DiagCode::MeshMissing},
+      {"NonTvOp", DiagCode::ScalarExprInMultiDevice},
+      {"LoweringNotSupported", DiagCode::UnlowerableResharding},
+      {"InnerResharding", DiagCode::UnlowerableResharding},
+      {"OneAxisResharding", DiagCode::UnlowerableResharding},
+      {"UnmappedProducerAxis", DiagCode::UnmappedProducerAxis},
+      {"MergeIterTypes", DiagCode::EdgeHazard},
+      {"DidLocalSizeOne", DiagCode::DidMeshMismatch},
+      {"DidBindConstantOne", DiagCode::DidMeshMismatch},
+      {"OneDSharding", DiagCode::DidMeshMismatch},
+      {"BindConstant", DiagCode::BadBinding},
+      {"ReshapeMinusOne", DiagCode::ReshapeUnevaluable},
+      {"ReshapeOutputExtent", DiagCode::ReshapeUnevaluable},
+      {"ExpandMismatch", DiagCode::ExpandMismatch},
+  };
+  for (const Map& m : kMap)
+    if (m.check == check) return m.code;
+  return DiagCode::NotDecided;
+}
+
+// The literal pieces of a message template, between its <placeholders>.
+std::vector<std::string> literalPieces(std::string_view tmpl) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (size_t i = 0; i < tmpl.size(); ++i) {
+    if (tmpl[i] == '<') {
+      size_t close = tmpl.find('>', i);
+      if (close != std::string_view::npos) {
+        if (!cur.empty()) out.push_back(cur);
+        cur.clear();
+        i = close;
+        continue;
+      }
+    }
+    cur += tmpl[i];
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+}  // namespace
+
+std::vector<NvfuserErrorMatch> matchNvfuserError(const std::string& text) {
+  const std::string low = lower(text);
+  std::vector<NvfuserErrorMatch> out;
+  auto add = [&](std::string check, DiagCode code) {
+    for (const auto& m : out)
+      if (m.check == check) return;
+    out.push_back({std::move(check), std::string(diagCodeInfo(code).id)});
+  };
+  for (const CheckMessage& m : checkMessages()) {
+    // Every literal piece of 8 characters or more must be in the text, in order.
+    size_t at = 0;
+    bool ok = false;
+    for (const std::string& piece : literalPieces(m.message)) {
+      std::string p = piece;
+      while (!p.empty() && (p.back() == ' ' || p.back() == '.' || p.back() == ':')) p.pop_back();
+      while (!p.empty() && (p.front() == ' ' || p.front() == '.' || p.front() == ',')) p.erase(p.begin());
+      if (p.size() < 8) continue;
+      size_t hit = low.find(lower(p), at);
+      if (hit == std::string::npos) {
+        ok = false;
+        break;
+      }
+      ok = true;
+      at = hit + p.size();
+    }
+    if (ok) add(m.check, codeOfCheck(m.check));
+  }
+  // Messages from the same family that fusecheck reports with the same codes.
   struct Pattern {
     const char* needle;
+    const char* check;
     DiagCode code;
   };
   static const Pattern kPatterns[] = {
-      {"Could not evaluate dynamic extent", DiagCode::UnboundExtent},
-      {"Cannot evaluate the extent of a resized domain", DiagCode::UnboundExtent},
-      {"Could not evaluate dynamic factory op output extent", DiagCode::UnboundExtent},
-      {"could not infer", DiagCode::UnboundExtent},
-      {"Merging IterDomains requires that their iteration types match", DiagCode::EdgeHazard},
-      {"Values of -1 passed to reshape must be constant", DiagCode::ReshapeUnevaluable},
-      {"Cannot evaluate the extent of an input domain to reshape", DiagCode::ReshapeUnevaluable},
-      {"Cannot evaluate the extent of an output domain to reshape", DiagCode::ReshapeUnevaluable},
-      {"Mismatch in sizes when concretizing expand", DiagCode::ExpandMismatch},
-      {"is sharded and must have size 1", DiagCode::DidMeshMismatch},
-      {"does not have parallel type", DiagCode::DidMeshMismatch},
-      {"Tried to bind to a constant value", DiagCode::BadBinding},
-      {"Tried to bind to a value", DiagCode::ConflictingBinding},
-      {"is not lowerable", DiagCode::UnlowerableResharding},
-      {"not supported for communication", DiagCode::UnlowerableResharding},
-      {"Resharding on an inner axis", DiagCode::UnlowerableResharding},
+      {"Cannot evaluate the extent of a resized domain", "", DiagCode::UnboundExtent},
+      {"Could not evaluate dynamic factory op output extent", "", DiagCode::UnboundExtent},
+      {"Tried to bind to a value", "", DiagCode::ConflictingBinding},
+      {"does not have parallel type", "", DiagCode::DidMeshMismatch},
+      {"not supported for communication", "", DiagCode::UnlowerableResharding},
+      {"vector::_M_range_check", "", DiagCode::FrontendRejects},
   };
-  std::string low = text;
-  std::transform(low.begin(), low.end(), low.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (const Pattern& p : kPatterns)
+    if (low.find(lower(p.needle)) != std::string::npos) add(p.check[0] ? p.check : p.needle, p.code);
+  return out;
+}
+
+std::vector<std::string> codesForNvfuserError(const std::string& text) {
   std::vector<std::string> out;
-  for (const Pattern& p : kPatterns) {
-    std::string n = p.needle;
-    std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return std::tolower(c); });
-    if (low.find(n) == std::string::npos) continue;
-    std::string id(diagCodeInfo(p.code).id);
-    if (std::find(out.begin(), out.end(), id) == out.end()) out.push_back(id);
-  }
+  for (const NvfuserErrorMatch& m : matchNvfuserError(text))
+    if (std::find(out.begin(), out.end(), m.code) == out.end()) out.push_back(m.code);
   return out;
 }
 
 int explain(const ExplainArgs& a, std::ostream& out, std::ostream& err) {
   if (!a.error_text.empty()) {
+    auto matches = matchNvfuserError(a.error_text);
     auto codes = codesForNvfuserError(a.error_text);
     if (a.format == OutputFormat::Json) {
       nlohmann::ordered_json j;
       j["codes"] = nlohmann::ordered_json::array();
       for (auto& c : codes) {
         for (const auto& info : allDiagCodes())
-          if (info.id == c)
-            j["codes"].push_back(
-                {{"code", c}, {"slug", std::string(info.slug)}, {"summary", std::string(info.summary)}});
+          if (info.id == c) {
+            nlohmann::ordered_json x{
+                {"code", c}, {"slug", std::string(info.slug)}, {"summary", std::string(info.summary)}};
+            x["nvfuser_checks"] = nlohmann::ordered_json::array();
+            for (const auto& m : matches)
+              if (m.code == c) x["nvfuser_checks"].push_back(m.check);
+            j["codes"].push_back(std::move(x));
+          }
       }
       out << j.dump(2) << "\n";
     } else if (codes.empty()) {
-      out << "no fusecheck diagnostic is known to explain this nvFuser error\n";
+      out << "no fusecheck diagnostic explains this (it matches none of the nvFuser errors fusecheck models; "
+             "`fusecheck check REPRO` still reports what the repro does)\n";
     } else {
       for (auto& c : codes)
         for (const auto& info : allDiagCodes())
-          if (info.id == c) out << c << " " << info.slug << ": " << info.summary << "\n";
+          if (info.id == c) {
+            out << c << " " << info.slug << ": " << info.summary;
+            std::string checks;
+            for (const auto& m : matches)
+              if (m.code == c) checks += (checks.empty() ? "" : ", ") + m.check;
+            out << " (nvFuser check: " << checks << ")\n";
+          }
       out << "run `fusecheck check --matrix REPRO` to see where it arises and which fix applies\n";
     }
-    return codes.empty() ? kExitFindings : kExitClean;
+    return kExitClean;  // a lookup: finding no code is an answer, not a finding
   }
   DiagnosticSink sink;
   auto loaded = loadRepro(a.file, sink, a.max_bytes);
@@ -76,20 +176,27 @@ int explain(const ExplainArgs& a, std::ostream& out, std::ostream& err) {
     emitDiagnostics(sink.all(), nullptr, a.format, a.format == OutputFormat::Text ? err : out);
     return kExitBadInput;
   }
-  const Fusion& f = loaded->fusion;
-  auto sym = f.findScalar(a.symbol);
+  auto sym = loaded->fusion.findScalar(a.symbol);
   if (!sym) {
-    sink.error(DiagCode::Usage, "'" + a.symbol + "' is not a named scalar of " + a.file);
+    if (auto ref = findEntity(loaded->fusion, a.symbol)) return explainEntity(a, *loaded, *ref, out, err);
+    sink.error(DiagCode::Usage, "'" + a.symbol +
+                                    "' names no scalar (i0), tensor (T5), axis (rS14) or expr (e3) of " +
+                                    a.file + didYouMean(a.symbol, explainableNames(loaded->fusion)));
     emitDiagnostics(sink.all(), nullptr, a.format, err);
     return kExitBadInput;
   }
-  auto opts = pipelineOptions(a.flags, f, a.file, sink);
+  auto opts = pipelineOptions(a.flags, loaded->fusion, a.file, sink);
   if (!opts) {
     emitDiagnostics(sink.all(), nullptr, a.format, err);
     return kExitBadInput;
   }
-  PipelineResult r = runPipeline(f, *opts);
-  fillLocations(r.diagnostics, loaded->source);
+  PipelineResult r = runPipeline(loaded->fusion, *opts);
+  locateDiagnostics(r.diagnostics, *loaded);
+  if (holdsOpaqueOp(loaded->fusion)) {  // no binding ran: a symbol's provenance is not decided
+    emitDiagnostics(r.diagnostics, &loaded->source, a.format, out);
+    return kExitNotDecided;
+  }
+  const Fusion& f = r.fusion(loaded->fusion);
   // Every axis whose extent mentions the symbol, in topological order of tensors.
   std::vector<std::pair<TensorId, AxisId>> carriers;
   for (TensorId t = 0; t < f.tensors.size(); ++t)
@@ -110,9 +217,9 @@ int explain(const ExplainArgs& a, std::ostream& out, std::ostream& err) {
   if (a.format == OutputFormat::Json) {
     nlohmann::ordered_json j;
     j["symbol"] = a.symbol;
-    j["era"] = std::string(eraName(r.era));
+    j["profile"] = r.profile.label();
     j["whole_fusion"] =
-        whole_known ? describeOrigin(f, *sym, r.whole->origin(*sym), value, r.era) : "unbound";
+        whole_known ? describeOrigin(f, *sym, r.whole->origin(*sym), value, r.profile.did_rule) : "unbound";
     j["carriers"] = nlohmann::ordered_json::array();
     for (auto [t, ax] : carriers)
       j["carriers"].push_back(
@@ -137,9 +244,10 @@ int explain(const ExplainArgs& a, std::ostream& out, std::ostream& err) {
     out << "  born: " << f.tensorName(t0) << " " << axisToString(f, a0)
         << (f.tensors[t0].definition == kNone ? " (fusion input)" : "") << "\n";
   }
-  out << "  whole fusion (nvFuser " << eraName(r.era) << "): "
-      << (whole_known ? "bound by " + describeOrigin(f, *sym, r.whole->origin(*sym), value, r.era)
-                      : std::string("unbound"))
+  out << "  whole fusion (" << r.profile.label() << "): "
+      << (whole_known
+              ? "bound by " + describeOrigin(f, *sym, r.whole->origin(*sym), value, r.profile.did_rule)
+              : std::string("unbound"))
       << "\n";
   out << "  carried by:\n";
   for (auto [t, ax] : carriers) {

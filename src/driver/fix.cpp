@@ -24,6 +24,12 @@ int fix(const FixArgs& a, std::ostream& out, std::ostream& err) {
     emitDiagnostics(sink.all(), nullptr, a.format, err);
     return kExitBadInput;
   }
+  if (a.in_place && (loaded->imported || a.file == "-")) {
+    sink.error(DiagCode::Usage,
+               "--in-place would replace " + a.file + " with a fusecheck repro (JSON); write it with -o OUT");
+    emitDiagnostics(sink.all(), nullptr, a.format, err);
+    return kExitBadInput;
+  }
   std::string target = a.in_place ? a.file : a.output;
   if (target.empty()) {
     sink.error(DiagCode::Usage, "fix needs -o OUT (or --in-place)");
@@ -41,7 +47,18 @@ int fix(const FixArgs& a, std::ostream& out, std::ostream& err) {
     return kExitBadInput;
   }
   PipelineResult before = runPipeline(loaded->fusion, *opts);
-  FixResult fr = applyFixesToFixpoint(loaded->fusion, before, *opts, *kind, a.file);
+  // An op without a rule: no fix can be decided, and nothing is written.
+  if (holdsOpaqueOp(loaded->fusion)) {
+    locateDiagnostics(before.diagnostics, *loaded);
+    emitDiagnostics(before.diagnostics, &loaded->source, a.format,
+                    a.format == OutputFormat::Text ? err : out);
+    if (a.format == OutputFormat::Text)
+      out << "fix: " << before.profile.label() << ": not decided; nothing written to " << target << "\n";
+    return kExitNotDecided;
+  }
+  // The fusion the sharding passes left (their sets are what nvFuser runs).
+  const Fusion& ran = before.fusion(loaded->fusion);
+  FixResult fr = applyFixesToFixpoint(ran, before, *opts, *kind, a.file);
   const Fusion& result = fr.changed ? fr.fixed : loaded->fusion;
   std::string why = writeFileAtomic(target, writeFusion(result));
   if (!why.empty()) {
@@ -51,7 +68,7 @@ int fix(const FixArgs& a, std::ostream& out, std::ostream& err) {
   }
   // Re-check what was written, as a user would.
   DiagnosticSink resink;
-  auto reloaded = loadRepro(target, resink);
+  auto reloaded = loadRepro(target, resink, 0, /*own_output=*/true);
   if (!reloaded) {
     err << "fusecheck: internal error: the repaired repro does not load back:\n";
     emitDiagnostics(resink.all(), nullptr, OutputFormat::Text, err);
@@ -70,14 +87,15 @@ int fix(const FixArgs& a, std::ostream& out, std::ostream& err) {
     j["output"] = target;
     j["actions"] = nlohmann::ordered_json::array();
     for (const FixAction& x : fr.actions)
-      j["actions"].push_back({{"fix", x.fix}, {"change", x.change}, {"obligation", x.obligation}});
+      j["actions"].push_back(
+          {{"fix", x.fix}, {"since", x.since}, {"change", x.change}, {"obligation", x.obligation}});
     j["obligations"] = nlohmann::ordered_json::array();
     for (const Obligation& o : fr.obligations) {
       nlohmann::ordered_json oj;
       oj["fix"] = o.fix;
       oj["segment"] = o.segment;
       oj["tensor"] = o.tensor;
-      oj["symbol"] = std::string(loaded->fusion.scalarName(o.symbol));
+      oj["symbol"] = std::string(ran.scalarName(o.symbol));
       oj["statement"] = o.statement;
       oj["holds"] = o.holds;
       oj["discharge"] = o.discharge;
@@ -89,11 +107,13 @@ int fix(const FixArgs& a, std::ostream& out, std::ostream& err) {
     j["diagnostics"] = nlohmann::ordered_json::parse(renderJson(after.diagnostics))["diagnostics"];
     out << j.dump(2) << "\n";
   } else {
-    out << "fix: nvFuser " << eraName(before.era) << ": " << before_errors << " error"
+    out << "fix: " << before.profile.label() << ": " << before_errors << " error"
         << (before_errors == 1 ? "" : "s") << " before\n";
     if (!fr.changed) out << "  nothing to fix; " << target << " is the input, unchanged\n";
     for (const FixAction& x : fr.actions)
-      out << "  fix[" << x.fix << "] " << x.change << "\n    obligation: " << x.obligation << "\n";
+      out << "  fix[" << x.fix << "] " << x.change << "\n"
+          << (x.since.empty() ? std::string() : "    what nvFuser does from " + x.since + "\n")
+          << "    obligation: " << x.obligation << "\n";
     if (!fr.obligations.empty()) out << "  obligations:\n";
     for (const Obligation& o : fr.obligations) {
       out << "    [" << (o.holds ? "holds" : "FAILS") << "] " << o.fix << ": " << o.statement << "\n      "
@@ -102,7 +122,7 @@ int fix(const FixArgs& a, std::ostream& out, std::ostream& err) {
     }
     renderText(fr.refusals, nullptr, out);
     out << "wrote " << target << "\n";
-    out << "re-check " << target << " (nvFuser " << eraName(after.era) << "): ";
+    out << "re-check " << target << " (" << after.profile.label() << "): ";
     if (after.failed()) {
       out << "still failing\n";
       renderText(after.diagnostics, &reloaded->source, out);
@@ -111,7 +131,7 @@ int fix(const FixArgs& a, std::ostream& out, std::ostream& err) {
     }
   }
   if (!fr.refusals.empty() || after.failed()) return kExitFindings;
-  return kExitClean;
+  return exitFor(after);
 }
 
 }  // namespace fc::driver

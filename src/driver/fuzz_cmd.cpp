@@ -3,34 +3,67 @@
 #include <filesystem>
 #include <ostream>
 
+#include "difftest/random_fusion.h"
 #include "driver/difftest.h"
+#include "io/writer.h"
+#include "pipeline/point.h"
 #include "support/atomic_file.h"
+#include "support/progress.h"
 
 namespace fc::driver {
 
+namespace {
+
+// --emit DIR: the generated fusions themselves, fuzz-<seed>.json, for other
+// checkers (the torch oracle's differential runner, python/fusecheck).
+int emitFusions(const FuzzArgs& a, std::ostream& out, std::ostream& err) {
+  std::error_code ec;
+  std::filesystem::create_directories(a.emit, ec);
+  for (uint64_t i = 0; i < a.count; ++i) {
+    uint64_t seed = a.seed + i;
+    std::string path = (std::filesystem::path(a.emit) / ("fuzz-" + std::to_string(seed) + ".json")).string();
+    std::string why = writeFileAtomic(path, writeFusion(difftest::randomFusion({seed, a.max_exprs})));
+    if (!why.empty()) {
+      err << "fusecheck fuzz: " << why << "\n";
+      return kExitEnvironment;
+    }
+  }
+  out << "wrote " << a.count << " fusions into " << a.emit << "\n";
+  return kExitClean;
+}
+
+}  // namespace
+
 int fuzz(const FuzzArgs& a, std::ostream& out, std::ostream& err) {
+  if (!a.emit.empty()) return emitFusions(a, out, err);
   difftest::FuzzOptions o;
   o.seed = a.seed;
   o.count = a.count;
   o.max_exprs = a.max_exprs;
   o.minimize = a.minimize;
   if (!a.eras.empty()) {
-    o.eras.clear();
+    o.points.clear();
     for (const std::string& s : a.eras) {
-      auto e = parseEra(s);
-      if (!e) {
-        err << "fusecheck fuzz: unknown era '" << s << "' (expected 2024-06, 2024-07 or head)\n";
+      auto r = nv::resolvePoint(s);
+      if (auto* e = std::get_if<nv::PointError>(&r)) {
+        err << "fusecheck fuzz: " << e->message << "\n";
         return kExitBadInput;
       }
-      o.eras.push_back(*e);
+      o.points.push_back(s);
     }
   }
   if (a.minimize && !difftest::minimizerAvailable())
     err << "fusecheck fuzz: --minimize: no reducer is built into this fusecheck (src/reduce); findings are "
            "written as generated\n";
+  ProgressLine line("fuzz", a.count);
   difftest::FuzzReport rep = difftest::runFuzz(o, [&](uint64_t done) {
-    if (a.progress && done % 1000 == 0) err << "fuzz: " << done << " / " << a.count << "\n" << std::flush;
+    line.update(done, "seed " + std::to_string(a.seed + done - 1));
+    if (a.progress && done % 1000 == 0) {
+      line.finish();
+      err << "fuzz: " << done << " / " << a.count << "\n" << std::flush;
+    }
   });
+  line.finish();
   std::vector<std::string> written;
   if (!a.out.empty() && !rep.findings.empty()) {
     std::error_code ec;

@@ -16,8 +16,9 @@ namespace fc::driver {
 struct FuzzArgs {
   uint64_t seed = 0;
   uint64_t count = 100;
-  std::vector<std::string> eras;  // empty: every era
+  std::vector<std::string> eras;  // --nvfuser POINT (or --era); empty: 2024-06, 2024-07, head
   std::string out;                // where finding repros go ("" : not written)
+  std::string emit;               // write the generated fusions here instead of checking them
   uint32_t max_exprs = 12;
   bool minimize = false;
   bool progress = false;  // a progress line on stderr every 1000 fusions

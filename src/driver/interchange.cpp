@@ -2,9 +2,13 @@
 
 #include <ostream>
 
+#include "io/export_check.h"
 #include "io/export_cpp_test.h"
 #include "io/export_python.h"
 #include "io/import_detect.h"
+#include "io/import_ir.h"
+#include "io/import_paste.h"
+#include "io/json_locate.h"
 #include "io/reader.h"
 #include "io/writer.h"
 #include "ir/verifier.h"
@@ -31,6 +35,20 @@ int writeOut(const std::string& target, const std::string& text, const std::stri
   return kExitClean;
 }
 
+// `import --list`: the dumps of a printed-IR log, one line each.
+int listDumps(const SourceText& src, std::ostream& out) {
+  MappedText text(src);
+  std::vector<IrDumpInfo> dumps = listIrDumps(text);
+  for (const IrDumpInfo& d : dumps) {
+    out << d.index << "  lines " << d.first_line << "-" << d.last_line << "  " << d.kind << ", " << d.tensors
+        << " tensor(s)";
+    if (!d.label.empty()) out << "  `" << d.label << "`";
+    if (!d.era.empty()) out << "  " << d.era;
+    out << "\n";
+  }
+  return kExitClean;
+}
+
 }  // namespace
 
 int importRepro(const ImportArgs& a, std::ostream& out, std::ostream& err) {
@@ -40,18 +58,23 @@ int importRepro(const ImportArgs& a, std::ostream& out, std::ostream& err) {
   std::optional<ImportFormat> fmt;
   if (!a.from.empty()) {
     fmt = parseImportFormat(a.from);
-    if (!fmt) sink.error(DiagCode::Usage, "--from takes nvfuser-python, nvfuser-ir or nvfuser-segments");
+    if (!fmt)
+      sink.error(DiagCode::Usage,
+                 "--from takes nvfuser-python, nvfuser-ir, nvfuser-segments, nvfuser-cpp-test or paste");
   }
   std::optional<SourceText> src;
-  if (!sink.hasErrors()) src = readSourceFile(a.file, sink, a.max_bytes);  // io/reader.h
+  if (!sink.hasErrors()) src = readReproSource(a.file, sink, a.max_bytes);
   if (!src) {
     emitDiagnostics(sink.all(), nullptr, a.format, diag_out);
     return kExitBadInput;
   }
-  auto f = importFusion(*src, sink, fmt);
+  if (a.list) return listDumps(*src, out);
+  ImportOptions opts;
+  opts.dump = a.dump;
+  auto f = importFusion(*src, sink, fmt, opts);
   if (f) {
     f->rebuildUses();
-    if (!verifyFusion(*f, sink, a.file)) f.reset();
+    if (!verifyLocated(*f, sink, *src, true)) f.reset();
   }
   if (!f) {
     emitDiagnostics(sink.all(), &*src, a.format, diag_out);
@@ -71,6 +94,13 @@ int exportRepro(const ExportArgs& a, std::ostream& out, std::ostream& err) {
     return kExitBadInput;
   }
   std::optional<std::string> text;
+  const std::string form =
+      a.to == "nvfuser-cpp-test" ? "nvFuser's TensorViewBuilder" : "nvFuser's define_tensor";
+  if (!checkExportKeepsInputs(loaded->fusion, a.file, form, sink)) {
+    locateDiagnostics(sink.all(), *loaded);
+    emitDiagnostics(sink.all(), &loaded->source, a.format, a.format == OutputFormat::Text ? err : out);
+    return kExitFindings;
+  }
   if (a.to == "nvfuser-python")
     text = exportPython(loaded->fusion, sink);
   else if (a.to == "nvfuser-cpp-test")

@@ -13,6 +13,8 @@ struct ImportArgs {
   std::string file;
   std::string output;  // "-" or empty: stdout
   std::string from;    // empty: detect
+  std::string dump;    // printed IR: which dump of a log (IrImportOptions::dump)
+  bool list = false;   // list the dumps of a printed-IR text instead of importing
   OutputFormat format = OutputFormat::Text;
   uint64_t max_bytes = 0;
 };

@@ -2,6 +2,7 @@
 
 #include <ostream>
 
+#include "io/python/frontend_ops.h"
 #include "ir/op_kind.h"
 #include "ir/op_rules.h"
 
@@ -21,6 +22,7 @@ std::string_view categoryName(OpCategory c) {
     case OpCategory::Reduction: return "Reduction";
     case OpCategory::Factory: return "Factory";
     case OpCategory::Matmul: return "Matmul";
+    case OpCategory::Opaque: return "Opaque";
   }
   return "";
 }
@@ -31,6 +33,8 @@ std::string arity(const OpInfo& info) {
     return std::to_string(info.min_inputs) + "–" + std::to_string(info.max_inputs);
   return std::to_string(info.min_inputs);
 }
+
+std::string orDash(const std::string& s) { return s.empty() ? "—" : s; }
 
 std::string code(std::string_view s) { return s.empty() ? "—" : "`" + std::string(s) + "`"; }
 
@@ -43,17 +47,25 @@ std::string opTableMarkdown() {
       "`fusecheck ops --markdown`; a test keeps this page equal to that output. Inputs count tensors and\n"
       "scalars together. *Output dtype* is nvFuser's type promotion (`csrc/type_promotion.cpp`,\n"
       "`csrc/ops/arith.cpp`). *nvFuser IR* is the name nvFuser prints (a symbol prints inline; for a\n"
-      "reduction, its reduction op), *Python* the `fd.ops` name, *C++* the `csrc/ops` function.\n\n"
-      "| op | category | inputs | outputs | attributes | output dtype | nvFuser IR | Python | C++ |\n"
-      "|---|---|---|---|---|---|---|---|---|\n";
+      "reduction, its reduction op), *Python* the `fd.ops` name, *C++* the `csrc/ops` function.\n"
+      "*Python import* names the frontends whose repros fusecheck imports the op from (`legacy`: the\n"
+      "`nvfuser` module, `direct`: `nvfuser_direct`; `src/io/python/frontend_ops.cpp`). *Executed*: whether\n"
+      "fusecheck's executors compute it; `run` refuses a fusion with an op they do not (FC0909), every\n"
+      "other command analyses it with nvFuser's shape and dtype rule. `opaque` is an op fusecheck has no "
+      "rule\n"
+      "for, imported from printed IR by the name it is printed with: every analysis answers not decided.\n\n"
+      "| op | category | inputs | outputs | attributes | output dtype | nvFuser IR | Python | C++ | Python "
+      "import | executed |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (int k = 0; k < numOpKinds(); ++k) {
     const OpInfo& info = opInfo(static_cast<OpKind>(k));
     std::string attrs;
     for (std::string_view a : attrKeys(info.kind)) attrs += (attrs.empty() ? "" : ", ") + code(a);
     s += "| " + code(info.name) + " | " + std::string(categoryName(info.category)) + " | " + arity(info) +
-         " | " + std::to_string(info.num_outputs) + " | " + (attrs.empty() ? "—" : attrs) + " | " +
-         std::string(dtypeRuleSummary(info.kind)) + " | " + code(info.ir_name) + " | " +
-         code(info.python_name) + " | " + code(info.cpp_name) + " |\n";
+         " | " + (info.num_outputs < 0 ? std::string("1 or more") : std::to_string(info.num_outputs)) +
+         " | " + (attrs.empty() ? "—" : attrs) + " | " + std::string(dtypeRuleSummary(info.kind)) + " | " +
+         code(info.ir_name) + " | " + code(info.python_name) + " | " + code(info.cpp_name) + " | " +
+         orDash(py::frontendsOf(info.kind)) + " | " + (isExecuted(info.kind) ? "yes" : "no") + " |\n";
   }
   return s;
 }

@@ -34,7 +34,36 @@ std::string pipelineJson(const Fusion& f, const PipelineResult& r, const std::st
   using nlohmann::ordered_json;
   ordered_json j;
   j["file"] = file;
-  j["era"] = std::string(eraName(r.era));
+  const Profile& p = r.profile;
+  ordered_json prof;
+  prof["point"] = p.point.spec;
+  prof["commit"] = p.point.commit;
+  prof["date"] = p.point.date;
+  prof["frontend"] = std::string(frontendName(p.frontend));
+  prof["executor"] = std::string(executorName(p.executor));
+  prof["label"] = p.label();
+  prof["how"] = p.point.how;
+  prof["notes"] = p.point.notes;
+  prof["assumed"] = r.notes;
+  j["profile"] = prof;
+  j["verdict"] = std::string(verdictName(r.verdict()));
+  j["order"] = p.order == ConcretizeOrder::WholeFirst   ? "whole-first"
+               : p.order == ConcretizeOrder::PerSegment ? "per-segment"
+                                                        : "none";
+  j["checked"] = r.checked;
+  j["approximations"] = r.approximations;
+  ordered_json open = ordered_json::array();
+  for (const Diagnostic& d : r.diagnostics)
+    if (d.severity == Severity::NotDecided) {
+      ordered_json x;
+      x["message"] = d.message;
+      x["pointer"] = d.loc.pointer;
+      std::vector<std::string> notes;
+      for (const Note& n : d.notes) notes.push_back(n.message);
+      x["notes"] = notes;
+      open.push_back(std::move(x));
+    }
+  j["not_decided"] = open;
   j["whole_first"] = r.whole_first;
   j["input_rewrite"] = std::string(inputRewriteName(r.input_rewrite));
   j["approximate_segmentation"] = r.segmented.approximate;
@@ -72,6 +101,10 @@ std::string pipelineJson(const Fusion& f, const PipelineResult& r, const std::st
       ordered_json x;
       if (use.expr != kNone) {
         x["expr"] = use.expr;
+      } else if (use.tensor == kNone) {
+        // A scalar the segmenter forwards as a segment input and the
+        // executor has no value for: no expr or axis of the segment names it.
+        x["scalar_input"] = true;
       } else {
         x["tensor"] = std::string(f.tensorName(use.tensor));
         x["axis"] = axisToString(f, use.axis);
@@ -102,9 +135,10 @@ std::string pipelineJson(const Fusion& f, const PipelineResult& r, const std::st
       wo["position"] = u.whole_origin.axis_pos;
     }
     if (u.whole_value) wo["value"] = *u.whole_value;
-    wo["text"] = describeOrigin(f, u.symbol, u.whole_origin, u.whole_value, r.era);
+    wo["text"] = describeOrigin(f, u.symbol, u.whole_origin, u.whole_value, r.profile.did_rule);
     ju["whole_fusion_binding"] = wo;
     ju["needed"] = u.needed;
+    ju["missing_input"] = u.missing_input;
     ju["fixes"] = {{"strip-reduction-axes", u.strip_applies}, {"forward-extent", u.forward_applies}};
     unbound.push_back(ju);
   }

@@ -9,8 +9,11 @@
 
 namespace fc::driver {
 
-// {"era", "whole_first", "input_rewrite", "segments": [...], "edges": [...],
-//  "unbound": [...], "diagnostics": [...]} as a JSON text.
+// The JSON verdict (schemas/verdict.schema.json): {"file", "profile",
+// "verdict", "order", "checked", "approximations", "not_decided",
+// "whole_first", "input_rewrite", "segments", "edges", "unbound",
+// "diagnostics"} as a JSON text. `f` is the fusion the result refers to
+// (PipelineResult::fusion).
 std::string pipelineJson(const Fusion& f, const PipelineResult& r, const std::string& file);
 
 }  // namespace fc::driver

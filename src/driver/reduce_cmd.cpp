@@ -12,10 +12,15 @@
 #include <ostream>
 #include <sstream>
 
+#include "diag/render.h"
 #include "driver/mismatch_property.h"
 #include "driver/run.h"
+#include "io/export_check.h"
 #include "io/export_python.h"
+#include "io/import_detect.h"
+#include "io/json_locate.h"
 #include "io/writer.h"
+#include "ir/verifier.h"
 #include "reduce/oracle.h"
 #include "reduce/property.h"
 #include "reduce/reduce.h"
@@ -75,12 +80,11 @@ std::optional<PropertySetup> makeProperty(const ReduceArgs& a, const Fusion& f, 
       return std::nullopt;
     }
     p.property = diagnosticProperty(*code, popts, a.match);
-    p.description =
-        std::string(diagCodeInfo(*code).id) + " (nvFuser " + std::string(eraName(popts.era)) + ")";
+    p.description = std::string(diagCodeInfo(*code).id) + " (" + popts.profile.label() + ")";
     if (!a.match.empty()) p.description += " matching \"" + a.match + "\"";
   } else if (a.mismatch) {
     RunOptions ro;
-    if (!a.flags.era.empty() || f.era) ro.era = popts.era;
+    ro.profile = popts.profile;
     ro.reference = a.reference == "faithful" ? ReferenceKind::Faithful : ReferenceKind::Exact;
     ro.seed = a.seed;
     ro.rtol = a.rtol;
@@ -88,8 +92,7 @@ std::optional<PropertySetup> makeProperty(const ReduceArgs& a, const Fusion& f, 
     ro.binds = popts.binds;
     ro.max_bytes = a.max_bytes;
     p.property = mismatchProperty(ro);
-    p.description = "numerics mismatch (CPU, " + a.reference + " reference, nvFuser " +
-                    std::string(eraName(popts.era)) + ")";
+    p.description = "numerics mismatch (CPU, " + a.reference + " reference, " + popts.profile.label() + ")";
   } else {
     OracleOptions oo;
     oo.command = a.oracle;
@@ -100,7 +103,41 @@ std::optional<PropertySetup> makeProperty(const ReduceArgs& a, const Fusion& f, 
     p.property = p.oracle->property();
     p.description = "oracle `" + a.oracle + "` exits 0";
   }
+  if (!a.export_python.empty()) {
+    // The result is exported too: keep only candidates the Python layout
+    // can say whole (no fusion input with a Reduction axis, which
+    // define_tensor would drop), so that the script reproduces the property.
+    p.property = [inner = p.property](const Fusion& g) { return exportKeepsInputs(g) && inner(g); };
+    p.description += ", exportable to nvFuser's Python";
+  }
   return p;
+}
+
+// Writes the result in nvFuser's Python layout after checking that the
+// script, imported back, still has the property (the oracle's is left to
+// the oracle: it may need a GPU). Returns the exit code.
+int exportResult(const ReduceArgs& a, const Fusion& best, const PropertySetup& setup, DiagnosticSink& sink) {
+  if (!checkExportKeepsInputs(best, a.output, "nvFuser's define_tensor", sink)) return kExitFindings;
+  auto py = exportPython(best, sink);
+  if (!py) return kExitFindings;
+  if (!setup.oracle) {
+    DiagnosticSink back_sink;
+    SourceText back_src(a.export_python, *py);
+    auto back = importFusion(back_src, back_sink, ImportFormat::NvfuserPython);
+    if (back) back->rebuildUses();
+    if (!back || !verifyFusion(*back, back_sink, a.export_python) || !setup.property(*back)) {
+      sink.error(DiagCode::ExportDropsAxis, "the Python export of " + a.output +
+                                                " does not reproduce the property when imported back; not "
+                                                "writing " +
+                                                a.export_python)
+          .note("the JSON result " + a.output + " has it; export what it needs by hand");
+      return kExitFindings;
+    }
+  }
+  std::string why = writeFileAtomic(a.export_python, *py);
+  if (why.empty()) return kExitClean;
+  sink.error(DiagCode::WriteFailed, "cannot export " + a.export_python + ": " + why);
+  return kExitEnvironment;
 }
 
 // stderr progress: one updating line on a terminal, log lines with --verbose.
@@ -161,7 +198,7 @@ nlohmann::ordered_json sizeJson(const FusionSize& s) {
 }
 
 void printSummary(const ReduceArgs& a, const std::string& prop, const ReduceResult& r, uint64_t oracle_calls,
-                  bool confirmed, std::ostream& out) {
+                  bool confirmed, const std::vector<Diagnostic>& diags, std::ostream& out) {
   if (a.format == OutputFormat::Json) {
     nlohmann::ordered_json j;
     j["reduce"] = {{"file", a.file},
@@ -179,6 +216,7 @@ void printSummary(const ReduceArgs& a, const std::string& prop, const ReduceResu
                    {"improvements", r.stats.improvements},
                    {"rounds", r.stats.rounds},
                    {"seconds", r.stats.seconds}};
+    j["diagnostics"] = nlohmann::ordered_json::parse(renderJson(diags))["diagnostics"];
     out << j.dump(2) << "\n";
     return;
   }
@@ -217,7 +255,7 @@ bool writeBest(const std::string& path, const Fusion& f, DiagnosticSink& sink) {
 int reduceRepro(const ReduceArgs& a, std::ostream& out, std::ostream& err) {
   DiagnosticSink sink;
   auto fail = [&](int code) {
-    emitDiagnostics(sink.all(), nullptr, OutputFormat::Text, err);
+    emitDiagnostics(sink.all(), nullptr, a.format, err);
     return code;
   };
   int props = (a.until.empty() ? 0 : 1) + (a.oracle.empty() ? 0 : 1) + (a.mismatch ? 1 : 0);
@@ -237,7 +275,7 @@ int reduceRepro(const ReduceArgs& a, std::ostream& out, std::ostream& err) {
   }
   auto loaded = loadRepro(a.file, sink, a.max_bytes);
   if (!loaded) {
-    emitDiagnostics(sink.all(), nullptr, OutputFormat::Text, err);
+    emitDiagnostics(sink.all(), nullptr, a.format, err);
     return kExitBadInput;
   }
   auto popts = pipelineOptions(a.flags, loaded->fusion, a.file, sink);
@@ -245,6 +283,11 @@ int reduceRepro(const ReduceArgs& a, std::ostream& out, std::ostream& err) {
   auto setup = makeProperty(a, loaded->fusion, *popts, sink);
   if (!setup) return fail(kExitBadInput);
   const Fusion& input = loaded->fusion;
+  if (!a.export_python.empty() && !checkExportKeepsInputs(input, a.file, "nvFuser's define_tensor", sink)) {
+    locateDiagnostics(sink.all(), *loaded);
+    emitDiagnostics(sink.all(), &loaded->source, a.format, err);
+    return kExitFindings;
+  }
 
   SigintGuard guard;
   // The input must have the property; an oracle must say so every time.
@@ -276,7 +319,7 @@ int reduceRepro(const ReduceArgs& a, std::ostream& out, std::ostream& err) {
   ro.max_steps = a.max_steps;
   ro.time_limit_s = a.time_limit_s;
   ro.interrupt = &g_interrupted;
-  ro.era = popts->era;
+  ro.profile = popts->profile;
   ro.shrink_sizes = !a.no_shrink_sizes;
   ro.shrink_meshes = !a.no_shrink_meshes;
   ro.check_input = false;
@@ -293,7 +336,7 @@ int reduceRepro(const ReduceArgs& a, std::ostream& out, std::ostream& err) {
   // Confirm what is on disk, as a user will load it.
   bool confirmed = false;
   DiagnosticSink reload_sink;
-  auto written = loadRepro(a.output, reload_sink);
+  auto written = loadRepro(a.output, reload_sink, 0, /*own_output=*/true);
   g_interrupted.store(false);
   if (written) {
     if (setup->oracle)
@@ -307,17 +350,10 @@ int reduceRepro(const ReduceArgs& a, std::ostream& out, std::ostream& err) {
         .note(setup->oracle ? "the oracle gave a different verdict on the same file: it is flaky"
                             : "the property is not deterministic");
   int rc = confirmed ? kExitClean : kExitFindings;
-  if (confirmed && !a.export_python.empty()) {
-    auto py = exportPython(r.best, sink);
-    std::string why = py ? writeFileAtomic(a.export_python, *py) : "the Python layout cannot express it";
-    if (!why.empty()) {
-      sink.error(DiagCode::WriteFailed, "cannot export " + a.export_python + ": " + why);
-      rc = kExitEnvironment;
-    }
-  }
+  if (confirmed && !a.export_python.empty()) rc = std::max(rc, exportResult(a, r.best, *setup, sink));
   printSummary(a, setup->description, r, setup->oracle ? setup->oracle->calls() : r.stats.property_calls,
-               confirmed, out);
-  emitDiagnostics(sink.all(), nullptr, OutputFormat::Text, err);
+               confirmed, sink.all(), out);
+  if (a.format != OutputFormat::Json) emitDiagnostics(sink.all(), nullptr, a.format, err);
   return rc;
 }
 

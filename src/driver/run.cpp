@@ -9,6 +9,7 @@
 #include "exec/exec_error.h"
 #include "exec/multirank/rank_session.h"
 #include "exec/reference.h"
+#include "io/pointer_target.h"
 #include "pipeline/pipeline.h"
 #include "rewrite/fixes.h"
 #include "support/internal_error.h"
@@ -59,13 +60,86 @@ std::string fmt(double v) {
 
 std::string indexString(const std::vector<int64_t>& idx) { return shapeString(idx); }
 
-// The failing segment: the first segment an unbound extent is reported
-// for; 0 when the era fails on the whole fusion or gives no segment.
-uint32_t failingSegment(const PipelineResult& pr) {
+// The failing segment: the first segment an error is reported for -- an
+// unbound extent's segment, the segment a located tensor enters (an edge
+// hazard names the segment input) or the one an expr belongs to; 0 when
+// the era fails on the whole fusion or gives no segment.
+uint32_t failingSegment(const Fusion& f, const PipelineResult& pr) {
   int best = -1;
-  for (const UnboundExtent& u : pr.unbound)
-    if (u.segment >= 0 && (best < 0 || u.segment < best)) best = u.segment;
+  auto consider = [&](int s) {
+    if (s >= 0 && (best < 0 || s < best)) best = s;
+  };
+  for (const UnboundExtent& u : pr.unbound) consider(u.segment);
+  for (const Diagnostic& d : pr.diagnostics) {
+    if (d.severity != Severity::Error || d.code == DiagCode::UnboundExtent) continue;
+    PointerTarget t = resolvePointer(f, d.loc.pointer);
+    int at = -1;
+    for (const SegmentEdge& e : pr.segmented.edges)
+      if (t.tensor != kNone && e.tensor == t.tensor && (at < 0 || static_cast<int>(e.to) < at))
+        at = static_cast<int>(e.to);
+    for (const Segment& s : pr.segmented.segments)
+      for (ExprId x : s.exprs)
+        if (at < 0 && t.expr != kNone && x == t.expr) at = static_cast<int>(s.id);
+    consider(at);
+  }
   return best < 0 ? 0 : static_cast<uint32_t>(best);
+}
+
+// A copy that charges no budget: values kept in the result outlive the run's
+// MemoryBudget.
+HostTensor unbudgeted(const HostTensor& t) {
+  HostTensor c(t.dtype(), t.shape(), nullptr);
+  std::copy(t.data(), t.data() + t.numel(), c.data());
+  return c;
+}
+
+// The inputs kept in the result: global tensors and scalars (no per-rank copies).
+RunInputs keptInputs(const RunInputs& in) {
+  RunInputs k;
+  for (const InputValue& v : in.values) {
+    InputValue c;
+    c.is_tensor = v.is_tensor;
+    c.scalar = v.scalar;
+    c.dtype = v.dtype;
+    if (v.is_tensor) c.global = unbudgeted(v.global);
+    k.values.push_back(std::move(c));
+  }
+  return k;
+}
+
+// `f` with a concrete_inputs entry for every input it does not describe,
+// from the run's inputs (local shapes of the first rank holding a tensor).
+std::optional<Fusion> withInputSizes(const Fusion& f, const World& world, const RunInputs& in) {
+  std::vector<bool> described(f.inputs.size(), false);
+  for (const ConcreteInput& ci : f.concrete_inputs)
+    for (size_t p = 0; p < f.inputs.size(); ++p)
+      if (f.inputs[p] == ci.value) described[p] = true;
+  std::optional<Fusion> out;
+  for (size_t p = 0; p < f.inputs.size() && p < in.values.size(); ++p) {
+    if (described[p]) continue;
+    const InputValue& iv = in.values[p];
+    ConcreteInput ci;
+    ci.value = f.inputs[p];
+    if (iv.is_tensor) {
+      std::vector<int64_t> ranks = world.ranksOf(f.inputs[p].id);
+      const HostTensor* local = nullptr;
+      for (int64_t r : ranks)
+        if (!local && r >= 0 && r < static_cast<int64_t>(iv.local.size()) && iv.local[r])
+          local = &*iv.local[r];
+      if (!local) continue;
+      ci.shape = local->shape();
+    } else {
+      ConstValue cv;
+      cv.kind = iv.scalar.is_float ? ConstValue::Kind::Float : ConstValue::Kind::Int;
+      cv.i = iv.scalar.i;
+      cv.f = iv.scalar.f;
+      if (iv.dtype == DType::Bool) cv.kind = ConstValue::Kind::Bool;
+      ci.scalar = cv;
+    }
+    if (!out) out.emplace(f);
+    out->concrete_inputs.push_back(std::move(ci));
+  }
+  return out;
 }
 
 void addError(RunResult& r, DiagCode code, std::string msg, std::string file, std::string pointer) {
@@ -82,7 +156,7 @@ void addError(RunResult& r, DiagCode code, std::string msg, std::string file, st
 void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudget& budget) {
   const Fusion& ref_f = opts.against ? *opts.against : f;
   const std::string& ref_file = opts.against ? opts.against_file : opts.file;
-  res.era = opts.era.value_or(f.era.value_or(Era::E2024_06));
+  res.profile = opts.profile ? *opts.profile : defaultProfile(f);
   res.seed = opts.seed.value_or(ref_f.seed.value_or(0));
 
   if (opts.device == RunDevice::Cuda) {
@@ -115,7 +189,26 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
   RunInputs in;
   ReferenceResult ref;
   try {
-    in = generateInputs(ref_f, ref_world, ref_sv, res.seed, opts.default_extent, &budget);
+    // --bind values size the generated inputs (and are checked against given ones).
+    for (const auto& [name, v] : opts.binds)
+      if (auto s = ref_f.findScalar(name))
+        if (ref_f.scalars[*s].kind == ScalarKind::Symbol || ref_f.scalars[*s].kind == ScalarKind::Input)
+          ref_sv.bind(*s, ScalarValue::ofInt(v));
+    res.inputs_from_file = opts.inputs != nullptr;
+    if (opts.inputs) {
+      res.inputs_source = opts.inputs->source;
+      for (const std::string& r : opts.inputs->rank_sources)
+        res.inputs_source += (res.inputs_source.empty() ? "" : ", ") + r;
+    }
+    in = opts.inputs ? inputsFromTensors(ref_f, ref_world, ref_sv, *opts.inputs, res.seed,
+                                         opts.default_extent, &budget)
+                     : generateInputs(ref_f, ref_world, ref_sv, res.seed, opts.default_extent, &budget);
+    if (opts.keep_values) res.inputs = keptInputs(in);
+  } catch (ExecError& e) {
+    addError(res, e.code, e.message, ref_file, e.pointer);
+    return;
+  }
+  try {
     Flavour flavour = opts.reference == ReferenceKind::Exact ? Flavour::Exact : Flavour::Faithful;
     res.reference_device =
         opts.reference_device.value_or(opts.reference == ReferenceKind::Exact ? opts.device : RunDevice::Cpu);
@@ -134,17 +227,22 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
     return;
   }
 
-  // The era's pipeline, then the fixes it proposes.
+  // The profile's pipeline, then the fixes it proposes.
   PipelineOptions po;
-  po.era = res.era;
+  po.profile = res.profile;
   po.binds = opts.binds;
   po.file = opts.file;
-  PipelineResult pr = runPipeline(f, po);
-  const Fusion* exec_f = &f;
+  // The user's tensors size the analysis too: an input the repro does not
+  // describe gets a concrete_inputs entry with its local shape (or value).
+  std::optional<Fusion> sized;
+  if (opts.inputs && !opts.against) sized = withInputSizes(f, world, in);
+  const Fusion& pf = sized ? *sized : f;
+  PipelineResult pr = runPipeline(pf, po);
+  const Fusion* exec_f = &pf;
   std::optional<Fusion> fixed;
   res.fix = opts.fix;
   if (opts.fix && pr.failed()) {
-    FixResult fr = applyFixesToFixpoint(f, pr, po, FixKind::Auto, opts.file);
+    FixResult fr = applyFixesToFixpoint(pf, pr, po, FixKind::Auto, opts.file);
     for (const FixAction& a : fr.actions) res.fix_actions.push_back(a.fix + ": " + a.change);
     for (const Diagnostic& d : fr.refusals) {
       res.diagnostics.push_back(d);
@@ -158,25 +256,35 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
   }
   std::optional<uint32_t> stop_at;
   if (pr.failed()) {
-    stop_at = failingSegment(pr);
+    stop_at = failingSegment(*exec_f, pr);
     for (const Diagnostic& d : pr.diagnostics) res.diagnostics.push_back(d);
     res.exit_code = std::max(res.exit_code, 1);
+  } else if (pr.verdict() == Verdict::NotDecided) {
+    // What nvFuser does is open; the program still runs on fusecheck's executor.
+    for (const Diagnostic& d : pr.diagnostics) res.diagnostics.push_back(d);
+    res.exit_code = std::max(res.exit_code, 5);
   }
+
+  // What runs is the fusion the pipeline segmented: after the sharding
+  // passes (a tensor without a mesh takes its producers' mesh and DID axes)
+  // when they changed something.
+  exec_f = &pr.fusion(*exec_f);
+  World run_world(*exec_f);
 
   // The segmented program.
   ScalarValues sv(*exec_f);
   SegmentedRun run;
   try {
-    bindInputs(*exec_f, world, in, sv);
+    bindInputs(*exec_f, run_world, in, sv);
     if (opts.execute) {
-      run = opts.execute(pr.segmented, world, in, sv, &budget, stop_at, &res.segments);
+      run = opts.execute(pr.segmented, run_world, in, sv, &budget, stop_at, &res.segments);
     } else {
 #if FC_HAVE_CUDA
       if (opts.device == RunDevice::Cuda)
-        run = cuda::runSegmentedCuda(pr.segmented, world, in, sv, &budget, stop_at, &res.segments);
+        run = cuda::runSegmentedCuda(pr.segmented, run_world, in, sv, &budget, stop_at, &res.segments);
       else
 #endif
-        run = runSegmented(pr.segmented, world, in, sv, &budget, stop_at, {}, &res.segments);
+        run = runSegmented(pr.segmented, run_world, in, sv, &budget, stop_at, {}, &res.segments);
     }
   } catch (ExecError& e) {
     std::string where;
@@ -185,7 +293,7 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
     addError(res, e.code, where + e.message, opts.file, e.pointer);
     return;
   }
-  if (stop_at) return;  // fails where the era fails, with the pipeline's diagnostics
+  if (stop_at) return;  // fails where the profile fails, with the pipeline's diagnostics
   if (!opts.compare) return;
 
   // Compare by position.
@@ -198,9 +306,10 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
   }
   for (size_t k = 0; k < exec_f->outputs.size(); ++k) {
     TensorId t = exec_f->outputs[k], tr = ref_f.outputs[k];
-    std::string name(exec_f->tensorName(t));
+    // The user's name: the sharding passes may have put a `set` before the output.
+    std::string name(k < f.outputs.size() ? f.tensorName(f.outputs[k]) : exec_f->tensorName(t));
     std::vector<const HostTensor*> shards;
-    for (int64_t r : world.ranksOf(t)) {
+    for (int64_t r : run_world.ranksOf(t)) {
       if (r < 0 || !run.local[t][r]) {
         addError(res, DiagCode::ExecutionFailed,
                  "output " + name + " was not produced on every device of its mesh", opts.file,
@@ -245,6 +354,7 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
                " ulp)");
     }
     res.outputs.push_back(std::move(c));
+    if (opts.keep_values) res.output_values.emplace_back(name, unbudgeted(actual));
   }
 }
 

@@ -1,10 +1,10 @@
-// The library entry point behind `fusecheck run` (DESIGN §4, issue 5):
+// The library entry point behind `fusecheck run`:
 // generate inputs, compute the reference of the unsegmented fusion (or of
-// `against`), replay the era's pipeline (optionally with fixes), execute the
+// `against`), replay the profile's pipeline (optionally with fixes), execute the
 // segmented program segment by segment with simulated collectives, and
 // compare every output. Returns data; the driver prints it (text or JSON).
 //
-// Exit codes (DESIGN §3): 0 every output within tolerance; 1 findings (the
+// Exit codes: 0 every output within tolerance; 1 findings (the
 // era fails at a segment — the pipeline's own diagnostics —, a numerics
 // mismatch, an op that cannot be evaluated); 2 bad input (concrete inputs,
 // --against fusions that do not match); 3 environment (FC0904: an
@@ -24,9 +24,11 @@
 
 #include "diag/diagnostic.h"
 #include "exec/compare.h"
+#include "exec/file_inputs.h"
 #include "exec/multirank/transport.h"
 #include "exec/segmented_executor.h"
 #include "ir/fusion.h"
+#include "pipeline/profile.h"
 
 namespace fc {
 
@@ -44,7 +46,7 @@ using SegmentedExecutor = std::function<exec::SegmentedRun(
 
 struct RunOptions {
   RunDevice device = RunDevice::Cpu;
-  std::optional<Era> era;           // unset: the repro's era, else 2024-06
+  std::optional<Profile> profile;   // unset: the repro's own (defaultProfile)
   bool fix = false;                 // apply the fixes the pipeline proposes (strip-reduction-axes, ...)
   const Fusion* against = nullptr;  // compare with this fusion's reference (inputs matched by position)
   std::string file;                 // for diagnostic locations
@@ -58,12 +60,18 @@ struct RunOptions {
   std::optional<uint64_t> seed;  // unset: the reference repro's seed, else 0
   std::optional<double> rtol;    // with atol: replaces the tolerance policy
   std::optional<double> atol;
-  uint64_t max_bytes = 0;                // 0: unlimited
-  int64_t default_extent = 8;            // size of an unbound input extent without concrete_inputs
-  std::map<std::string, int64_t> binds;  // --bind, passed to the pipeline
-  SegmentedExecutor execute;             // unset: the CPU or CUDA executor of `device`
-  bool compare = true;                   // false: no reference, no comparison (ranks other than 0)
-  std::string communicator;              // the result's communicator name, when `execute` is set
+  uint64_t max_bytes = 0;      // 0: unlimited
+  int64_t default_extent = 8;  // size of an unbound input extent without concrete_inputs
+  // --bind: passed to the pipeline, and sizes the generated inputs (a bound
+  // symbol takes its value instead of default_extent).
+  std::map<std::string, int64_t> binds;
+  // The user's tensors (--inputs, --inputs-per-rank, the Python API) in
+  // place of generated inputs (exec/file_inputs.h); null: generated.
+  const exec::ProvidedInputs* inputs = nullptr;
+  bool keep_values = false;   // keep the inputs and the outputs' values in the result
+  SegmentedExecutor execute;  // unset: the CPU or CUDA executor of `device`
+  bool compare = true;        // false: no reference, no comparison (ranks other than 0)
+  std::string communicator;   // the result's communicator name, when `execute` is set
 };
 
 struct RunResult {
@@ -72,7 +80,7 @@ struct RunResult {
   std::vector<Diagnostic> diagnostics;
   std::string file, against_file;
   RunDevice device = RunDevice::Cpu;
-  Era era = Era::E2024_06;
+  Profile profile;
   bool fix = false;
   std::vector<std::string> fix_actions;  // "strip-reduction-axes: segment 2: T5 ..."
   ReferenceKind reference = ReferenceKind::Exact;
@@ -83,6 +91,12 @@ struct RunResult {
   std::vector<exec::SegmentRun> segments;
   std::vector<exec::Comparison> outputs;
   uint64_t peak_bytes = 0;
+  bool inputs_from_file = false;
+  std::string inputs_source;  // the file(s) the inputs came from
+  // With keep_values: the run's inputs, and each output's global value (as
+  // the segmented program computed it) by output position with its name.
+  std::optional<exec::RunInputs> inputs;
+  std::vector<std::pair<std::string, exec::HostTensor>> output_values;
 };
 
 // `f` (and `*opts.against`) must have passed the verifier.

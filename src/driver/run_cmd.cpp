@@ -5,6 +5,8 @@
 
 #include "diag/render.h"
 #include "driver/run.h"
+#include "exec/exec_error.h"
+#include "exec/file_inputs.h"
 #include "exec/multirank/launcher.h"
 #include "io/json_locate.h"
 #if FC_HAVE_CUDA
@@ -61,6 +63,90 @@ std::optional<int> checkRanks(const RunArgs& a, const Fusion& f, DiagnosticSink&
   return std::nullopt;
 }
 
+// Reads --inputs / --inputs-per-rank; false (with a diagnostic located at
+// the tensor file) when a file cannot be read.
+bool readProvided(const RunArgs& a, exec::ProvidedInputs& p, DiagnosticSink& sink, int* rc) {
+  std::string current;
+  try {
+    if (!a.inputs.empty()) {
+      current = a.inputs;
+      p.global = exec::readTensorFile(a.inputs, nullptr).tensors;
+      p.source = a.inputs;
+    }
+    for (const std::string& f : a.inputs_per_rank) {
+      current = f;
+      p.per_rank.push_back(exec::readTensorFile(f, nullptr).tensors);
+      p.rank_sources.push_back(f);
+    }
+  } catch (const exec::ExecError& e) {
+    Location loc;
+    loc.file = current;
+    sink.error(e.code, e.message, loc);
+    *rc = e.code == DiagCode::MissingTool ? kExitEnvironment : kExitBadInput;
+    return false;
+  }
+  return true;
+}
+
+// Writes --save-inputs / --save-outputs after a run; a failure becomes a
+// diagnostic of the result (FC0507 exit 2, FC0905 exit 3).
+void saveTensors(const RunArgs& a, const Fusion& input_fusion, RunResult& r) {
+  auto save = [&](const std::string& path, const exec::TensorFile& file) {
+    try {
+      exec::writeTensorFile(path, file);
+    } catch (const exec::ExecError& e) {
+      Diagnostic d;
+      d.code = e.code;
+      d.message = e.message;
+      d.loc.file = path;
+      r.diagnostics.push_back(std::move(d));
+      r.exit_code = std::max<int>(
+          r.exit_code, e.code == DiagCode::TensorFormatUnsupported ? kExitBadInput : kExitEnvironment);
+      r.passed = false;
+    }
+  };
+  if (!a.save_inputs.empty() && r.inputs)
+    save(a.save_inputs, exec::inputsToFile(input_fusion, *r.inputs, r.seed));
+  if (!a.save_outputs.empty()) {
+    if (r.output_values.empty() && !input_fusion.outputs.empty()) {
+      Diagnostic d;
+      d.severity = Severity::Warning;
+      d.code = DiagCode::ExecutionFailed;
+      d.message = "--save-outputs: nothing written to " + a.save_outputs + ": the run produced no outputs";
+      d.loc.file = a.save_outputs;
+      r.diagnostics.push_back(std::move(d));
+      return;
+    }
+    std::vector<std::pair<std::string, const exec::HostTensor*>> outs;
+    for (const auto& [name, t] : r.output_values) outs.emplace_back(name, &t);
+    save(a.save_outputs, exec::tensorsToFile(outs, "outputs"));
+  }
+}
+
+// FC0909 for each expr whose op fusecheck's executors do not compute.
+bool allOpsExecuted(const Fusion& f, const std::string& file, DiagnosticSink& sink) {
+  bool ok = true;
+  for (size_t i = 0; i < f.exprs.size(); ++i) {
+    OpKind k = f.exprs[i].op;
+    if (isExecuted(k)) continue;
+    ok = false;
+    if (isOpaque(k)) {
+      sink.error(DiagCode::OpNotExecuted,
+                 "expr " + std::to_string(i) + " is the opaque op `" + f.exprs[i].attrs.name +
+                     "`: fusecheck has no rule for it and does not compute its values, so `run` cannot "
+                     "execute this fusion (import, validate, print and dot can take it)",
+                 Location{file, "/exprs/" + std::to_string(i)});
+      continue;
+    }
+    sink.error(DiagCode::OpNotExecuted,
+               "expr " + std::to_string(i) + " is nvFuser's `" + std::string(opInfo(k).python_name) +
+                   "`: fusecheck imports and analyses it but does not compute its values, so `run` "
+                   "cannot execute this fusion (check, segment and explain can)",
+               Location{file, "/exprs/" + std::to_string(i)});
+  }
+  return ok;
+}
+
 }  // namespace
 
 int run(const RunArgs& a, std::ostream& out, std::ostream& err) {
@@ -81,6 +167,17 @@ int run(const RunArgs& a, std::ostream& out, std::ostream& err) {
     emitDiagnostics(sink.all(), nullptr, a.format, a.format == OutputFormat::Text ? err : out);
     return kExitBadInput;
   }
+  DiagnosticSink mine, theirs;
+  const bool executed = allOpsExecuted(loaded->fusion, a.file, mine);
+  const bool executed_against = !against || allOpsExecuted(against->fusion, a.against, theirs);
+  if (!executed || !executed_against) {
+    locateDiagnostics(mine.all(), *loaded);
+    if (against) locateDiagnostics(theirs.all(), *against);
+    sink.append(std::move(mine));
+    sink.append(std::move(theirs));
+    emitDiagnostics(sink.all(), nullptr, a.format, a.format == OutputFormat::Text ? err : out);
+    return kExitEnvironment;
+  }
   std::optional<exec::multirank::RankEnv> env;
   if (a.ranks != 0) {
     if (auto rc = checkRanks(a, loaded->fusion, sink, env)) {
@@ -93,9 +190,33 @@ int run(const RunArgs& a, std::ostream& out, std::ostream& err) {
       return lr.exit_code;
     }
   }
+  if (!a.inputs.empty() && !a.inputs_per_rank.empty()) {
+    sink.error(DiagCode::Usage,
+               "--inputs (global tensors) and --inputs-per-rank (local ones) exclude each other");
+    emitDiagnostics(sink.all(), nullptr, a.format, a.format == OutputFormat::Text ? err : out);
+    return kExitBadInput;
+  }
+  for (const std::string* path : {&a.save_inputs, &a.save_outputs})
+    if (!path->empty() && !exec::tensorFormatOf(*path)) {
+      sink.error(DiagCode::TensorFormatUnsupported,
+                 *path + ": fusecheck writes .safetensors and .npz tensor files (by extension)");
+      emitDiagnostics(sink.all(), nullptr, a.format, a.format == OutputFormat::Text ? err : out);
+      return kExitBadInput;
+    }
+  exec::ProvidedInputs provided;
+  bool has_inputs = !a.inputs.empty() || !a.inputs_per_rank.empty();
+  if (has_inputs) {
+    int rc = kExitBadInput;
+    if (!readProvided(a, provided, sink, &rc)) {
+      emitDiagnostics(sink.all(), nullptr, a.format, a.format == OutputFormat::Text ? err : out);
+      return rc;
+    }
+  }
   RunOptions ro;
+  ro.inputs = has_inputs ? &provided : nullptr;
+  ro.keep_values = !a.save_inputs.empty() || !a.save_outputs.empty();
   ro.device = a.device == "cuda" ? RunDevice::Cuda : RunDevice::Cpu;
-  if (!a.flags.era.empty() || loaded->fusion.era) ro.era = popts->era;
+  ro.profile = popts->profile;
   ro.fix = a.fix;
   ro.against = against ? &against->fusion : nullptr;
   ro.file = a.file;
@@ -110,7 +231,7 @@ int run(const RunArgs& a, std::ostream& out, std::ostream& err) {
   ro.binds = popts->binds;
   RunResult r =
       env ? runFusionAsRank(loaded->fusion, ro, *env, a.rank_timeout) : runFusion(loaded->fusion, ro);
-  fillLocations(r.diagnostics, loaded->source);
+  locateDiagnostics(r.diagnostics, *loaded);
   if (env && env->rank != 0) {  // rank 0 reports; the others speak only of their own failures
     if (!r.diagnostics.empty()) {
       err << "fusecheck: rank " << env->rank << ":\n";
@@ -118,6 +239,7 @@ int run(const RunArgs& a, std::ostream& out, std::ostream& err) {
     }
     return r.exit_code;
   }
+  saveTensors(a, against ? against->fusion : loaded->fusion, r);
   if (a.format == OutputFormat::Json) {
     auto j = nlohmann::ordered_json::parse(renderRunJson(r));
     j["diagnostics"] = nlohmann::ordered_json::parse(renderJson(r.diagnostics))["diagnostics"];

@@ -1,10 +1,11 @@
 // `fusecheck run`: execute the original (or repaired) segmented program and
-// compare it with the reference (DESIGN §4).
+// compare it with the reference.
 #pragma once
 
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "driver/common.h"
 
@@ -26,6 +27,12 @@ struct RunArgs {
   // simulation. --rank-timeout: the longest wait on another rank.
   int64_t ranks = 0;
   double rank_timeout = 300;
+  // Tensor files (.safetensors / .npz, exec/tensor_file.h): --inputs (global
+  // tensors), --inputs-per-rank (one file per rank, local tensors),
+  // --save-inputs and --save-outputs.
+  std::string inputs;
+  std::vector<std::string> inputs_per_rank;
+  std::string save_inputs, save_outputs;
 };
 int run(const RunArgs& a, std::ostream& out, std::ostream& err);
 

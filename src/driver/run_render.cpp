@@ -35,12 +35,13 @@ std::string renderRunJson(const RunResult& r) {
   j["file"] = r.file;
   j["against"] = r.against_file.empty() ? ordered_json(nullptr) : ordered_json(r.against_file);
   j["device"] = runDeviceName(r.device);
-  j["era"] = eraName(r.era);
+  j["nvfuser"] = r.profile.label();
   j["fix"] = r.fix;
   j["fix_actions"] = r.fix_actions;
   j["reference"] = referenceKindName(r.reference);
   j["reference_device"] = runDeviceName(r.reference_device);
   j["seed"] = r.seed;
+  if (r.inputs_from_file) j["inputs_file"] = r.inputs_source;
   j["communicator"] = r.communicator;
   j["ranks"] = r.ranks;
   j["passed"] = r.passed;
@@ -100,8 +101,12 @@ std::string renderRunJson(const RunResult& r) {
 }
 
 void renderRunText(const RunResult& r, std::ostream& os) {
-  os << "run " << r.file << " on " << runDeviceName(r.device) << " (nvFuser " << eraName(r.era) << ", "
-     << r.ranks << " rank" << (r.ranks == 1 ? "" : "s") << ", seed " << r.seed << ")";
+  os << "run " << r.file << " on " << runDeviceName(r.device) << " (" << r.profile.label() << ", " << r.ranks
+     << " rank" << (r.ranks == 1 ? "" : "s");
+  if (r.inputs_from_file)
+    os << ", inputs from " << r.inputs_source << ")";
+  else
+    os << ", seed " << r.seed << ")";
   if (!r.against_file.empty()) os << " against " << r.against_file;
   os << "\n";
   for (const std::string& a : r.fix_actions) os << "  fix " << a << "\n";

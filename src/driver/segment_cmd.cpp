@@ -71,7 +71,7 @@ std::unique_ptr<TracedRun> loadAndTrace(const std::string& file, const PipelineF
   auto run = std::make_unique<TracedRun>();
   run->loaded = std::move(*loaded);
   run->result = runPipeline(run->loaded.fusion, *opts);
-  fillLocations(run->result.diagnostics, run->loaded.source);
+  locateDiagnostics(run->result.diagnostics, run->loaded);
   return run;
 }
 
@@ -83,15 +83,20 @@ int segment(const SegmentArgs& a, std::ostream& out, std::ostream& err) {
   if (!run) return kExitBadInput;
   const Loaded* loaded = &run->loaded;
   PipelineResult& r = run->result;
-  const Fusion& f = loaded->fusion;
+  const Fusion& f = r.fusion(loaded->fusion);
   if (a.format == OutputFormat::Json) {
     out << pipelineJson(f, r, a.file);
   } else {
     for (const PassTrace& t : r.trace)
       if (t.pass == std::string("segment") && a.flags.trace) out << "== segment ==\n" << t.text;
-    out << "nvFuser " << eraName(r.era) << ": " << r.segmented.segments.size() << " segments"
+    for (const std::string& n : r.notes) out << "note: " << n << "\n";
+    out << r.profile.label() << ": " << r.segmented.segments.size() << " segments"
         << (r.segmented.explicit_segmentation ? " (replayed from the repro)" : "")
-        << (r.segmented.approximate ? " (approximate: single-device hard rules only)" : "") << "\n";
+        << (r.segmented.approximate && !r.segmented.explicit_segmentation
+                ? (r.profile.multi_device ? " (approximate: the path's schedulers are not replayed)"
+                                          : " (approximate: single-device hard rules only)")
+                : "")
+        << "\n";
     for (const Segment& s : r.segmented.segments) {
       out << "segment " << s.id << ": " << describeSegment(f, s) << " [" << s.scheduler << "]\n";
       out << "  reason: " << s.reason << "\n";
@@ -107,9 +112,10 @@ int segment(const SegmentArgs& a, std::ostream& out, std::ostream& err) {
           out << "  rank " << d << ":";
           for (const ValueRef& v : s.inputs)
             if (v.isTensor())
-              out << " in " << f.tensorName(v.id) << shapeText(localShape(f, *r.whole, v.id, r.era));
+              out << " in " << f.tensorName(v.id)
+                  << shapeText(localShape(f, *r.whole, v.id, r.profile.did_rule));
           for (TensorId t : s.outputs)
-            out << " out " << f.tensorName(t) << shapeText(localShape(f, *r.whole, t, r.era));
+            out << " out " << f.tensorName(t) << shapeText(localShape(f, *r.whole, t, r.profile.did_rule));
           out << "\n";
         }
       }
@@ -124,14 +130,13 @@ int segment(const SegmentArgs& a, std::ostream& out, std::ostream& err) {
       Fusion g = extractSubfusion(f, s.exprs, s.outputs, r.input_rewrite == InputRewrite::StripReductions);
       g.name = (f.name.empty() ? std::string("fusion") : f.name) + ".segment" + std::to_string(s.id);
       g.provenance.push_back({"segment_of", a.file + " segment " + std::to_string(s.id) + " (" +
-                                                describeSegment(f, s) + ", nvFuser " +
-                                                std::string(eraName(r.era)) + ")"});
+                                                describeSegment(f, s) + ", " + r.profile.label() + ")"});
       // Concrete per-rank sizes of the segment's inputs, where known.
       for (const ValueRef& v : g.inputs) {
         if (!v.isTensor()) continue;
         auto src = f.findTensor(g.tensorName(v.id));
         if (!src) continue;
-        auto shape = localShape(f, *r.whole, *src, r.era);
+        auto shape = localShape(f, *r.whole, *src, r.profile.did_rule);
         ConcreteInput ci;
         ci.value = v;
         bool ok = true;
@@ -148,7 +153,7 @@ int segment(const SegmentArgs& a, std::ostream& out, std::ostream& err) {
     }
   }
   if (a.format == OutputFormat::Text) renderText(r.diagnostics, &loaded->source, out);
-  return r.failed() ? kExitFindings : kExitClean;
+  return exitFor(r);
 }
 
 int concretize(const ConcretizeArgs& a, std::ostream& out, std::ostream& err) {
@@ -158,8 +163,8 @@ int concretize(const ConcretizeArgs& a, std::ostream& out, std::ostream& err) {
   const Loaded* loaded = &run->loaded;
   PipelineResult& r = run->result;
   if (a.format == OutputFormat::Json) {
-    out << pipelineJson(loaded->fusion, r, a.file);
-    return r.failed() ? kExitFindings : kExitClean;
+    out << pipelineJson(r.fusion(loaded->fusion), r, a.file);
+    return exitFor(r);
   }
   std::string want = a.segment >= 0 ? "segment " + std::to_string(a.segment) : std::string();
   for (const PassTrace& t : r.trace) {
@@ -170,7 +175,7 @@ int concretize(const ConcretizeArgs& a, std::ostream& out, std::ostream& err) {
     out << "== " << t.pass << " (" << t.scope << ") ==\n" << t.text;
   }
   renderText(r.diagnostics, &loaded->source, out);
-  return r.failed() ? kExitFindings : kExitClean;
+  return exitFor(r);
 }
 
 }  // namespace fc::driver

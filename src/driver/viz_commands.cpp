@@ -3,6 +3,7 @@
 #include "driver/viz_commands.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -49,7 +50,11 @@ std::string errorSummary(const std::vector<Diagnostic>& diags) {
     std::string id(diagCodeInfo(d.code).id);
     if (std::find(codes.begin(), codes.end(), id) == codes.end()) codes.push_back(id);
   }
-  if (!n) return "clean";
+  if (!n)
+    return std::any_of(diags.begin(), diags.end(),
+                       [](const Diagnostic& d) { return d.severity == Severity::NotDecided; })
+               ? "not decided"
+               : "clean";
   std::string s = std::to_string(n) + " error" + (n == 1 ? "" : "s") + " (";
   for (size_t i = 0; i < codes.size(); ++i) s += (i ? ", " : "") + codes[i];
   return s + ")";
@@ -105,8 +110,8 @@ int dot(const DotArgs& a, std::ostream& out, std::ostream& err) {
   PipelineResult r = runPipeline(loaded.fusion, opts);
   viz::GraphOptions go;
   go.stage = a.stage;
-  go.style = r.era == Era::Head ? PrintStyle::Head : PrintStyle::Y2024;
-  viz::VizGraph g = viz::buildGraph(loaded.fusion, r, go);
+  go.style = r.profile.print_style;
+  viz::VizGraph g = viz::buildGraph(r.fusion(loaded.fusion), r, go);
   if (!a.focus.empty()) {
     auto center = viz::findFocusNode(g, loaded.fusion, a.focus);
     if (!center)
@@ -140,11 +145,12 @@ int dot(const DotArgs& a, std::ostream& out, std::ostream& err) {
   }
   info << "dot: " << (to_stdout ? std::string("stdout") : a.output) << (a.svg.empty() ? "" : " and " + a.svg)
        << ": " << g.clusters.size() << " segment cluster" << (g.clusters.size() == 1 ? "" : "s") << ", "
-       << g.nodes.size() << " nodes, " << g.unbound_axes << " unbound ax"
-       << (g.unbound_axes == 1 ? "is" : "es") << " in red, " << g.repaired_edges << " repaired edge"
-       << (g.repaired_edges == 1 ? "" : "s") << (g.focus_note.empty() ? "" : "; " + g.focus_note)
-       << "; nvFuser " << eraName(r.era) << ": " << errorSummary(r.diagnostics) << "\n";
-  return r.failed() ? kExitFindings : kExitClean;
+       << g.nodes.size() << " nodes, " << g.unbound_axes << " ax" << (g.unbound_axes == 1 ? "is" : "es")
+       << " in red, " << g.diagnostics_drawn << " of " << g.diagnostics << " diagnostic"
+       << (g.diagnostics == 1 ? "" : "s") << " drawn, " << g.repaired_edges << " repaired edge"
+       << (g.repaired_edges == 1 ? "" : "s") << (g.focus_note.empty() ? "" : "; " + g.focus_note) << "; "
+       << r.profile.label() << ": " << viz::verdictText(r.diagnostics) << "\n";
+  return exitFor(r);
 }
 
 std::optional<viz::RunTable> parseRunResults(const std::string& text, std::string& error) {
@@ -164,7 +170,7 @@ std::optional<viz::RunTable> parseRunResults(const std::string& text, std::strin
   }
   viz::RunTable t;
   t.device = field(r, "device");
-  t.era = field(r, "era");
+  t.era = field(r, "nvfuser");
   t.reference = field(r, "reference");
   t.communicator = field(r, "communicator");
   t.seed = field(r, "seed");
@@ -248,10 +254,22 @@ int report(const ReportArgs& a, std::ostream& out, std::ostream& err) {
   auto& [loaded, opts] = *in;
   viz::ReportModel m = viz::buildReport(loaded.fusion, loaded.source, opts);
   std::string run_status;
-  if (a.run) {
+  const bool auto_run = !a.run && !a.no_run && a.results.empty() && m.work <= kReportAutoRunWork;
+  char work[32];
+  std::snprintf(work, sizeof work, "%.2g", m.work);
+  if (auto_run)
+    m.run_note = "run on the CPU by default: the fusion is small (about " + std::string(work) +
+                 " element operations); `--no-run` leaves the numerics out";
+  else if (!a.run && !a.no_run && a.results.empty())
+    m.run_note = "not run: the fusion is large (about " + std::string(work) +
+                 " element operations); `--run` executes it here (`--device cuda` on a GPU build), or pass "
+                 "`--results RUN.json` from `fusecheck run --format json`";
+  else if (a.no_run)
+    m.run_note = "not run (`--no-run`)";
+  if (a.run || auto_run) {
     RunOptions ro;
     ro.device = a.device == "cuda" ? RunDevice::Cuda : RunDevice::Cpu;
-    ro.era = opts.era;
+    ro.profile = opts.profile;
     ro.file = a.file;
     ro.binds = opts.binds;
     RunResult rr = runFusion(loaded.fusion, ro);
@@ -261,10 +279,11 @@ int report(const ReportArgs& a, std::ostream& out, std::ostream& err) {
       err << "fusecheck: internal error: the run's JSON does not read back: " << why << "\n";
       return kExitInternal;
     }
-    table->source = "--run on " + a.device;
+    table->source =
+        auto_run ? std::string("run on cpu (by default: a small fusion)") : "--run on " + a.device;
     run_status = rr.passed ? "run passed" : "run failed (exit " + std::to_string(rr.exit_code) + ")";
     if (rr.exit_code == kExitEnvironment) {
-      fillLocations(rr.diagnostics, loaded.source);
+      locateDiagnostics(rr.diagnostics, loaded);
       emitDiagnostics(rr.diagnostics, &loaded.source, OutputFormat::Text, err);
     }
   }

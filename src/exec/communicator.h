@@ -1,5 +1,5 @@
-// Collectives over the ranks of one communicator (DESIGN §4, reference
-// §5.3): Allreduce, ReduceScatter, Reduce, Allgather, Gather, Scatter,
+// Collectives over the ranks of one communicator, the ones nvFuser's
+// communications lower to: Allreduce, ReduceScatter, Reduce, Allgather, Gather, Scatter,
 // Broadcast, SendRecv. One call drives every rank this process owns, with
 // one buffer per rank in rank order — the shape of NCCL's grouped calls
 // (ncclGroupStart / one call per local GPU / ncclGroupEnd), so an NCCL
@@ -60,20 +60,26 @@ class Communicator {
   virtual void sendRecv(CommBuffer send, int64_t src, CommBuffer recv, int64_t dst) = 0;
 };
 
+// The declarations of the eight collectives, for the class body of each
+// Communicator implementation (one list, so that an added collective is
+// declared everywhere at once).
+#define FC_COMMUNICATOR_COLLECTIVES                                                                       \
+  void allreduce(std::span<CommBuffer> bufs, ReduceOp op) override;                                       \
+  void reduceScatter(std::span<const CommBuffer> send, std::span<CommBuffer> recv, ReduceOp op) override; \
+  void reduce(std::span<CommBuffer> bufs, int64_t root, ReduceOp op) override;                            \
+  void allgather(std::span<const CommBuffer> send, std::span<CommBuffer> recv) override;                  \
+  void gather(std::span<const CommBuffer> send, CommBuffer recv, int64_t root) override;                  \
+  void scatter(CommBuffer send, int64_t root, std::span<CommBuffer> recv) override;                       \
+  void broadcast(std::span<CommBuffer> bufs, int64_t root) override;                                      \
+  void sendRecv(CommBuffer send, int64_t src, CommBuffer recv, int64_t dst) override;
+
 // All ranks in this process on the host (see the header comment).
 class SimulatedCommunicator final : public Communicator {
  public:
   explicit SimulatedCommunicator(int64_t size) : size_(size) {}
   std::string_view name() const override { return "simulated-ring"; }
   int64_t size() const override { return size_; }
-  void allreduce(std::span<CommBuffer> bufs, ReduceOp op) override;
-  void reduceScatter(std::span<const CommBuffer> send, std::span<CommBuffer> recv, ReduceOp op) override;
-  void reduce(std::span<CommBuffer> bufs, int64_t root, ReduceOp op) override;
-  void allgather(std::span<const CommBuffer> send, std::span<CommBuffer> recv) override;
-  void gather(std::span<const CommBuffer> send, CommBuffer recv, int64_t root) override;
-  void scatter(CommBuffer send, int64_t root, std::span<CommBuffer> recv) override;
-  void broadcast(std::span<CommBuffer> bufs, int64_t root) override;
-  void sendRecv(CommBuffer send, int64_t src, CommBuffer recv, int64_t dst) override;
+  FC_COMMUNICATOR_COLLECTIVES
 
  private:
   int64_t size_;

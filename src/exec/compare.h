@@ -1,4 +1,4 @@
-// Comparing an output with its reference (DESIGN §4): max abs / rel error,
+// Comparing an output with its reference: max abs / rel error,
 // ULP distance in the output's dtype, mismatch count, the worst positions
 // with both values, under a magnitude-aware tolerance (docs/numerics.md):
 //

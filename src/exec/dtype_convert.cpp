@@ -9,6 +9,7 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace fc::exec {
 namespace {
@@ -110,16 +111,31 @@ double fromBits(DType t, uint64_t b) {
   return 0;
 }
 
-double epsilon(DType t) {
+namespace {
+
+// A floating dtype's stored mantissa bits and its smallest normal exponent.
+struct FloatFormat {
+  int mantissa;
+  int min_exp;
+};
+
+std::optional<FloatFormat> floatFormat(DType t) {
   switch (t) {
-    case DType::Double: return std::ldexp(1.0, -52);
-    case DType::Float: return std::ldexp(1.0, -23);
-    case DType::Half: return std::ldexp(1.0, -10);
-    case DType::BFloat16: return std::ldexp(1.0, -7);
-    case DType::Float8_e4m3fn: return std::ldexp(1.0, -3);
-    case DType::Float8_e5m2: return std::ldexp(1.0, -2);
-    default: return 0;
+    case DType::Double: return FloatFormat{52, -1022};
+    case DType::Float: return FloatFormat{23, -126};
+    case DType::Half: return FloatFormat{10, -14};
+    case DType::BFloat16: return FloatFormat{7, -126};
+    case DType::Float8_e4m3fn: return FloatFormat{3, -6};
+    case DType::Float8_e5m2: return FloatFormat{2, -14};
+    default: return std::nullopt;
   }
+}
+
+}  // namespace
+
+double epsilon(DType t) {
+  auto f = floatFormat(t);
+  return f ? std::ldexp(1.0, -f->mantissa) : 0;
 }
 
 double maxFinite(DType t) {
@@ -137,15 +153,8 @@ double maxFinite(DType t) {
 }
 
 double minSubnormal(DType t) {
-  switch (t) {
-    case DType::Double: return std::numeric_limits<double>::denorm_min();
-    case DType::Float: return std::numeric_limits<float>::denorm_min();
-    case DType::Half: return std::ldexp(1.0, -24);
-    case DType::BFloat16: return std::ldexp(1.0, -133);
-    case DType::Float8_e4m3fn: return std::ldexp(1.0, -9);
-    case DType::Float8_e5m2: return std::ldexp(1.0, -16);
-    default: return 1;
-  }
+  auto f = floatFormat(t);
+  return f ? std::ldexp(1.0, f->min_exp - f->mantissa) : 1;
 }
 
 int precisionRank(DType t) {

@@ -1,4 +1,4 @@
-// Value conversions between fp64 and every fusion dtype (DESIGN §4): round
+// Value conversions between fp64 and every fusion dtype: round
 // to nearest even with subnormals, inf and NaN for Half, BFloat16, Float,
 // Float8_e4m3fn and Float8_e5m2; integer and Bool conversions; bit patterns
 // and ULP distances. The floating conversions delegate to CUDA's

@@ -2,7 +2,9 @@
 #include "exec/inputs.h"
 
 #include <algorithm>
+#include <cmath>
 
+#include "exec/dtype_convert.h"
 #include "exec/exec_error.h"
 #include "exec/rng.h"
 #include "support/checked.h"
@@ -19,39 +21,6 @@ const ConcreteInput* concreteFor(const Fusion& f, ValueRef v, size_t* index) {
       return &f.concrete_inputs[i];
     }
   return nullptr;
-}
-
-// Binds the extents of `t`'s materialized axes to `global` (or checks them).
-void bindTensor(const Fusion& f, TensorId t, const Shape& global, ScalarValues& sv, const std::string& ptr,
-                DiagCode code) {
-  std::vector<AxisId> axes = materializedAxes(f, t);
-  if (axes.size() != global.size())
-    fail(std::string(f.tensorName(t)) + " has " + std::to_string(axes.size()) +
-             " non-Reduction axes but its data has rank " + std::to_string(global.size()),
-         ptr, code);
-  for (size_t k = 0; k < axes.size(); ++k) {
-    const Axis& ax = f.axes[axes[k]];
-    ScalarId s = ax.expanded != kNone ? ax.expanded : ax.extent;
-    if (ax.iter == IterType::Broadcast && ax.expanded == kNone) {
-      if (global[k] != 1)
-        fail(std::string(f.tensorName(t)) + " axis " + std::to_string(k) +
-                 " is a Broadcast axis but the data has size " + std::to_string(global[k]),
-             ptr, code);
-      continue;
-    }
-    const Scalar& sc = f.scalars[s];
-    if ((sc.kind == ScalarKind::Symbol || sc.kind == ScalarKind::Input) && !sv.isBound(s)) {
-      sv.bind(s, ScalarValue::ofInt(global[k]));
-      continue;
-    }
-    std::string why;
-    auto v = sv.evalInt(s, &why);
-    if (!v) continue;  // derived from symbols bound later; checked by the ops that use it
-    if (*v != global[k])
-      fail(std::string(f.tensorName(t)) + " axis " + std::to_string(k) + ": extent " + scalarLabel(f, s) +
-               " = " + std::to_string(*v) + " but the data has global size " + std::to_string(global[k]),
-           ptr, code);
-  }
 }
 
 // The local shape of an input without a concrete description.
@@ -89,8 +58,21 @@ uint32_t shardIndex(const Mesh* mesh, const std::vector<ShardDim>& shards, int64
   return static_cast<uint32_t>(c);
 }
 
+// One generated value: the generator's default for `dt`, else uniform in
+// the repro's [low, high) (integers: floor), else its fill value.
+double generatedValue(SplitMix64& rng, DType dt, const ConcreteInput* ci) {
+  if (ci && ci->fill) return roundTo(dt, *ci->fill);
+  if (!ci || !ci->range) return rng.value(dt);
+  double lo = ci->range->first, hi = ci->range->second;
+  double x = lo + (hi - lo) * rng.uniform01();
+  if (!isFloatingPoint(dt)) return roundTo(dt, std::min(std::floor(x), std::ceil(hi) - 1));
+  double v = roundTo(dt, x);
+  return v >= hi ? roundTo(dt, lo) : v;  // rounding up to `high` leaves the range
+}
+
 HostTensor generateShard(DType dt, const Shape& shape, const std::vector<int64_t>& strides, uint64_t seed,
-                         uint32_t p, uint32_t c, MemoryBudget* budget, const std::string& ptr) {
+                         uint32_t p, uint32_t c, MemoryBudget* budget, const std::string& ptr,
+                         const ConcreteInput* ci) {
   HostTensor out(dt, shape, budget);
   if (out.numel() == 0) return out;
   int64_t span = 1;
@@ -103,7 +85,7 @@ HostTensor generateShard(DType dt, const Shape& shape, const std::vector<int64_t
   }
   HostTensor storage(dt, {span}, budget);
   SplitMix64 rng = SplitMix64::forInput(seed, p, c);
-  for (int64_t i = 0; i < span; ++i) storage[i] = rng.value(dt);
+  for (int64_t i = 0; i < span; ++i) storage[i] = generatedValue(rng, dt, ci);
   std::vector<int64_t> idx(shape.size(), 0);
   for (int64_t i = 0; i < out.numel(); ++i) {
     int64_t o = 0;
@@ -124,10 +106,40 @@ const Mesh* meshOf(const Fusion& f, TensorId t) {
 
 }  // namespace
 
-RunInputs generateInputs(const Fusion& f, const World& world, ScalarValues& sv, uint64_t seed,
-                         int64_t default_extent, MemoryBudget* budget) {
-  RunInputs in;
-  // Pass 1: scalar inputs (they may size tensors), then tensors in order.
+void bindTensorShape(const Fusion& f, TensorId t, const Shape& global, ScalarValues& sv,
+                     const std::string& ptr, DiagCode code) {
+  std::vector<AxisId> axes = materializedAxes(f, t);
+  if (axes.size() != global.size())
+    fail(std::string(f.tensorName(t)) + " has " + std::to_string(axes.size()) +
+             " non-Reduction axes but its data has rank " + std::to_string(global.size()),
+         ptr, code);
+  for (size_t k = 0; k < axes.size(); ++k) {
+    const Axis& ax = f.axes[axes[k]];
+    ScalarId s = ax.expanded != kNone ? ax.expanded : ax.extent;
+    if (ax.iter == IterType::Broadcast && ax.expanded == kNone) {
+      if (global[k] != 1)
+        fail(std::string(f.tensorName(t)) + " axis " + std::to_string(k) +
+                 " is a Broadcast axis but the data has size " + std::to_string(global[k]),
+             ptr, code);
+      continue;
+    }
+    const Scalar& sc = f.scalars[s];
+    if ((sc.kind == ScalarKind::Symbol || sc.kind == ScalarKind::Input) && !sv.isBound(s)) {
+      sv.bind(s, ScalarValue::ofInt(global[k]));
+      continue;
+    }
+    std::string why;
+    auto v = sv.evalInt(s, &why);
+    if (!v) continue;  // derived from symbols bound later; checked by the ops that use it
+    if (*v != global[k])
+      fail(std::string(f.tensorName(t)) + " axis " + std::to_string(k) + ": extent " + scalarLabel(f, s) +
+               " = " + std::to_string(*v) + " but the data has global size " + std::to_string(global[k]),
+           ptr, code);
+  }
+}
+
+void generateScalarInputs(const Fusion& f, ScalarValues& sv, uint64_t seed, int64_t default_extent,
+                          RunInputs& in, const std::vector<bool>* provided) {
   in.values.resize(f.inputs.size());
   for (size_t p = 0; p < f.inputs.size(); ++p) {
     ValueRef v = f.inputs[p];
@@ -135,8 +147,17 @@ RunInputs generateInputs(const Fusion& f, const World& world, ScalarValues& sv, 
     InputValue& iv = in.values[p];
     iv.is_tensor = false;
     iv.dtype = f.scalars[v.id].dtype;
+    if (provided && (*provided)[p]) continue;
     size_t ci_index = 0;
     const ConcreteInput* ci = concreteFor(f, v, &ci_index);
+    if (sv.isBound(v.id)) {  // --bind names this scalar input
+      iv.scalar = *sv.eval(v.id);
+      if (ci && ci->scalar && ci->scalar->kind != ConstValue::Kind::Float && ci->scalar->i != iv.scalar.i)
+        fail("scalar input " + scalarLabel(f, v.id) + " is " + std::to_string(ci->scalar->i) +
+                 " in concrete_inputs but --bind gives " + std::to_string(iv.scalar.i),
+             "/concrete_inputs/" + std::to_string(ci_index), DiagCode::BadConcreteInput);
+      continue;
+    }
     if (ci && ci->scalar) {
       iv.scalar = ci->scalar->kind == ConstValue::Kind::Float ? ScalarValue::ofFloat(ci->scalar->f)
                                                               : ScalarValue::ofInt(ci->scalar->i);
@@ -152,6 +173,13 @@ RunInputs generateInputs(const Fusion& f, const World& world, ScalarValues& sv, 
       fail("scalar input " + scalarLabel(f, v.id) + " is bound twice to different values", inputPtr(p),
            DiagCode::BadConcreteInput);
   }
+}
+
+RunInputs generateInputs(const Fusion& f, const World& world, ScalarValues& sv, uint64_t seed,
+                         int64_t default_extent, MemoryBudget* budget) {
+  RunInputs in;
+  // Scalar inputs first (they may size tensors), then tensors in order.
+  generateScalarInputs(f, sv, seed, default_extent, in, nullptr);
   for (size_t p = 0; p < f.inputs.size(); ++p) {
     ValueRef v = f.inputs[p];
     if (!v.isTensor()) continue;
@@ -177,7 +205,7 @@ RunInputs generateInputs(const Fusion& f, const World& world, ScalarValues& sv, 
       if (!m) fail("global size overflows", ptr, DiagCode::BadConcreteInput);
       global[sd.dim] = *m;
     }
-    bindTensor(f, t, global, sv, ptr, DiagCode::BadConcreteInput);
+    bindTensorShape(f, t, global, sv, ptr, DiagCode::BadConcreteInput);
     // One generated shard per distinct shard index; replicas share it.
     std::vector<int64_t> ranks = world.ranksOf(t);
     iv.local.resize(world.size());
@@ -188,7 +216,7 @@ RunInputs generateInputs(const Fusion& f, const World& world, ScalarValues& sv, 
       if (c >= shard_cache.size()) shard_cache.resize(c + 1);
       if (!shard_cache[c])
         shard_cache[c] =
-            generateShard(iv.dtype, local, strides, seed, static_cast<uint32_t>(p), c, budget, ptr);
+            generateShard(iv.dtype, local, strides, seed, static_cast<uint32_t>(p), c, budget, ptr, ci);
       if (ranks[pos] >= 0) iv.local[ranks[pos]] = *shard_cache[c];
     }
     for (size_t pos = 0; pos < ranks.size(); ++pos) by_pos.push_back(&*iv.local[ranks[pos]]);
@@ -220,7 +248,7 @@ void bindInputs(const Fusion& f, const World& world, const RunInputs& in, Scalar
                " but the reference fusion's input " + std::to_string(p) + " is " +
                std::string(dtypeName(iv.dtype)),
            inputPtr(p), DiagCode::AgainstMismatch);
-    bindTensor(f, t, iv.global.shape(), sv, inputPtr(p), DiagCode::AgainstMismatch);
+    bindTensorShape(f, t, iv.global.shape(), sv, inputPtr(p), DiagCode::AgainstMismatch);
     std::vector<ShardDim> shards = shardDims(f, t);
     Shape local = localShape(iv.global.shape(), shards, std::string(f.tensorName(t)));
     for (int64_t r : world.ranksOf(t)) {
@@ -252,7 +280,7 @@ void bindGlobalShapes(const Fusion& f, const RunInputs& in, ScalarValues& sv) {
              DiagCode::AgainstMismatch);
       continue;
     }
-    bindTensor(f, v.id, iv.global.shape(), sv, inputPtr(p), DiagCode::AgainstMismatch);
+    bindTensorShape(f, v.id, iv.global.shape(), sv, inputPtr(p), DiagCode::AgainstMismatch);
   }
 }
 

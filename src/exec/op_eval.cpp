@@ -693,7 +693,7 @@ HostTensor matmulCore(const Ev& ev, const HostTensor& a, const HostTensor& b, bo
 HostTensor linearOp(const Ev& ev) {
   const HostTensor& x = ev.tensorIn(0);
   const HostTensor& w = ev.tensorIn(1);
-  if (w.rank() > 2) ev.bad("weight must have rank 1 or 2");
+  if (w.rank() > 2) ev.bad("a weight of rank 3 or more (a stacked {*_wb, N, K} weight) is not executed");
   HostTensor y = matmulCore(ev, x, w, /*b_transposed=*/true);
   if (ev.e.inputs.size() < 3) return y;
   Operand yo{&y, 0, false};
@@ -773,8 +773,9 @@ std::vector<HostTensor> evalExpr(const OpContext& ctx, ExprId id,
                                  const std::vector<const HostTensor*>& inputs) {
   const Fusion& f = *ctx.fusion;
   const Expr& e = f.exprs[id];
-  Ev ev{ctx, f, id, e, inputs, "/exprs/" + std::to_string(id)};
+  Ev ev{ctx, f, id, e, inputs, "/exprs/" + std::to_string(id), {}};
   const OpInfo& info = opInfo(e.op);
+  if (isOpaque(e.op)) ev.bad("an opaque op `" + e.attrs.name + "` has no rule to compute it by");
   if (static_cast<int>(e.inputs.size()) < info.min_inputs ||
       (info.max_inputs >= 0 && static_cast<int>(e.inputs.size()) > info.max_inputs) ||
       static_cast<int>(e.outputs.size()) != info.num_outputs)
@@ -826,6 +827,7 @@ std::vector<HostTensor> evalExpr(const OpContext& ctx, ExprId id,
       else
         outs.push_back(linearOp(ev));
       break;
+    case OpCategory::Opaque: break;  // refused above
   }
   FC_CHECK(outs.size() == e.outputs.size(), "op produced the wrong number of outputs");
   for (size_t i = 0; i < outs.size(); ++i) {
@@ -873,5 +875,7 @@ int64_t reductionSize(const Fusion& f, ExprId id, const Shape* input0) {
   if (info.category == OpCategory::Matmul && rank >= 1) return std::max<int64_t>(1, x[rank - 1]);
   return 1;
 }
+
+double unaryOpValue(OpKind op, double x, bool tanh_approx) { return unaryFn(op, x, tanh_approx); }
 
 }  // namespace fc::exec

@@ -41,6 +41,10 @@ struct OpContext {
 std::vector<HostTensor> evalExpr(const OpContext& ctx, ExprId e,
                                  const std::vector<const HostTensor*>& inputs);
 
+// The fp64 value of unary op `op` (neg ... logical_not, gelu with
+// tanh_approx) at x, as evalExpr computes each element.
+double unaryOpValue(OpKind op, double x, bool tanh_approx);
+
 // Applies the flavour's conversion of a produced tensor to `dtype`.
 void finishOutput(HostTensor& t, DType dtype, Flavour flavour);
 

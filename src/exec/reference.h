@@ -1,4 +1,4 @@
-// The CPU references (DESIGN §4): the unsegmented fusion's math on global
+// The CPU references: the unsegmented fusion's math on global
 // tensors — every rank of each mesh at once, so a sum over a DID axis is the
 // cross-rank reduction — in two flavours: Exact (fp64, integers exact, Bool
 // as Bool) and Faithful (fp64 arithmetic, every produced tensor rounded to

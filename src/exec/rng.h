@@ -1,4 +1,5 @@
-// The input generator (DESIGN §4: specified, not std::*_distribution).
+// The input generator: specified here, not by std::*_distribution, so that
+// every platform draws the same values.
 //
 // SplitMix64 (Steele, Lea, Flood 2014; the public-domain reference by
 // Vigna): state += 0x9E3779B97F4A7C15; z = state;

@@ -1,4 +1,4 @@
-// The CPU segmented executor (DESIGN §4): runs a SegmentedFusion as nvFuser
+// The CPU segmented executor: runs a SegmentedFusion as nvFuser
 // runs it — segments in run order, every rank of each mesh simulated with
 // its own local (per-rank) tensors; compute segments evaluate their exprs on
 // each rank with every produced tensor (boundary tensors included) rounded

@@ -53,7 +53,7 @@ std::vector<AxisId> materializedAxes(const Fusion& f, TensorId t) {
 }
 
 namespace {
-// Mesh axis a DID type maps to: DIDx innermost (reference §5.1).
+// Mesh axis a DID type maps to: DIDx innermost.
 int64_t meshAxisOf(const Mesh& m, ParallelType pt) {
   int64_t k = pt == ParallelType::DIDx ? 0 : pt == ParallelType::DIDy ? 1 : 2;
   int64_t axis = static_cast<int64_t>(m.shape.size()) - 1 - k;

@@ -1,4 +1,4 @@
-// How tensors are laid out over the ranks of a mesh (reference §5.1, §7).
+// How tensors are laid out over the ranks of a mesh, as nvFuser shards them.
 //
 // The world is the sorted union of the fusion's mesh devices (one rank, the
 // device -1, when the fusion has no mesh). A tensor lives on the devices of

@@ -129,17 +129,22 @@ class Exporter {
     std::vector<AxisId> logical;
     for (AxisId a : tv.logical)
       if (f_.axes[a].iter != IterType::Reduction) logical.push_back(a);
-    // contiguity is stored aligned with allocation (or logical); the script lists it per logical dim.
+    // contiguity is stored aligned with allocation (or logical), and nvFuser's define_tensor takes
+    // it in allocation order too (getContiguityVec, python/python_common/python_utils.cpp:207-223
+    // @4a3e6b9a4).
     const auto& alloc = tv.allocationDomain();
     for (AxisId a : logical) {
       const Axis& ax = f_.axes[a];
       auto cv = constInt(ax.expanded != kNone ? ax.expanded : ax.extent);
-      bool bcast = ax.iter == IterType::Broadcast;
-      if (bcast && ax.expanded == kNone)
+      if (ax.iter == IterType::Broadcast && ax.expanded == kNone)
         shape.push_back(1);
       else
         shape.push_back(cv ? *cv : -1);
-      std::optional<bool> c = bcast ? std::nullopt : std::optional<bool>(true);
+    }
+    bool alloc_order = tv.allocation.size() == logical.size();
+    for (AxisId a : alloc_order ? tv.allocation : logical) {
+      std::optional<bool> c =
+          f_.axes[a].iter == IterType::Broadcast ? std::nullopt : std::optional<bool>(true);
       if (!tv.contiguity.empty())
         for (size_t i = 0; i < alloc.size() && i < tv.contiguity.size(); ++i)
           if (alloc[i] == a) c = tv.contiguity[i];
@@ -261,6 +266,12 @@ class Exporter {
     const Attrs& a = e.attrs;
     auto b = [](bool v) { return std::string(v ? "True" : "False"); };
     switch (info.form) {
+      case OpForm::Opaque:
+        // No frontend call builds an op fusecheck knows only by name.
+        fail("expr " + std::to_string(id) + " is the opaque op `" + a.name +
+             "`, which fusecheck has no rule for: the Python export cannot write it (the JSON and the "
+             "printed IR keep it)");
+        return;
       case OpForm::Set:
       case OpForm::SegmentSet:
       case OpForm::Unary:

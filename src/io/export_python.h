@@ -1,4 +1,4 @@
-// Exporter to nvFuser's printed Python repro layout (reference §6): `import torch`, the
+// Exporter to nvFuser's printed Python repro layout: `import torch`, the
 // `def nvfuser_fusion_id0(fd : FusionDefinition) -> None :` body (define_tensor / define_scalar,
 // fd.ops.* with nvFuser's argument names, add_output), a `multidevice_schedule` section for
 // meshes, DID splits and parallelizations, `with FusionDefinition() as fd:` and, when the repro

@@ -5,6 +5,7 @@
 
 #include "ir/op_rules.h"
 #include "support/checked.h"
+#include "support/internal_error.h"
 
 namespace fc {
 namespace {
@@ -54,6 +55,10 @@ ScalarId ImportBuilder::freshSymbol() {
 
 ScalarId ImportBuilder::scalarInput(DType dtype) {
   return f_.addScalarInput(std::string(1, dtypePrefix(dtype)) + std::to_string(next_other_++), dtype);
+}
+
+ScalarId ImportBuilder::unknownScalar(DType dtype) {
+  return f_.addSymbol(std::string(1, dtypePrefix(dtype)) + std::to_string(next_other_++), dtype);
 }
 
 ScalarId ImportBuilder::constInt(int64_t v, DType dtype) { return f_.addConstInt(v, dtype); }
@@ -123,6 +128,27 @@ std::optional<std::vector<TensorId>> ImportBuilder::op(OpKind k, std::vector<Val
     err = std::string(info.name) + " takes " + std::to_string(info.min_inputs) +
           (info.max_inputs == info.min_inputs ? "" : " or more") + " operand(s), got " + std::to_string(n_in);
     return std::nullopt;
+  }
+  // Elementwise operands of lower rank get leading broadcast axes first, through a broadcast
+  // expr of their own, as nvFuser's ops::maybeBroadcast does (csrc/ops/utils.cpp:511-531, with
+  // maybe_broadcast_inner_to_rank :21-33 @81c4b22fd; called by binaryOp, where, lerp, ...:
+  // csrc/ops/arith.cpp:753-800, 1894).
+  if (info.category == OpCategory::Binary || info.category == OpCategory::Compare ||
+      info.category == OpCategory::Ternary) {
+    size_t rank = 0;
+    for (const ValueRef& v : in)
+      if (v.isTensor() && v.id < f_.tensors.size()) rank = std::max(rank, nonReduction(v.id).size());
+    for (ValueRef& v : in) {
+      if (!v.isTensor() || v.id >= f_.tensors.size()) continue;
+      size_t r = nonReduction(v.id).size();
+      if (r == rank) continue;
+      Attrs b;
+      b.flags.assign(rank, false);
+      std::fill(b.flags.begin(), b.flags.begin() + static_cast<long>(rank - r), true);
+      auto outs = op(OpKind::Broadcast, {v}, std::move(b), err);
+      if (!outs) return std::nullopt;
+      v = ValueRef::tensor((*outs)[0]);
+    }
   }
   normalizeAttrs(f_, k, in, attrs);
   Expr x{k, std::move(in), {}, std::move(attrs)};
@@ -223,6 +249,30 @@ std::optional<std::vector<TensorId>> ImportBuilder::op(OpKind k, std::vector<Val
     outs.push_back(tensor(outputDType(f_, x, o).dtype.value_or(dt), more));
   }
   f_.addExpr(k, std::move(x.inputs), outs, std::move(x.attrs));
+  return outs;
+}
+
+std::optional<TensorId> ImportBuilder::opaqueLike(std::string name, OpKind like,
+                                                  std::vector<ValueRef> like_in, std::vector<ValueRef> in,
+                                                  DType dtype, std::string& error) {
+  auto outs = op(like, std::move(like_in), {}, error);
+  if (!outs) return std::nullopt;
+  FC_CHECK(outs->size() == 1, "opaqueLike: op " + std::string(opName(like)) + " has several outputs");
+  // op() appended `like`'s expr last: it becomes the opaque op, its output kept.
+  Expr& e = f_.exprs.back();
+  e.op = OpKind::Opaque;
+  e.inputs = std::move(in);
+  e.attrs = Attrs{};
+  e.attrs.name = std::move(name);
+  f_.tensors[outs->front()].dtype = dtype;
+  return outs->front();
+}
+
+std::vector<TensorId> ImportBuilder::opaque(std::string name, std::vector<ValueRef> in,
+                                            std::vector<TensorId> outs) {
+  Attrs attrs;
+  attrs.name = std::move(name);
+  f_.addExpr(OpKind::Opaque, std::move(in), outs, std::move(attrs));
   return outs;
 }
 

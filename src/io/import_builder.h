@@ -28,8 +28,9 @@ class ImportBuilder {
   Fusion& fusion() { return f_; }
 
   // Scalars.
-  ScalarId freshSymbol();             // i<n>, Index
-  ScalarId scalarInput(DType dtype);  // <prefix><n>, a fusion scalar input
+  ScalarId freshSymbol();               // i<n>, Index
+  ScalarId scalarInput(DType dtype);    // <prefix><n>, a fusion scalar input
+  ScalarId unknownScalar(DType dtype);  // <prefix><n>, a value fusecheck does not compute (a Symbol)
   ScalarId constInt(int64_t v, DType dtype = DType::Index);
   ScalarId constFloat(double v, DType dtype = DType::Double);
   ScalarId constBool(bool v);
@@ -42,10 +43,24 @@ class ImportBuilder {
   TensorId tensor(DType dtype, std::vector<AxisId> logical);
 
   // Appends an op; on success returns its outputs, else sets `error` (a message naming what is
-  // wrong with the operands or attributes) and returns nothing. `dtype` is the op's dtype
+  // wrong with the operands or attributes) and returns nothing. Tensor operands of an
+  // elementwise op with a lower rank than the others are broadcast first (leading axes), through
+  // a broadcast expr, as nvFuser's frontends do. `dtype` is the op's dtype
   // argument where it has one (cast, reductions, factories).
   std::optional<std::vector<TensorId>> op(OpKind k, std::vector<ValueRef> in, Attrs attrs,
                                           std::string& error);
+
+  // Appends an op fusecheck has no rule for (OpKind::Opaque, attrs.name = `name`) whose
+  // outputs the caller built from nvFuser's definition of that op, with axis() / copyAxis().
+  std::vector<TensorId> opaque(std::string name, std::vector<ValueRef> in, std::vector<TensorId> outs);
+  // An opaque op whose one output nvFuser builds with the same function as op `like`'s (scaled_mm's
+  // newForMatmul): the output `like` would give `like_in`, in dtype `dtype`; the op records all of
+  // `in`. Sets `error` and returns nothing when `like`'s rule rejects the operands.
+  std::optional<TensorId> opaqueLike(std::string name, OpKind like, std::vector<ValueRef> like_in,
+                                     std::vector<ValueRef> in, DType dtype, std::string& error);
+  // A fresh axis with `a`'s extent and type, a Reduction axis becoming an Iteration one (how
+  // an op's output clones its operand's axes).
+  AxisId copyAxis(AxisId a) { return cloneAxis(a); }
 
   // Sets memory types as nvFuser does: fusion inputs/outputs global, the rest local; gives
   // op outputs the mesh of their inputs when they have none (sharding propagation of meshes).

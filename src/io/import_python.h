@@ -1,27 +1,36 @@
-// Importer for the Python repro scripts nvFuser prints on failure (reference §6): the legacy
-// `def nvfuser_fusion_id0(fd : FusionDefinition) -> None :` layout and the newer nvfuser_direct
-// one, multi-device schedule calls (`fd.sched._set_device_mesh`, `fd.sched.parallelize`,
-// `fd.sched.split`, `fd.sched.set_allocation_as_loop`) and the `inputs = [...]` list as
-// per-rank concrete inputs. A real tokenizer and recursive-descent parser for the subset these
-// scripts use; no Python at run time; nesting is depth-limited.
+// Importer for nvFuser's Python repros: the scripts both frontends print (legacy `nvfuser`,
+// `nvfuser_direct`) and the code users wrap around them (tests, helper functions, classes
+// deriving from FusionDefinition, definitions written inline in the `with` block, inputs built
+// with torch). The script is tokenized and parsed as Python (io/python/parser.h) and run by an
+// interpreter (io/python/interpreter.h) against recording FusionDefinitions; the first fusion
+// recorded is the result, with the concrete inputs `fd.execute(...)` (or a list named `inputs`)
+// gave it. No Python at run time.
 //
 // Every problem is a located diagnostic (line:col in the script, empty JSON pointer): FC0601
-// syntax, FC0602 unsupported construct (naming it), FC0603 unresolved name. Statements the
-// model does not need (imports, `with FusionDefinition() as fd:`, `fd.execute(inputs)`) are
-// recognised and skipped; anything else outside the definition is a warning, never dropped
-// silently.
+// syntax, FC0602 a construct fusecheck does not model (naming it), FC0603 a name nothing
+// defines (with "did you mean"), FC0114 inputs that do not fit. What is not about the fusion is
+// skipped with a note each. A line of prose at the top level (a log line pasted with the
+// script) is skipped with a note; any other syntax error is an error, and the rest of the
+// script is still read so that later problems are reported too.
 //
-// Complexity: linear in the script length (plus the per-op shape inference, linear in ranks).
+// Provenance records `imported_from` = nvfuser-python, `frontend` = legacy | direct, and
+// `nvfuser_version` from a `# nvfuser version:` header.
+//
+// Complexity: linear in the script length plus what the script itself runs (loops are capped),
+// plus the per-op shape inference, linear in ranks.
 #pragma once
 
 #include <optional>
 
 #include "diag/diagnostic.h"
 #include "diag/source.h"
+#include "io/source_map.h"
 #include "ir/fusion.h"
 
 namespace fc {
 
-std::optional<Fusion> importPython(const SourceText& source, DiagnosticSink& sink);
+// `map`, when given, is filled with where each tensor, scalar and expr was defined (offsets into
+// `source`).
+std::optional<Fusion> importPython(const SourceText& source, DiagnosticSink& sink, SourceMap* map = nullptr);
 
 }  // namespace fc

@@ -13,10 +13,13 @@
 
 #include "diag/diagnostic.h"
 #include "diag/source.h"
+#include "io/source_map.h"
+#include "io/text_map.h"
 #include "ir/fusion.h"
 
 namespace fc {
 
 std::optional<Fusion> importSegments(const SourceText& source, DiagnosticSink& sink);
+std::optional<Fusion> importSegments(const MappedText& text, DiagnosticSink& sink, SourceMap* map = nullptr);
 
 }  // namespace fc

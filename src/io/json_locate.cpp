@@ -4,8 +4,8 @@
 // keys the first occurrence wins. fillLocations shares one index of the
 // containers it walks (each array's element offsets, each object's keys,
 // scanned once), so locating d diagnostics costs O(bytes + d x depth), not
-// O(d x bytes) (issue "Performance at scale": thousands of findings on a
-// large repro); a pointer that does not resolve falls back to its longest
+// O(d x bytes), which matters with thousands of findings on a large
+// repro; a pointer that does not resolve falls back to its longest
 // resolving prefix.
 #include "io/json_locate.h"
 
@@ -119,6 +119,16 @@ struct ContainerIndex {
   std::unordered_map<size_t, std::vector<size_t>> arrays;  // '[' offset -> element offsets
   std::unordered_map<size_t, std::unordered_map<std::string, size_t>> objects;  // '{' -> key -> value
 
+  // Where the element after the value at `pos` (and its comma) starts;
+  // kNpos at the container's end or on malformed text.
+  size_t nextElement(std::string_view t, size_t pos) const {
+    pos = skipValue(t, pos, source);
+    if (pos == kNpos) return kNpos;
+    pos = skipWs(t, pos);
+    if (pos >= t.size() || t[pos] != ',') return kNpos;
+    return skipWs(t, pos + 1);
+  }
+
   const std::vector<size_t>& array(std::string_view t, size_t open) {
     if (source != nullptr)
       if (const std::vector<size_t>* recorded = source->recordedArray(open)) return *recorded;
@@ -128,11 +138,7 @@ struct ContainerIndex {
     size_t pos = skipWs(t, open + 1);
     while (pos < t.size() && t[pos] != ']') {
       out.push_back(pos);
-      pos = skipValue(t, pos, source);
-      if (pos == kNpos) break;
-      pos = skipWs(t, pos);
-      if (pos >= t.size() || t[pos] != ',') break;
-      pos = skipWs(t, pos + 1);
+      pos = nextElement(t, pos);
     }
     return out;
   }
@@ -151,11 +157,7 @@ struct ContainerIndex {
       if (pos >= t.size() || t[pos] != ':') break;
       pos = skipWs(t, pos + 1);
       out.emplace(key, pos);  // first occurrence wins
-      pos = skipValue(t, pos, source);
-      if (pos == kNpos) break;
-      pos = skipWs(t, pos);
-      if (pos >= t.size() || t[pos] != ',') break;
-      pos = skipWs(t, pos + 1);
+      pos = nextElement(t, pos);
     }
     return out;
   }

@@ -151,33 +151,25 @@ inline NumStatus scanNumber(std::string_view t, size_t i, size_t& end) {
     end = i;
     return NumStatus::Bad;
   }
+  // One or more digits at i (after '.' or the exponent's sign).
+  auto digits = [&]() {
+    if (i >= t.size()) return NumStatus::Truncated;
+    if (!digit(i)) return NumStatus::Bad;
+    while (digit(i)) ++i;
+    return NumStatus::Ok;
+  };
+  NumStatus st = NumStatus::Ok;
   if (i < t.size() && t[i] == '.') {
     ++i;
-    if (i >= t.size()) {
-      end = i;
-      return NumStatus::Truncated;
-    }
-    if (!digit(i)) {
-      end = i;
-      return NumStatus::Bad;
-    }
-    while (digit(i)) ++i;
+    st = digits();
   }
-  if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+  if (st == NumStatus::Ok && i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
     ++i;
     if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
-    if (i >= t.size()) {
-      end = i;
-      return NumStatus::Truncated;
-    }
-    if (!digit(i)) {
-      end = i;
-      return NumStatus::Bad;
-    }
-    while (digit(i)) ++i;
+    st = digits();
   }
   end = i;
-  return NumStatus::Ok;
+  return st;
 }
 
 }  // namespace fc::jsonscan

@@ -1,5 +1,5 @@
 // Splitting a large repro's top-level arrays without indexing the whole text
-// (docs/performance.md, fix 35).
+// (docs/performance.md, "Reading").
 //
 // The reader's chunk readers parse each element of "tensors", "exprs",
 // "concrete_inputs" (and "scalars") on their own (simdjson indexes that element again), so a

@@ -50,32 +50,17 @@ struct Frame {
   std::string key;
 };
 
-std::string escapeToken(std::string_view k) {
-  std::string out;
-  for (char c : k) {
-    if (c == '~')
-      out += "~0";
-    else if (c == '/')
-      out += "~1";
-    else
-      out += c;
-  }
-  return out;
-}
-
 std::string pointerOf(const std::vector<Frame>& st) {
-  std::string p;
+  JsonPointer p;
   for (const Frame& f : st) {
     if (f.object) {
       if (!f.has_key) break;
-      p += '/';
-      p += escapeToken(f.key);
+      p = p.key(f.key);
     } else {
-      p += '/';
-      p += std::to_string(f.index);
+      p = p.index(f.index);
     }
   }
-  return p;
+  return p.str();
 }
 
 }  // namespace

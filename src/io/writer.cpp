@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
+#include <string_view>
 #include <vector>
 
 #include "io/scalar_expr.h"
@@ -54,7 +56,9 @@ class Writer {
     out_.reserve(4096 + f_.axes.size() * 64 + f_.exprs.size() * 96);
     out_ += "{\n";
     field(1, "format");
-    str("fusecheck.fusion/1");
+    // Format /2 adds "origin" and "nvfuser"; a fusion without them is written
+    // as /1, which every fusecheck reads.
+    str(f_.origin || f_.nvfuser || f_.source ? "fusecheck.fusion/2" : "fusecheck.fusion/1");
     if (!f_.name.empty()) {
       next(1, "name");
       str(f_.name);
@@ -63,6 +67,16 @@ class Writer {
       next(1, "era");
       str(eraName(*f_.era));
     }
+    if (f_.origin)
+      stringFields("origin", {{"kind", &f_.origin->kind},
+                              {"frontend", &f_.origin->frontend},
+                              {"executor", &f_.origin->executor},
+                              {"detail", &f_.origin->detail}});
+    if (f_.nvfuser)
+      stringFields("nvfuser", {{"point", &f_.nvfuser->point},
+                               {"version", &f_.nvfuser->version},
+                               {"commit", &f_.nvfuser->commit}});
+    if (f_.source) writeSource(*f_.source);
     if (!f_.provenance.empty()) {
       next(1, "provenance");
       out_ += "{\n";
@@ -124,6 +138,17 @@ class Writer {
         if (c.scalar) {
           out_ += ", \"value\": ";
           constant(*c.scalar);
+        }
+        if (c.range) {
+          out_ += ", \"range\": [";
+          number(c.range->first);
+          out_ += ", ";
+          number(c.range->second);
+          out_ += ']';
+        }
+        if (c.fill) {
+          out_ += ", \"fill\": ";
+          number(*c.fill);
         }
         out_ += '}';
       });
@@ -193,6 +218,18 @@ class Writer {
     out_ += ']';
   }
 
+  // A number as a constant: integral values as integers, others as floats.
+  void number(double d) {
+    ConstValue c;
+    if (std::isfinite(d) && d == std::trunc(d) && std::fabs(d) <= 9007199254740992.0) {
+      c.kind = ConstValue::Kind::Int;
+      c.i = static_cast<int64_t>(d);
+    } else {
+      c.kind = ConstValue::Kind::Float;
+      c.f = d;
+    }
+    constant(c);
+  }
   void constant(const ConstValue& c) {
     switch (c.kind) {
       case ConstValue::Kind::Bool: out_ += c.i ? "true" : "false"; return;
@@ -232,16 +269,75 @@ class Writer {
       scalar(r.id);
   }
 
-  void writeScalars() {
-    // Declared scalars in declaration order, then named scalars created
-    // after loading (by fixes or importers) in id order.
+  // `key: {"k": "v", ...}` on one line, the fields with an empty value left out.
+  void stringFields(std::string_view key,
+                    std::initializer_list<std::pair<const char*, const std::string*>> fields) {
+    next(1, key);
+    out_ += "{";
+    bool first = true;
+    for (auto [k, v] : fields) {
+      if (v->empty()) continue;
+      out_ += first ? "" : ", ";
+      first = false;
+      str(k);
+      out_ += ": ";
+      str(*v);
+    }
+    out_ += "}";
+  }
+
+  // The scalars "scalars" lists: declared scalars in declaration order, then
+  // named scalars created after loading (by fixes or importers) in id order.
+  std::vector<ScalarId> namedScalars() const {
     std::vector<ScalarId> named;
     for (ScalarId s = 0; s < f_.scalars.size(); ++s)
       if (f_.scalars[s].name != kNoName) named.push_back(s);
-    if (named.empty()) return;
     std::stable_sort(named.begin(), named.end(), [&](ScalarId a, ScalarId b) {
       return f_.scalars[a].decl < f_.scalars[b].decl;  // kNone (max) sorts last
     });
+    return named;
+  }
+
+  // "source": the file, then "line:col" (or null) per tensor and expr in id
+  // order and per scalar in the order of "scalars"; trailing nulls left out.
+  void writeSource(const SourcePositions& p) {
+    next(1, "source");
+    out_ += "{\"file\": ";
+    str(p.file);
+    auto list = [&](const char* key, size_t n, auto&& at) {
+      while (n > 0 && at(n - 1).line <= 0) --n;
+      if (n == 0) return;
+      out_ += ",\n";
+      indent(2);
+      str(key);
+      out_ += ": [";
+      for (size_t i = 0; i < n; ++i) {
+        if (i) out_ += ", ";
+        LineCol lc = at(i);
+        if (lc.line <= 0) {
+          out_ += "null";
+          continue;
+        }
+        out_ += '"';
+        out_ += std::to_string(lc.line);
+        out_ += ':';
+        out_ += std::to_string(lc.col);
+        out_ += '"';
+      }
+      out_ += ']';
+    };
+    auto of = [](const std::vector<LineCol>& v, size_t i) { return i < v.size() ? v[i] : LineCol{}; };
+    list("tensors", std::min(p.tensors.size(), f_.tensors.size()),
+         [&](size_t i) { return of(p.tensors, i); });
+    std::vector<ScalarId> named = namedScalars();
+    list("scalars", named.size(), [&](size_t i) { return of(p.scalars, named[i]); });
+    list("exprs", std::min(p.exprs.size(), f_.exprs.size()), [&](size_t i) { return of(p.exprs, i); });
+    out_ += '}';
+  }
+
+  void writeScalars() {
+    std::vector<ScalarId> named = namedScalars();
+    if (named.empty()) return;
     next(1, "scalars");
     lines(named.size(), [&](size_t i) {
       const Scalar& x = f_.scalars[named[i]];
@@ -395,6 +491,10 @@ class Writer {
   void writeExpr(const Expr& e) {
     out_ += "{\"op\": ";
     str(opName(e.op));
+    if (!e.attrs.name.empty()) {
+      out_ += ", \"name\": ";
+      str(e.attrs.name);
+    }
     if (!e.inputs.empty()) {
       out_ += ", \"inputs\": [";
       for (size_t i = 0; i < e.inputs.size(); ++i) {

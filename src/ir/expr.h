@@ -1,9 +1,10 @@
-// Exprs: an op kind, operands, outputs and the op's attributes (DESIGN §1).
+// Exprs: an op kind, operands, outputs and the op's attributes.
 // Communications are not exprs: they are derived from the shardings of an
-// expr's input and output (reference §5.2-5.3).
+// expr's input and output.
 #pragma once
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "ir/ids.h"
@@ -20,6 +21,7 @@ struct SliceRange {
 
 // The attributes an op may carry; which ones are legal is in ops.def.
 struct Attrs {
+  std::string name;                // opaque: the op's name as the repro gives it
   std::vector<int64_t> dims;       // reduce / permute / squeeze / broadcast_in_dim axes
   std::vector<bool> flags;         // broadcast flags, one per output axis
   std::vector<ScalarId> shape;     // reshape / expand / factory / broadcast_in_dim sizes

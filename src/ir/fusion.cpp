@@ -7,13 +7,26 @@
 
 namespace fc {
 
-ScalarId Fusion::addSymbol(std::string_view n, DType dtype) {
-  Scalar s;
-  s.kind = ScalarKind::Symbol;
-  s.dtype = dtype;
-  s.name = names.intern(n);
+namespace {
+
+ScalarId push(std::vector<Scalar>& scalars, const Scalar& s) {
   scalars.push_back(s);
   return static_cast<ScalarId>(scalars.size() - 1);
+}
+
+Scalar scalarOf(ScalarKind kind, DType dtype) {
+  Scalar s;
+  s.kind = kind;
+  s.dtype = dtype;
+  return s;
+}
+
+}  // namespace
+
+ScalarId Fusion::addSymbol(std::string_view n, DType dtype) {
+  Scalar s = scalarOf(ScalarKind::Symbol, dtype);
+  s.name = names.intern(n);
+  return push(scalars, s);
 }
 
 ScalarId Fusion::addScalarInput(std::string_view n, DType dtype) {
@@ -23,55 +36,40 @@ ScalarId Fusion::addScalarInput(std::string_view n, DType dtype) {
 }
 
 ScalarId Fusion::addConstInt(int64_t v, DType dtype) {
-  Scalar s;
-  s.kind = ScalarKind::Constant;
-  s.dtype = dtype;
+  Scalar s = scalarOf(ScalarKind::Constant, dtype);
   s.value.kind = ConstValue::Kind::Int;
   s.value.i = v;
-  scalars.push_back(s);
-  return static_cast<ScalarId>(scalars.size() - 1);
+  return push(scalars, s);
 }
 
 ScalarId Fusion::addConstFloat(double v, DType dtype) {
-  Scalar s;
-  s.kind = ScalarKind::Constant;
-  s.dtype = dtype;
+  Scalar s = scalarOf(ScalarKind::Constant, dtype);
   s.value.kind = ConstValue::Kind::Float;
   s.value.f = v;
-  scalars.push_back(s);
-  return static_cast<ScalarId>(scalars.size() - 1);
+  return push(scalars, s);
 }
 
 ScalarId Fusion::addConstBool(bool v) {
-  Scalar s;
-  s.kind = ScalarKind::Constant;
-  s.dtype = DType::Bool;
+  Scalar s = scalarOf(ScalarKind::Constant, DType::Bool);
   s.value.kind = ConstValue::Kind::Bool;
   s.value.i = v ? 1 : 0;
-  scalars.push_back(s);
-  return static_cast<ScalarId>(scalars.size() - 1);
+  return push(scalars, s);
 }
 
 ScalarId Fusion::addDerived(ScalarOp op, ScalarId lhs, ScalarId rhs, DType dtype) {
-  Scalar s;
-  s.kind = ScalarKind::Derived;
-  s.dtype = dtype;
+  Scalar s = scalarOf(ScalarKind::Derived, dtype);
   s.op = op;
   s.lhs = lhs;
   s.rhs = rhs;
-  scalars.push_back(s);
-  return static_cast<ScalarId>(scalars.size() - 1);
+  return push(scalars, s);
 }
 
 ScalarId Fusion::addSize(TensorId t, int32_t dim) {
-  Scalar s;
-  s.kind = ScalarKind::Derived;
-  s.dtype = DType::Index;
+  Scalar s = scalarOf(ScalarKind::Derived, DType::Index);
   s.op = ScalarOp::Size;
   s.size_of = t;
   s.size_dim = dim;
-  scalars.push_back(s);
-  return static_cast<ScalarId>(scalars.size() - 1);
+  return push(scalars, s);
 }
 
 AxisId Fusion::addAxis(uint32_t number, IterType iter, ParallelType pt, ScalarId extent, ScalarId expanded) {
@@ -200,6 +198,12 @@ size_t Fusion::nonReductionRank(TensorId t) const {
   for (AxisId a : tensors[t].logical)
     if (axes[a].iter != IterType::Reduction) ++n;
   return n;
+}
+
+bool holdsOpaqueOp(const Fusion& f) {
+  for (const Expr& x : f.exprs)
+    if (isOpaque(x.op)) return true;
+  return false;
 }
 
 }  // namespace fc

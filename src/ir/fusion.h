@@ -1,6 +1,7 @@
 // The complete fusion: arenas of scalars, axes, tensors, exprs and meshes,
 // plus ordered inputs/outputs, concrete input descriptions, an optional
-// explicit segmentation, the era and free-form provenance (DESIGN §1).
+// explicit segmentation, the era, the origin, the nvFuser point, where an
+// imported repro's text defines each node, and free-form provenance.
 //
 // Everything is index-based. Builders append; nothing is ever removed, so
 // ids stay valid. `uses()` is derived and rebuilt by `rebuildUses()`.
@@ -13,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "diag/source.h"
 #include "ir/axis.h"
 #include "ir/expr.h"
 #include "ir/ids.h"
@@ -30,6 +32,34 @@ struct ConcreteInput {
   std::vector<int64_t> shape;        // local (per-rank) sizes
   std::vector<int64_t> strides;      // empty: contiguous
   std::optional<ConstValue> scalar;  // for scalar inputs
+  // Generated tensor data: values in [low, high) (make_tensor's low / high,
+  // randint's bounds, rand's [0, 1)), or every element `fill` (ones, zeros,
+  // full). Neither: the generator's defaults.
+  std::optional<std::pair<double, double>> range;
+  std::optional<double> fill;
+};
+
+// How a repro was made and run, as far as it says (format /2 "origin").
+struct ReproOrigin {
+  std::string kind;  // "python-legacy", "python-direct", "cpp-test", "printed-ir", "segmented-dump", "json"
+  std::string frontend;  // "" or "python", "direct", "cpp"
+  std::string executor;  // "" or "fec", "mde", "mde-fec", "hostir"
+  std::string detail;    // free text: the test, the params
+};
+
+// The nvFuser point a repro records (format /2 "nvfuser"; format /1 "era").
+struct RecordedPoint {
+  std::string point;    // what --nvfuser takes: "2024-06-30", "head", ...
+  std::string version;  // as a repro header prints it: "0.2.14+git7f0bd0d"
+  std::string commit;   // a commit of nvFuser's main
+};
+
+// Where the text a fusion was imported from defines its nodes (format /2 "source"): that text's
+// path as the import was given it, and line:col by tensor, scalar and expr id; {0, 0}, or an id
+// past the end, where no text defined the node.
+struct SourcePositions {
+  std::string file;
+  std::vector<LineCol> tensors, scalars, exprs;
 };
 
 struct Tolerance {
@@ -52,7 +82,10 @@ class Fusion {
 
   // ---- repro metadata ----
   std::string name;
-  std::optional<Era> era;
+  std::optional<Era> era;  // format /1
+  std::optional<ReproOrigin> origin;
+  std::optional<RecordedPoint> nvfuser;
+  std::optional<SourcePositions> source;
   std::vector<std::pair<std::string, std::string>> provenance;  // ordered key -> text
   std::vector<ConcreteInput> concrete_inputs;
   std::optional<uint64_t> seed;
@@ -110,5 +143,8 @@ class Fusion {
   void buildUses() const;
   void indexNames() const;
 };
+
+// Whether an expr of `f` is an op fusecheck has no shape rule for (OpCategory::Opaque).
+bool holdsOpaqueOp(const Fusion& f);
 
 }  // namespace fc

@@ -18,6 +18,7 @@ enum class OpCategory : uint8_t {
   Reduction,
   Factory,
   Matmul,
+  Opaque,  // an op without a shape rule: kept as the text gives it, never analysed
 };
 
 // Attribute keys an op may carry (bitmask).
@@ -35,6 +36,7 @@ enum class Attr : uint32_t {
   Correction = 1u << 10,  // "correction" (var, var_mean)
   Start = 1u << 11,       // "start" (iota)
   Step = 1u << 12,        // "step" (iota)
+  Name = 1u << 13,        // "name": the op's own name (opaque)
 };
 constexpr uint32_t A(Attr a) { return static_cast<uint32_t>(a); }
 
@@ -67,6 +69,7 @@ enum class OpForm : uint8_t {
   Iota,
   Matmul,
   Linear,
+  Opaque,  // name( operands... ): the operands and outputs as the text gives them
 };
 
 // Per-op facts of spelling and value (see ops.def).
@@ -75,6 +78,7 @@ enum class OpFlag : uint32_t {
   FPrefix2024 = 1u << 1,  // the 2024 print style writes fmax / fmin
   FillZero = 1u << 2,     // a full of 0
   FillOne = 1u << 3,      // a full of 1
+  NotExecuted = 1u << 4,  // imported and analysed, not computed by fusecheck's executors
 };
 constexpr uint32_t F(OpFlag f) { return static_cast<uint32_t>(f); }
 
@@ -89,8 +93,8 @@ struct OpInfo {
   std::string_view name;  // JSON / Python spelling
   OpCategory category;
   int min_inputs;
-  int max_inputs;  // -1: variadic
-  int num_outputs;
+  int max_inputs;   // -1: variadic
+  int num_outputs;  // -1: one or more
   uint32_t attrs;
   Promotion promotion;
   OpForm form;
@@ -109,7 +113,13 @@ inline std::string_view opName(OpKind k) { return opInfo(k).name; }
 inline bool opAccepts(OpKind k, Attr a) { return (opInfo(k).attrs & A(a)) != 0; }
 int numOpKinds();
 
+// Whether fusecheck's executors compute the op (`run` refuses a fusion with one that is not).
+inline bool isExecuted(OpKind k) { return !opInfo(k).has(OpFlag::NotExecuted); }
+
 // Ops nvFuser runs on the ExprEval scheduler and segments alone.
 inline bool isExprEvalOnly(OpKind k) { return opInfo(k).category == OpCategory::Matmul; }
+
+// An op fusecheck has no shape rule for: no analysis decides a fusion that holds one.
+inline bool isOpaque(OpKind k) { return opInfo(k).category == OpCategory::Opaque; }
 
 }  // namespace fc

@@ -44,6 +44,7 @@ class RuleBuilder {
       case OpCategory::Reduction: reduction(); break;
       case OpCategory::Factory: factory(); break;
       case OpCategory::Matmul: matmul(); break;
+      case OpCategory::Opaque: fail(ShapeIssue::Kind::NoRule); break;
     }
   }
 
@@ -457,19 +458,28 @@ class RuleBuilder {
     const std::vector<AxisId> b = axesOf(1);
     if (e_.op == OpKind::Matmul && (a.empty() || b.empty()))
       fail(ShapeIssue::Kind::MatmulRankZero, a.empty() ? 0 : 1);
+    // linear: input {*_i, K}, weight {*_wb, N, K} (or {K}), bias {*_wb, N} (or {N}, or a scalar):
+    // output {*_wb, *_i, N, rK} (csrc/ops/composite.cpp:114-170 newForLinear and
+    // csrc/ops/utils.cpp:254-318 mapLinearOpIterDomains @ 81c4b22fd). Which ranks nvFuser takes
+    // depends on the date (#3073): the pipeline checks that (pipeline.cpp frontendSteps).
+    const size_t nbias = e_.inputs.size() == 3 && isTensor(2) ? axesOf(2).size() : 0;
+    const size_t wb = b.size() > 2 ? b.size() - 2 : 0;
     if (e_.op == OpKind::Linear) {
       if (a.empty()) fail(ShapeIssue::Kind::MatmulRankZero, 0);
-      if (b.size() != 1 && b.size() != 2)
-        fail(ShapeIssue::Kind::LinearWeightRank, 1, static_cast<int64_t>(b.size()));
-      if (e_.inputs.size() == 3 && isTensor(2) && axesOf(2).size() > 1)
-        fail(ShapeIssue::Kind::LinearBiasRank, 2, static_cast<int64_t>(axesOf(2).size()));
+      if (b.empty()) fail(ShapeIssue::Kind::LinearWeightRank, 1, 0);
+      if (nbias > 0 && nbias != 1 && nbias != wb + 1)
+        fail(ShapeIssue::Kind::LinearBiasRank, 2, static_cast<int64_t>(nbias));
     }
     if (!r_.ok()) return;
     if (e_.op == OpKind::Linear) {
+      for (size_t i = 0; i < wb; ++i) {
+        copyOf(1, i);
+        if (nbias == wb + 1) map(2, i);
+      }
       for (size_t i = 0; i + 1 < a.size(); ++i) copyOf(0, i);
-      if (b.size() == 2) {
-        copyOf(1, 0);
-        if (e_.inputs.size() == 3 && isTensor(2) && axesOf(2).size() == 1) map(2, 0);
+      if (b.size() >= 2) {
+        copyOf(1, b.size() - 2);
+        if (nbias >= 1) map(2, nbias - 1);
       }
       add(AxisRule::Extent::Reduced, IterType::Reduction, iterBit(IterType::Reduction));
       map(0, a.size() - 1);
@@ -548,8 +558,10 @@ std::string describeIssue(OpKind k, const ShapeIssue& is, const Attrs& attrs) {
     case K::IotaLength: return "iota takes one length";
     case K::FullNoValue: return "full needs a fill_value";
     case K::MatmulRankZero: return name + ": operands must have rank >= 1";
-    case K::LinearWeightRank: return "linear: the weight must have rank 1 or 2";
-    case K::LinearBiasRank: return "linear: the bias must have rank 0 or 1";
+    case K::LinearWeightRank: return "linear: the weight must have rank 1 or more";
+    case K::LinearBiasRank: return "linear: the bias must have rank 0, 1 or the weight's rank - 1";
+    case K::NoRule:
+      return "`" + (attrs.name.empty() ? name : attrs.name) + "`: fusecheck has no shape rule for this op";
     case K::NoDims:
     case K::FlagsCount:
     case K::BidShapeCount:
@@ -739,6 +751,7 @@ DTypeRule outputDType(const Fusion& f, const Expr& e, size_t out) {
       return {e.attrs.dtype ? e.attrs.dtype : (e.op == OpKind::Iota ? DType::Int : DType::Float),
               "its \"dtype\" attribute"};
     case OpCategory::Matmul: return {operand(0).dtype, "the dtype of its operands"};
+    case OpCategory::Opaque: return {};
   }
   (void)out;
   return {};
@@ -761,6 +774,7 @@ std::string_view dtypeRuleSummary(OpKind op) {
       }
     case OpCategory::Factory: return "`dtype`";
     case OpCategory::Matmul: return "the operands' (equal)";
+    case OpCategory::Opaque: return "as the repro declares it (no rule)";
     case OpCategory::Unary:
     case OpCategory::Binary: break;
   }
@@ -787,7 +801,8 @@ std::vector<std::string_view> attrKeys(OpKind op) {
                                                                 {Attr::Keepdim, "keepdim"},
                                                                 {Attr::Correction, "correction"},
                                                                 {Attr::Start, "start"},
-                                                                {Attr::Step, "step"}};
+                                                                {Attr::Step, "step"},
+                                                                {Attr::Name, "name"}};
   std::vector<std::string_view> out;
   for (const auto& [a, key] : kKeys)
     if (opAccepts(op, a)) out.push_back(key);

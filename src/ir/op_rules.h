@@ -102,6 +102,7 @@ struct ShapeIssue {
     MatmulRankZero,      // matmul / linear: operand `index` has rank 0
     LinearWeightRank,    // linear: weight of rank a (not 1 or 2)
     LinearBiasRank,      // linear: bias of rank a
+    NoRule,              // an opaque op: fusecheck has no shape rule for it
   };
   Kind kind = Kind::None;
   uint32_t index = 0;

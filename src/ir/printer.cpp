@@ -1,4 +1,4 @@
-// nvFuser-style printing of the IR (reference §1.5). Two styles:
+// nvFuser-style printing of the IR. Two styles:
 //   Y2024: the mid-2024 print (PRE, bfa518ceb772): `T4_g[ iS11{i3} ] (DeviceMesh{0 1})`,
 //          printMath lists inputs/outputs with `, <dtype>` and closes `%kernel_math` with `}`.
 //   Head:  the newest print: `T4_g_float[iS11{i3}] (DeviceMesh{0 1})`, broadcast and squeeze
@@ -352,6 +352,14 @@ class Printer {
         const std::string name = irName(info);
         if (isSymbol(name)) return o + "\n   = " + in(0) + "\n   " + name + " " + in(1) + ";\n";
         return o + "\n   = " + name + "(" + in(0) + "\n  , " + in(1) + ");\n";
+      }
+      case OpForm::Opaque: {
+        // Every output, then the call with its operands, as nvFuser prints an op of several outputs.
+        std::string s = o;
+        for (size_t i = 1; i < e.outputs.size(); ++i) s += ",\n" + out(i);
+        s += "\n   = " + (e.attrs.name.empty() ? std::string("opaque") : e.attrs.name) + "(";
+        for (size_t i = 0; i < e.inputs.size(); ++i) s += (i ? ",\n            " : "") + in(i);
+        return s + ")\n";
       }
     }
     return o + "\n   = " + std::string(opName(e.op)) + "( <unprintable> )\n";

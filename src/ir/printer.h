@@ -1,4 +1,4 @@
-// nvFuser-style printing (reference §1.5): axes `ideviceIdx.x10{i0}`,
+// nvFuser-style printing (Fusion::printMath and Expr::toString): axes `ideviceIdx.x10{i0}`,
 // tensors `T4_g[ ... ] (DeviceMesh{0 1})` (2024) or `T4_g_float[...]`
 // (head), exprs over two or three lines, and Fusion::printMath layout.
 #pragma once

@@ -1,5 +1,5 @@
 // Scalars: named symbols (i0, i3, ...), fusion scalar inputs, constants and
-// derived expressions over them (DESIGN §1). Extents are scalars.
+// derived expressions over them. Extents are scalars.
 #pragma once
 
 #include <cstdint>

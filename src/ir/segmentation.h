@@ -1,7 +1,7 @@
 // An explicit segmentation: the user's dumped segmented_fusion, or the one a
 // fix wrote. Segments are listed in run order and name exprs by index; how
 // segment inputs are rewritten and which symbols are forwarded into which
-// segment is the "edge handling" that fixes record (DESIGN §2 "Fixes").
+// segment is the "edge handling" that fixes record.
 #pragma once
 
 #include <optional>

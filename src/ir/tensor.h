@@ -1,6 +1,6 @@
 // TensorViews: name, dtype, memory type, domains (root / logical /
 // allocation + contiguity / loop with the transforms relating them) and the
-// device mesh (DESIGN §1, reference §1.2).
+// device mesh.
 #pragma once
 
 #include <optional>

@@ -1,4 +1,4 @@
-// Enumerations of the fusion model (DESIGN §1) and their spellings.
+// Enumerations of the fusion model and their spellings.
 // Spellings follow nvFuser (csrc/type.h, csrc/type.cpp) so that users can
 // match what fusecheck prints with their logs.
 #pragma once
@@ -78,7 +78,7 @@ std::string_view memoryTypeName(MemoryType t);  // "global", "local", "shared"
 std::optional<MemoryType> parseMemoryType(std::string_view s);
 std::string_view memorySuffix(MemoryType t);  // "g", "l", "s"
 
-// The nvFuser era whose pipeline fusecheck replays (DESIGN §2).
+// The nvFuser era whose pipeline fusecheck replays.
 enum class Era : uint8_t { E2024_06, E2024_07, Head };
 inline constexpr Era kAllEras[] = {Era::E2024_06, Era::E2024_07, Era::Head};
 std::string_view eraName(Era e);  // "2024-06", "2024-07", "head"

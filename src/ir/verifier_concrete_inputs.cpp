@@ -1,5 +1,7 @@
 // The check of the concrete inputs: what the repro says about each fusion
 // input's sizes, strides or value, one description per input.
+#include <locale>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -7,6 +9,16 @@
 #include "support/checked.h"
 
 namespace fc::verify {
+
+namespace {
+// A range bound as the message shows it (locale-independent).
+std::string shortNumber(double d) {
+  std::ostringstream os;
+  os.imbue(std::locale::classic());
+  os << d;
+  return os.str();
+}
+}  // namespace
 
 // ------------------------------------------------------------ concrete inputs
 void Checks::checkConcreteInputs(Reporter& r) {
@@ -49,6 +61,11 @@ void Checks::checkConcreteInputs(size_t b, size_t e, FirstTable<Slot>& tensor_se
         r.error(DiagCode::BadConcreteInput,
                 "concrete input " + num(k) + " for scalar " + scalarDesc(ci.value.id) + " has no \"value\"",
                 p());
+      if (ci.range || ci.fill)
+        r.error(DiagCode::BadConcreteInput,
+                "concrete input " + num(k) + " for scalar " + scalarDesc(ci.value.id) +
+                    " has a \"range\" or \"fill\", which describe tensor data",
+                p());
       continue;
     }
     TensorId t = ci.value.id;
@@ -74,6 +91,15 @@ void Checks::checkConcreteInputs(size_t b, size_t e, FirstTable<Slot>& tensor_se
         r.flag();
       continue;
     }
+    if (ci.range && !(ci.range->first < ci.range->second))
+      r.error(DiagCode::BadConcreteInput,
+              "concrete input " + num(k) + " gives " + tname(t) + " the empty value range [" +
+                  shortNumber(ci.range->first) + ", " + shortNumber(ci.range->second) + ")",
+              p() + "/range");
+    if (ci.range && ci.fill)
+      r.error(DiagCode::BadConcreteInput,
+              "concrete input " + num(k) + " gives " + tname(t) + " both a range and a fill value",
+              p() + "/fill");
     if (!st_.tensor_ok[t]) continue;
     const size_t rank = f_.nonReductionRank(t);
     if (ci.shape.size() != rank) {

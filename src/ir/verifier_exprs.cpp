@@ -57,13 +57,23 @@ void Checks::checkExprRef(ExprId e, Reporter& r) {
                                                           : p() + "/inputs");
     st_.expr_ok[e] = 0;
   }
-  if (static_cast<int>(x.outputs.size()) != info.num_outputs) {
+  if (info.num_outputs < 0 && x.outputs.empty()) {
+    r.error(DiagCode::ArityMismatch,
+            std::string(info.name) + " has at least 1 output but " + exprDesc(e) + " lists none",
+            p() + "/outputs");
+    st_.expr_ok[e] = 0;
+  } else if (info.num_outputs >= 0 && static_cast<int>(x.outputs.size()) != info.num_outputs) {
     r.error(DiagCode::ArityMismatch,
             std::string(info.name) + " has " + std::to_string(info.num_outputs) + " output(s) but " +
                 exprDesc(e) + " lists " + num(x.outputs.size()),
             x.outputs.size() > static_cast<size_t>(info.num_outputs)
                 ? p() + "/outputs/" + std::to_string(info.num_outputs)
                 : p() + "/outputs");
+    st_.expr_ok[e] = 0;
+  }
+  if (isOpaque(x.op) && x.attrs.name.empty()) {
+    r.error(DiagCode::BadAttribute,
+            exprDesc(e) + " has no \"name\": an opaque op keeps the name it was given", p());
     st_.expr_ok[e] = 0;
   }
   if (!st_.expr_ok[e]) return;
@@ -102,7 +112,8 @@ void Checks::checkExprRef(ExprId e, Reporter& r) {
       }
       break;
     }
-    case OpCategory::Factory: break;
+    case OpCategory::Factory:
+    case OpCategory::Opaque: break;
   }
 }
 

@@ -35,6 +35,7 @@ class OpChecks {
 
   void check(ExprId e, Reporter& r) {
     const Expr& x = f_.exprs[e];
+    if (isOpaque(x.op)) return;  // no rule to check it against: references and counts only
     outputShape(f_, x, FoldedConstants(constants_), RuleMode::Check, rule_);
     switch (opInfo(x.op).category) {
       case OpCategory::Set:
@@ -47,6 +48,7 @@ class OpChecks {
       case OpCategory::Reduction: checkReduction(e, r); break;
       case OpCategory::Factory: checkFactory(e, r); break;
       case OpCategory::Matmul: checkMatmul(e, r); break;
+      case OpCategory::Opaque: break;
     }
   }
 
@@ -456,10 +458,12 @@ class OpChecks {
                          : "matmul operands must have rank 1 or more",
                   p + "/inputs/" + num(is.index));
       else if (is.kind == K::LinearWeightRank)
-        rankError(r, "the weight of linear must have rank 1 or 2, not " + std::to_string(is.a),
+        rankError(r, "the weight of linear must have rank 1 or more, not " + std::to_string(is.a),
                   p + "/inputs/1");
       else if (is.kind == K::LinearBiasRank)
-        rankError(r, "the bias of linear must have rank 0 or 1", p + "/inputs/2");
+        rankError(
+            r, "the bias of linear must have rank 0, 1 or the weight's rank - 1, not " + std::to_string(is.a),
+            p + "/inputs/2");
     }
     const auto& lg = f_.tensors[out].logical;
     if (rule_.ok()) {

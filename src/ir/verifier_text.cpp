@@ -17,7 +17,9 @@ std::string tensorDesc(const Fusion& f, TensorId t) {
 }
 
 std::string exprDesc(const Fusion& f, ExprId e) {
-  return "expr " + num(e) + " (" + std::string(opName(f.exprs[e].op)) + ")";
+  const Expr& x = f.exprs[e];
+  if (isOpaque(x.op) && !x.attrs.name.empty()) return "expr " + num(e) + " (opaque `" + x.attrs.name + "`)";
+  return "expr " + num(e) + " (" + std::string(opName(x.op)) + ")";
 }
 
 std::string axisDesc(const Fusion& f, AxisId a) {

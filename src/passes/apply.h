@@ -1,4 +1,4 @@
-// The apply pass (DESIGN §2 step 6): materializes the concretization of one
+// The apply pass: materializes the concretization of one
 // view as a Fusion -- every extent of the view's tensors that evaluates
 // becomes a constant, Symbolic axes become Iteration or Broadcast (extent
 // 1) -- and prints the view's exprs in nvFuser's style. The concretized

@@ -34,13 +34,52 @@ bool isConstNonZero(const Fusion& f, ScalarId s) {
   return sc.kind == ScalarKind::Constant && !(sc.value.kind == ConstValue::Kind::Int && sc.value.i == 0);
 }
 
+// A product of extents read as a constant times a multiset of scalars, with
+// size(T, d) read as the extent of T's d-th non-Reduction logical axis. Two
+// products with equal factors are equal for every binding; that is all the
+// symbolic comparison claims.
+struct Product {
+  int64_t constant = 1;
+  std::vector<ScalarId> factors;
+};
+
+// Adds the factors of `s` to `p`; false when `s` is not a product of
+// constants and scalars (a sum, a division, an overflow).
+bool addFactors(const Fusion& f, ScalarId s, Product& p) {
+  const Scalar& sc = f.scalars[s];
+  if (sc.kind == ScalarKind::Constant)
+    return sc.value.kind == ConstValue::Kind::Int &&
+           !__builtin_mul_overflow(p.constant, sc.value.i, &p.constant);
+  if (sc.kind == ScalarKind::Derived && sc.op == ScalarOp::Mul)
+    return addFactors(f, sc.lhs, p) && addFactors(f, sc.rhs, p);
+  if (sc.kind == ScalarKind::Derived && sc.op == ScalarOp::Size) {
+    int32_t d = 0;
+    for (AxisId a : f.tensors[sc.size_of].logical) {
+      if (f.axes[a].iter == IterType::Reduction) continue;
+      if (d++ == sc.size_dim) return addFactors(f, f.axes[a].extent, p);
+    }
+    return false;
+  }
+  p.factors.push_back(s);
+  return true;
+}
+
+// Whether `part` divides `whole` for every binding: its constant divides and
+// its factors are among whole's.
+bool dividesSymbolically(Product part, Product whole) {
+  if (part.constant == 0 || whole.constant % part.constant != 0) return false;
+  std::sort(part.factors.begin(), part.factors.end());
+  std::sort(whole.factors.begin(), whole.factors.end());
+  return std::includes(whole.factors.begin(), whole.factors.end(), part.factors.begin(), part.factors.end());
+}
+
 }  // namespace
 
 // The analysis of one view, or of one chunk of its exprs (analyzeInChunks).
 struct Analysis {
   const Fusion& f;
   ScalarEval& ev;
-  Era era;
+  DidBindingRule did;
   DiagnosticSink& sink;
   const std::string& file;
   EpochMarks& visited;        // tensors already visited
@@ -82,23 +121,41 @@ struct Analysis {
                                    ": Symbolic -> " + (*v == 1 ? "Broadcast" : "Iteration") + " (extent " +
                                    std::to_string(*v) + ")");
       }
-      // A DID axis must agree with its mesh.
-      if (isDeviceDim(ax.parallel) && f.tensors[t].mesh != kNone) {
+      // Where binding gives a DID axis the mesh size, a DID axis of a
+      // produced tensor must span the mesh too.
+      if (did == DidBindingRule::MeshSizeLocalOne && isDeviceDim(ax.parallel) && f.tensors[t].mesh != kNone) {
         const Mesh& m = f.meshes[f.tensors[t].mesh];
-        int64_t want = era == Era::Head ? m.sizeFor(ax.parallel) : m.size();
+        int64_t want = m.size();
         auto v = ev.value(ax.extent);
         if (v && want > 0 && *v != want && !on_input) {
           auto& d = sink.error(DiagCode::DidMeshMismatch,
                                std::string(f.tensorName(t)) + " axis " + std::to_string(u.pos) + " (" +
                                    axisToString(f, a) + ") is parallelized on " +
                                    std::string(parallelTypeName(ax.parallel)) + " with extent " +
-                                   std::to_string(*v) + ", but its mesh " + m.toString(era == Era::Head) +
-                                   " has " + std::to_string(want) + " devices there",
+                                   std::to_string(*v) + ", but its mesh " + m.toString(false) + " has " +
+                                   std::to_string(want) + " devices there",
                                tensorAxisLoc(file, t, u.pos));
           d.note("a logical DID axis spans the mesh: its extent must be the mesh size");
         }
       }
     }
+  }
+
+  // A reshape whose sizes are bound but whose validity depends on values no
+  // input gives: nvFuser concretizes it at run time; fusecheck cannot say
+  // whether the element counts agree.
+  void undecidedReshape(ExprId eid) {
+    const Expr& e = f.exprs[eid];
+    std::string shape;
+    for (ScalarId s : e.attrs.shape) shape += (shape.empty() ? "" : ", ") + scalarToString(f, s);
+    auto& d = sink.report(Severity::NotDecided, DiagCode::NotDecided,
+                          "whether reshape of " + std::string(f.tensorName(e.inputs[0].id)) + " into [" +
+                              shape + "] keeps the element count depends on the input sizes",
+                          exprLoc(file, eid, "shape"));
+    d.note(
+        "its sizes are bound by the inputs' extents, so nvFuser concretizes it; without sizes the counts "
+        "are compared only as products of the same extents");
+    d.note("pass the input sizes (concrete_inputs, or --bind NAME=VALUE) to decide it");
   }
 
   void visitExpr(ExprId eid) {
@@ -131,17 +188,29 @@ struct Analysis {
       if (!shared_marks) visited.set(t);  // chunks: a verified fusion's outputs are unique
       visitAxes(t, f.tensors[t].logical, false);
     }
-    // Dynamic reshape (reference §2.3 analyzeReshapes).
+    // Dynamic reshape (nvFuser's analyzeReshapes).
     if (e.op == OpKind::Reshape) {
       int64_t out_numel = 1;
       bool out_known = true;
       int minus_one = -1;
+      // Sizes that are bound but have no value (no input sizes given): the
+      // reshape concretizes, and its validity is decided symbolically.
+      Product out_product;
+      bool symbolic = false, out_factored = true, unevaluable = false;
       for (size_t i = 0; i < at.shape.size(); ++i) {
         ScalarId s = at.shape[i];
         const Scalar& sc = f.scalars[s];
         auto v = ev.value(s);
+        if (!v && ev.isKnown(s)) {
+          out_known = false;
+          symbolic = true;
+          out_factored = out_factored && addFactors(f, s, out_product);
+          continue;
+        }
         if (!v) {
           out_known = false;
+          out_factored = false;
+          unevaluable = true;
           for (ScalarId sym : ScalarEval::freeSymbols(f, s)) reported.push_back(sym);
           auto& d = sink.error(DiagCode::ReshapeUnevaluable,
                                "reshape size " + std::to_string(i) + " (" + scalarToString(f, s) +
@@ -162,6 +231,24 @@ struct Analysis {
           continue;
         }
         if (__builtin_mul_overflow(out_numel, *v, &out_numel)) out_known = false;
+        out_factored = out_factored && addFactors(f, s, out_product);
+      }
+      if (symbolic && out_factored && !e.inputs.empty() && e.inputs[0].isTensor()) {
+        // With a -1, the other sizes must divide the input's element count.
+        Product in_product;
+        bool in_factored = true;
+        for (AxisId a : f.tensors[e.inputs[0].id].logical) {
+          if (f.axes[a].iter == IterType::Reduction) continue;
+          const Axis& ax = f.axes[a];
+          in_factored =
+              in_factored && addFactors(f, ax.expanded != kNone ? ax.expanded : ax.extent, in_product);
+        }
+        const bool valid = in_factored && (minus_one >= 0 ? dividesSymbolically(out_product, in_product)
+                                                          : dividesSymbolically(out_product, in_product) &&
+                                                                dividesSymbolically(in_product, out_product));
+        if (!valid) undecidedReshape(eid);
+      } else if (symbolic && !unevaluable) {
+        undecidedReshape(eid);
       }
       if (out_known && !e.inputs.empty() && e.inputs[0].isTensor()) {
         int64_t in_numel = 1;
@@ -187,7 +274,7 @@ struct Analysis {
         }
       }
     }
-    // Expand (reference §2.3 analyzeExpands).
+    // Expand (nvFuser's analyzeExpands).
     if (e.op == OpKind::Expand && !e.inputs.empty() && e.inputs[0].isTensor()) {
       std::vector<AxisId> in = f.tensors[e.inputs[0].id].logical;
       in.erase(std::remove_if(in.begin(), in.end(),
@@ -212,15 +299,15 @@ struct Analysis {
   }
 };
 
-ConcretizationInfo analyzeConcretization(const Fusion& f, const ViewSpec& view, ScalarEval& ev, Era era,
-                                         DiagnosticSink& sink, const std::string& file, EpochMarks* scratch,
-                                         unsigned threads) {
+ConcretizationInfo analyzeConcretization(const Fusion& f, const ViewSpec& view, ScalarEval& ev,
+                                         DidBindingRule did, DiagnosticSink& sink, const std::string& file,
+                                         EpochMarks* scratch, unsigned threads) {
   // Called once per compute segment: with the caller's scratch the marks are
   // cleared in O(1), not allocated per call (that was O(segments x tensors)).
   EpochMarks local;
   EpochMarks& visited = scratch != nullptr ? *scratch : local;
   visited.reset(f.tensors.size());
-  Analysis head{f, ev, era, sink, file, visited};
+  Analysis head{f, ev, did, sink, file, visited, false, {}, {}};
   for (const BoundInput& in : view.inputs) {
     visited.set(in.tensor);
     head.visitAxes(in.tensor, in.domain, true);
@@ -240,7 +327,7 @@ ConcretizationInfo analyzeConcretization(const Fusion& f, const ViewSpec& view, 
     std::vector<std::optional<Analysis>> chunks(w);
     std::vector<steps::Counters> counters(w);
     parallelFor(w, [&](size_t k) {
-      Analysis& a = chunks[k].emplace(Analysis{f, ev, era, sinks[k], file, visited, true});
+      Analysis& a = chunks[k].emplace(Analysis{f, ev, did, sinks[k], file, visited, true, {}, {}});
       for (size_t i = n * k / w; i < n * (k + 1) / w; ++i) a.visitExpr(view.exprs[i]);
       if (k > 0) counters[k] = steps::counters;  // task 0 counts on this thread already
     });

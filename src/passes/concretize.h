@@ -1,12 +1,10 @@
-// Concretization analysis for one view (DESIGN §2 step 5, reference
-// §2.2-2.3): the whole fusion, or one segment fusion. Collects, for every
-// tensor the view holds (inputs with their rewritten domains, outputs of its
-// exprs), each logical axis's maybe-expanded extent that is non-constant or
-// the constant 0 -- Reduction axes included -- and every scalar an expr
-// uses as a value; evaluates each after binding. What cannot be evaluated
-// is returned as data (UnboundUse), never asserted. Dynamic reshapes,
-// expands, zero extents and DID extents are checked here too.
-// O(axes + exprs of the view).
+// Concretization analysis for one view, as nvFuser's
+// DynamicTransform analysis does (csrc/dynamic_transform.cpp): the whole fusion, or one segment fusion.
+// Collects, for every tensor the view holds (inputs with their rewritten domains, outputs of its exprs), each
+// logical axis's maybe-expanded extent that is non-constant or the constant 0 -- Reduction axes included --
+// and every scalar an expr uses as a value; evaluates each after binding. What cannot be evaluated is
+// returned as data (UnboundUse), never asserted. Dynamic reshapes, expands, zero extents and DID extents are
+// checked here too. O(axes + exprs of the view).
 #pragma once
 
 #include <string>
@@ -41,8 +39,8 @@ struct ConcretizationInfo {
 // (the pipeline does so for a large whole fusion), with the same result and
 // diagnostics; `ev` then has every scalar evaluated first. Only for a
 // verified fusion (each tensor the output of one expr).
-ConcretizationInfo analyzeConcretization(const Fusion& f, const ViewSpec& view, ScalarEval& ev, Era era,
-                                         DiagnosticSink& sink, const std::string& file,
+ConcretizationInfo analyzeConcretization(const Fusion& f, const ViewSpec& view, ScalarEval& ev,
+                                         DidBindingRule did, DiagnosticSink& sink, const std::string& file,
                                          EpochMarks* scratch = nullptr, unsigned threads = 1);
 
 }  // namespace fc

@@ -6,6 +6,7 @@
 #include <queue>
 
 #include "analysis/resharding.h"
+#include "passes/sharding.h"
 #include "support/parallel.h"
 #include "support/phase_times.h"
 
@@ -65,7 +66,7 @@ std::string schedulerFor(const Fusion& f, const std::vector<ExprId>& exprs) {
 // producer, gathered in one pass over the exprs: the passes below then read
 // a few bytes per operand in sequence instead of chasing each expr's heap
 // vectors and each operand tensor's cache line (a million exprs and tensors
-// fit no cache; fix 30 of docs/performance.md).
+// fit no cache).
 struct Operands {
   std::vector<uint32_t> in_begin, out_begin;  // per expr, n + 1 entries
   std::vector<ValueRef> in;
@@ -206,36 +207,22 @@ std::string exprLabel(const Fusion& f, ExprId e) {
   return s + ")";
 }
 
-// Whether each expr reshards: independent per expr (a pure function of the
-// fusion), so a large fusion's exprs are split over every core.
-std::vector<uint8_t> reshardingOf(const Fusion& f) {
-  const size_t n = f.exprs.size();
-  std::vector<uint8_t> resharding(n, 0);
-  if (!isMultiDevice(f)) return resharding;
-  constexpr size_t kParallelMinExprs = 65536;
-  const size_t w = n >= kParallelMinExprs ? threadsFor(defaultThreads()) : 1;
-  parallelFor(w, [&](size_t k) {
-    for (size_t e = n * k / w; e < n * (k + 1) / w; ++e)
-      resharding[e] = isResharding(f, static_cast<ExprId>(e));
-  });
-  return resharding;
-}
-
-SegmentPassResult segmentWith(const Fusion& f, Era era, bool trace, DiagnosticSink& sink,
-                              const std::string& file, const std::vector<ExprId>& order, const Operands& ops,
+SegmentPassResult segmentWith(const Fusion& f, const SegmentOptions& so, DiagnosticSink& sink,
+                              const std::vector<ExprId>& order, const Operands& ops,
                               const std::vector<uint8_t>& resharding);
 
 }  // namespace
 
-SegmentPassResult segmentFusion(const Fusion& f, Era era, bool trace, DiagnosticSink& sink,
-                                const std::string& file, const std::vector<ExprId>* topo) {
-  if (topo != nullptr) return segmentWith(f, era, trace, sink, file, *topo, Operands(f), reshardingOf(f));
+SegmentPassResult segmentFusion(const Fusion& f, const SegmentOptions& so, DiagnosticSink& sink,
+                                const std::vector<ExprId>* topo) {
+  std::vector<uint8_t> computed;
+  const std::vector<uint8_t>& resharding = so.resharding ? *so.resharding : (computed = reshardingFlags(f));
+  if (topo != nullptr) return segmentWith(f, so, sink, *topo, Operands(f), resharding);
   std::vector<ExprId> order = topoOrder(f);
-  return segmentWith(f, era, trace, sink, file, order, Operands(f), reshardingOf(f));
+  return segmentWith(f, so, sink, order, Operands(f), resharding);
 }
 
-SegmentPassResult segmentFusion(const Fusion& f, Era era, bool trace, DiagnosticSink& sink,
-                                const std::string& file,
+SegmentPassResult segmentFusion(const Fusion& f, const SegmentOptions& so, DiagnosticSink& sink,
                                 const std::function<void(const std::vector<ExprId>&)>& on_order,
                                 size_t overlap_min_exprs) {
   std::vector<ExprId> order;
@@ -246,7 +233,7 @@ SegmentPassResult segmentFusion(const Fusion& f, Era era, bool trace, Diagnostic
   auto gather = [&] {
     PhaseScope phase("operands, resharding", PhaseScope::Detail{});  // timed when on this thread
     ops.emplace(f);
-    resharding = reshardingOf(f);
+    if (!so.resharding) resharding = reshardingFlags(f);
   };
   auto walk = [&] {
     PhaseScope phase("topological order", PhaseScope::Detail{});
@@ -260,14 +247,32 @@ SegmentPassResult segmentFusion(const Fusion& f, Era era, bool trace, Diagnostic
     walk();
     gather();
   }
-  return segmentWith(f, era, trace, sink, file, order, *ops, resharding);
+  return segmentWith(f, so, sink, order, *ops, so.resharding ? *so.resharding : resharding);
 }
 
 namespace {
 
-SegmentPassResult segmentWith(const Fusion& f, Era era, bool trace, DiagnosticSink& sink,
-                              const std::string& file, const std::vector<ExprId>& order, const Operands& ops,
+// An op the MultiDeviceExecutor's later lowering runs as a host op of its
+// own: matmul, linear, slice, select, binary ops, reductions, and a set that
+// is not a permute (csrc/host_ir/lower.cpp:617-645 @ cf5c6d2bf40f).
+bool standaloneHostOp(const Fusion& f, ExprId e) {
+  const Expr& x = f.exprs[e];
+  switch (opInfo(x.op).category) {
+    case OpCategory::Matmul:
+    case OpCategory::Binary:
+    case OpCategory::Compare: return true;
+    case OpCategory::Reduction: return x.op != OpKind::Mean && x.op != OpKind::Var && x.op != OpKind::VarMean;
+    case OpCategory::Set:
+      return x.op == OpKind::Set && x.outputs.size() == 1 && f.tensors[x.outputs[0]].root.empty();
+    default: return x.op == OpKind::Slice;
+  }
+}
+
+SegmentPassResult segmentWith(const Fusion& f, const SegmentOptions& so, DiagnosticSink& sink,
+                              const std::vector<ExprId>& order, const Operands& ops,
                               const std::vector<uint8_t>& resharding) {
+  const bool trace = so.trace;
+  const std::string& file = so.file;
   SegmentPassResult r;
   SegmentedFusion& sf = r.segmented;
   sf.fusion = &f;
@@ -279,15 +284,23 @@ SegmentPassResult segmentWith(const Fusion& f, Era era, bool trace, DiagnosticSi
   auto lower = [&](Segment& s, ExprId e) {
     s.kind = SegmentKind::Communication;
     s.scheduler = "communication";
-    Lowering lw = lowerToCommunication(f, e, era);
-    if (!lw.error.empty()) {
+    Lowering lw = lowerToCommunication(f, e, so.lowering);
+    if (lw.not_decided) {
+      auto& d =
+          sink.report(Severity::NotDecided, DiagCode::NotDecided,
+                      exprLabel(f, e) + " is resharding: what it lowers to at this point is not modelled",
+                      Location{file, JsonPointer().key("exprs").index(e).str(), 0, 0});
+      d.note(lw.error);
+      s.reason = "resharding expr (lowering not modelled)";
+    } else if (!lw.error.empty()) {
       auto& d = sink.error(DiagCode::UnlowerableResharding,
                            exprLabel(f, e) + " is resharding but cannot be lowered to a communication",
                            Location{file, JsonPointer().key("exprs").index(e).str(), 0, 0});
       d.note(lw.error);
-      d.note("nvFuser " + std::string(eraName(era)) +
-             " segments each resharding expr alone and lowers it to a "
-             "collective; this one would fail at lowering");
+      d.note(so.path +
+             " segments each resharding expr alone and lowers it to a collective; this one fails at "
+             "lowering");
+      if (!lw.check.empty()) d.check = CheckRef{lw.check, {{"expr", exprLabel(f, e)}}};
       s.reason = "resharding expr (not lowerable)";
     } else {
       s.comm = lw.kind;
@@ -323,10 +336,19 @@ SegmentPassResult segmentWith(const Fusion& f, Era era, bool trace, DiagnosticSi
   // operand is cut when its producer is a segment_set (single device).
   std::vector<uint8_t> barrier(n, 0), cuts(n, 0);
   for (ExprId e = 0; e < n; ++e) {
-    barrier[e] = multi ? resharding[e] : isExprEvalOnly(f.exprs[e].op);
-    cuts[e] = !multi && f.exprs[e].op == OpKind::SegmentSet;
+    if (!multi) {
+      barrier[e] = isExprEvalOnly(f.exprs[e].op);
+      cuts[e] = f.exprs[e].op == OpKind::SegmentSet;
+      continue;
+    }
+    barrier[e] = resharding[e];
+    if (so.mesh == MeshSegmenter::StandaloneHostOps) barrier[e] |= standaloneHostOp(f, e);
+    if (so.mesh == MeshSegmenter::SchedulerDriven) {
+      barrier[e] |= isExprEvalOnly(f.exprs[e].op);
+      cuts[e] = f.exprs[e].op == OpKind::SegmentSet;
+    }
   }
-  sf.approximate = !multi;
+  sf.approximate = !multi || so.mesh != MeshSegmenter::ReshardingAlone;
   // The operand's producer p is never kNone here.
   auto weight = [&](ExprId p) { return (barrier[p] || cuts[p]) ? 1u : 0u; };
 
@@ -390,8 +412,10 @@ SegmentPassResult segmentWith(const Fusion& f, Era era, bool trace, DiagnosticSi
           std::string why;
           if (refuse == Refuse::Barrier) {
             ExprId b = barrier[e] ? e : c;
-            why = multi ? exprLabel(f, b) + " is resharding and runs alone"
-                        : exprLabel(f, b) + " runs on ExprEval alone";
+            why = multi && resharding[b] ? exprLabel(f, b) + " is resharding and runs alone"
+                  : multi && so.mesh == MeshSegmenter::StandaloneHostOps
+                      ? exprLabel(f, b) + " is a host op and runs alone"
+                      : exprLabel(f, b) + " runs on ExprEval alone";
           } else if (refuse == Refuse::Cut) {
             why = std::string(f.tensorName(t)) + " is a segment_set output";
           } else {
@@ -426,12 +450,14 @@ SegmentPassResult segmentWith(const Fusion& f, Era era, bool trace, DiagnosticSi
   for (size_t k = 0; k < seg_size.size(); ++k) sf.segments[k].exprs.reserve(seg_size[k]);
   for (ExprId e : order) sf.segments[seg_of[e]].exprs.push_back(e);
   for (Segment& s : sf.segments) {
-    if (barrier[s.exprs[0]] && multi) {
+    if (multi && resharding[s.exprs[0]]) {
       lower(s, s.exprs[0]);
     } else {
       s.kind = SegmentKind::Compute;
       s.scheduler = schedulerFor(f, s.exprs);
-      s.reason = barrier[s.exprs[0]] ? "ExprEval-only op, segmented alone" : "maximal compute region";
+      s.reason = !barrier[s.exprs[0]]                                   ? "maximal compute region"
+                 : multi && so.mesh == MeshSegmenter::StandaloneHostOps ? "host op, segmented alone"
+                                                                        : "ExprEval-only op, segmented alone";
     }
   }
   merge_phase.stop();

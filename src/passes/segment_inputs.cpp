@@ -2,10 +2,6 @@
 
 namespace fc {
 
-InputRewrite eraInputRewrite(Era era) {
-  return era == Era::E2024_06 ? InputRewrite::KeepReductions : InputRewrite::StripReductions;
-}
-
 std::vector<AxisId> segmentInputDomain(const Fusion& f, TensorId t, InputRewrite rw) {
   std::vector<AxisId> out;
   for (AxisId a : f.tensors[t].logical)

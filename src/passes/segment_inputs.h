@@ -1,4 +1,4 @@
-// The era's segment-input rewrite (DESIGN §2 step 3, reference §4.4):
+// The segment-input rewrite:
 // the domain a segment input tensor has inside the segment fusion.
 // Before PR #2487 the root is erased and Reduction axes survive with their
 // extent symbol; after it they are removed from logical/allocation/
@@ -11,9 +11,6 @@
 #include "ir/segmentation.h"
 
 namespace fc {
-
-// The default rewrite of an era.
-InputRewrite eraInputRewrite(Era era);
 
 // The logical domain `t` has as an input of a segment fusion.
 std::vector<AxisId> segmentInputDomain(const Fusion& f, TensorId t, InputRewrite rw);

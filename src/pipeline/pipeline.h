@@ -1,7 +1,10 @@
-// The era-faithful pipeline (DESIGN §2): segment -> segment inputs -> bind
-// -> concretization analysis -> apply, in the order the chosen era runs
-// them. One call runs it all and returns data (segments, bindings,
-// diagnostics with provenance); printing is the driver's job.
+// The pipeline: nvFuser's steps on one path at one point of its
+// history, as a profile (profile.h) says -- the sharding passes, segment,
+// segment inputs, bind, concretization analysis, apply, and what the path's
+// executor checks per segment -- in the order that path runs them. One call
+// runs it all and returns data (segments, bindings, diagnostics with
+// provenance and the nvFuser check each stands for, the verdict); printing
+// is the driver's job.
 #pragma once
 
 #include <map>
@@ -14,11 +17,12 @@
 #include "analysis/segmented_fusion.h"
 #include "diag/diagnostic.h"
 #include "ir/fusion.h"
+#include "pipeline/profile.h"
 
 namespace fc {
 
 struct PipelineOptions {
-  Era era = Era::E2024_06;
+  Profile profile;
   // --bind S=V: concrete values for symbols, overriding the repro's sizes.
   std::map<std::string, int64_t> binds;
   // Bind from the repro's concrete_inputs (when present) or symbolically.
@@ -32,17 +36,18 @@ struct PipelineOptions {
   // Threads (0: defaultThreads(), support/parallel.h). With two or more and
   // no trace, a fusion of parallel_min_exprs exprs or more is segmented on a
   // second thread while the first binds and concretizes it (whole-first
-  // eras: in chunks of its exprs, one per thread), and the 2024 multi-device
-  // eras bind and concretize its segments in chunks, one per thread within a
-  // memory budget (segmentLanes in pipeline.cpp); the result and the
-  // diagnostics, in their order, are the same either way.
+  // paths: in chunks of its exprs, one per thread), and per-segment paths
+  // bind and concretize its segments in chunks, one per thread within a
+  // memory budget (lanes.cpp); the result and the diagnostics, in their
+  // order, are the same either way.
   unsigned threads = 0;
   size_t parallel_min_exprs = 8192;
 };
 
 // Pass names, the same everywhere (trace headings, --print-after,
 // dot --stage, report steps).
-inline constexpr const char* kPassNames[] = {"bind", "concretize", "apply", "segment", "segment-inputs"};
+inline constexpr const char* kPassNames[] = {"sharding", "bind",    "concretize",
+                                             "apply",    "segment", "segment-inputs"};
 
 struct PassTrace {
   std::string pass;   // one of kPassNames
@@ -50,30 +55,47 @@ struct PassTrace {
   std::string text;   // printed state after the pass
 };
 
+enum class Verdict : uint8_t { Clean, Findings, NotDecided };
+std::string_view verdictName(Verdict v);  // "clean", "findings", "not-decided"
+
 struct PipelineResult {
   SegmentedFusion segmented;
   std::vector<Diagnostic> diagnostics;
   std::vector<PassTrace> trace;
   std::vector<UnboundExtent> unbound;  // the provenance behind each FC0301
-  Era era = Era::E2024_06;
+  Profile profile;
   InputRewrite input_rewrite = InputRewrite::KeepReductions;
-  bool whole_first = false;            // the era concretizes the whole fusion before segmenting
+  bool whole_first = false;  // the path concretizes the complete fusion before segmenting
+  // The fusion the sharding passes left (their inserted sets and the meshes
+  // they propagated), when they changed something; null: the input. The
+  // segments, the evaluator and the diagnostics' exprs refer to fusion().
+  std::shared_ptr<const Fusion> sharded;
   std::shared_ptr<ScalarEval> whole;   // the complete fusion's binding
   bool overlapped = false;             // segmented on a second thread (PipelineOptions::threads)
   bool segments_in_chunks = false;     // segments bound and concretized in chunks, one per thread
   bool concretized_in_chunks = false;  // the whole fusion concretized in chunks, one per thread
-  bool failed() const;
+  // What the verdict rests on.
+  std::vector<std::string> checked;         // what was replayed
+  std::vector<std::string> approximations;  // what was not replayed exactly
+  std::vector<std::string> notes;           // the assumptions the profile made
+  bool failed() const;                      // an error
+  Verdict verdict() const;                  // by the first finding in nvFuser's run order
+  // The fusion the results refer to: the sharded one, else `input`.
+  const Fusion& fusion(const Fusion& input) const { return sharded ? *sharded : input; }
 };
 
+// "nvFuser 2024-06-30 (4e7365d18), C++, MultiDeviceExecutor (segment, then
+// ...), 4 segments, 1 error" -- the profile, the order, and the verdict.
+std::string verdictSummary(const PipelineResult& r);
+
 // Runs the pipeline on a verified fusion. The result's evaluator (`whole`)
-// refers to `f`: keep `f` alive and in place (not moved) while using it.
+// refers to `f` (or to `sharded`): keep `f` alive and in place (not moved)
+// while using it.
 PipelineResult runPipeline(const Fusion& f, const PipelineOptions& opts);
 
 // Per-rank local sizes of the non-Reduction logical axes of `t`, from the
 // complete fusion's binding (nullopt where unknown).
-std::vector<std::optional<int64_t>> localShape(const Fusion& f, ScalarEval& whole, TensorId t, Era era);
-
-// The message nvFuser of `era` raises for an unbound extent `sym`.
-std::string nvfuserUnboundMessage(Era era, const std::string& sym);
+std::vector<std::optional<int64_t>> localShape(const Fusion& f, ScalarEval& whole, TensorId t,
+                                               DidBindingRule did);
 
 }  // namespace fc

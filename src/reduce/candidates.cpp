@@ -49,6 +49,7 @@ class Builder {
     copyInputs();
     copyOutputs();
     copyConcrete();
+    copySource();
     copySegmentation();
     fixSizeScalars();
     compactScalarsAndMeshes(g_);
@@ -146,6 +147,8 @@ class Builder {
   void copyTensors() {
     g_.name = f_.name;
     g_.era = f_.era;
+    g_.origin = f_.origin;
+    g_.nvfuser = f_.nvfuser;
     g_.provenance = f_.provenance;
     g_.meshes = f_.meshes;
     g_.seed = f_.seed;
@@ -212,6 +215,22 @@ class Builder {
         g_.outputs.push_back(remap_[t]);
     for (TensorId t = 0; t < n_tensors_; ++t)
       if (promoted_[t] && keep_[f_.tensors[t].definition]) g_.outputs.push_back(remap_[t]);
+  }
+
+  // Where the user's file defines the kept tensors and exprs, renumbered with them; scalar ids
+  // are the original's until compactScalarsAndMeshes renumbers them (and their positions).
+  void copySource() {
+    if (!f_.source) return;
+    SourcePositions p;
+    p.file = f_.source->file;
+    p.tensors.resize(g_.tensors.size());
+    for (TensorId t = 0; t < n_tensors_ && t < f_.source->tensors.size(); ++t)
+      if (remap_[t] != kNone) p.tensors[remap_[t]] = f_.source->tensors[t];
+    p.exprs.resize(g_.exprs.size());
+    for (ExprId e = 0; e < f_.exprs.size() && e < f_.source->exprs.size(); ++e)
+      if (expr_remap_[e] != kNone) p.exprs[expr_remap_[e]] = f_.source->exprs[e];
+    p.scalars = f_.source->scalars;
+    g_.source = std::move(p);
   }
 
   void copyConcrete() {
@@ -358,6 +377,12 @@ void compactScalarsAndMeshes(Fusion& g) {
   }
   g.scalars = std::move(kept);
   forEachScalarRef(g, re);
+  if (g.source && !g.source->scalars.empty()) {
+    std::vector<LineCol> at(g.scalars.size());
+    for (ScalarId s = 0; s < n && s < g.source->scalars.size(); ++s)
+      if (remap[s] != kNone) at[remap[s]] = g.source->scalars[s];
+    g.source->scalars = std::move(at);
+  }
 
   // meshes no tensor uses
   std::vector<MeshId> mesh_remap(g.meshes.size(), kNone);
@@ -374,15 +399,15 @@ void compactScalarsAndMeshes(Fusion& g) {
     if (t.mesh != kNone && t.mesh < mesh_remap.size()) t.mesh = mesh_remap[t.mesh];
 }
 
-LocalShapes localShapesOf(const Fusion& f, Era era) {
+LocalShapes localShapesOf(const Fusion& f, const Profile& profile) {
   LocalShapes out;
   if (f.concrete_inputs.empty()) return out;
   PipelineOptions o;
-  o.era = era;
+  o.profile = profile;
   PipelineResult r = runPipeline(f, o);
   if (!r.whole) return out;
   for (TensorId t = 0; t < f.tensors.size(); ++t) {
-    std::vector<std::optional<int64_t>> s = localShape(f, *r.whole, t, era);
+    std::vector<std::optional<int64_t>> s = localShape(f, *r.whole, t, profile.did_rule);
     std::vector<int64_t> v;
     bool known = true;
     for (const auto& d : s) {
@@ -418,14 +443,14 @@ std::optional<Fusion> shrinkMesh(const Fusion& f, MeshId m) {
   return g;
 }
 
-std::vector<std::vector<ExprId>> segmentsOf(const Fusion& f, Era era) {
+std::vector<std::vector<ExprId>> segmentsOf(const Fusion& f, const Profile& profile) {
   std::vector<std::vector<ExprId>> out;
   if (f.segmentation) {
     for (const SegmentSpec& s : f.segmentation->segments) out.push_back(s.exprs);
     return out;
   }
   PipelineOptions o;
-  o.era = era;
+  o.profile = profile;
   PipelineResult r = runPipeline(f, o);
   for (const Segment& s : r.segmented.segments) out.push_back(s.exprs);
   return out;

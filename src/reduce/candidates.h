@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "ir/fusion.h"
+#include "pipeline/profile.h"
 
 namespace fc {
 
@@ -36,7 +37,7 @@ struct Shrink {
 // Per-rank sizes of every tensor whose non-Reduction extents the fusion's
 // whole binding evaluates (by name): the concrete inputs of fresh inputs.
 using LocalShapes = std::map<std::string, std::vector<int64_t>>;
-LocalShapes localShapesOf(const Fusion& f, Era era);
+LocalShapes localShapesOf(const Fusion& f, const Profile& profile);
 
 // nullopt when nothing would be left (no outputs).
 std::optional<Fusion> applyShrink(const Fusion& f, const Shrink& s, const LocalShapes& shapes);
@@ -49,8 +50,8 @@ std::optional<Fusion> halveConcreteSizes(const Fusion& f);
 // not 1-D or has one device.
 std::optional<Fusion> shrinkMesh(const Fusion& f, MeshId m);
 
-// The exprs of each segment the era forms (explicit or computed).
-std::vector<std::vector<ExprId>> segmentsOf(const Fusion& f, Era era);
+// The exprs of each segment the profile forms (explicit or computed).
+std::vector<std::vector<ExprId>> segmentsOf(const Fusion& f, const Profile& profile);
 
 // Inputs that applyShrink may drop: scalar inputs and tensor inputs no expr
 // uses (positions in Fusion::inputs).

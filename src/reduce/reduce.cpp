@@ -23,11 +23,11 @@ std::string_view stopReasonName(StopReason r) {
   return "?";
 }
 
-FusionSize measureFusion(const Fusion& f, Era era) {
+FusionSize measureFusion(const Fusion& f, const Profile& profile) {
   FusionSize s;
   s.exprs = f.exprs.size();
   s.tensors = f.tensors.size();
-  s.segments = segmentsOf(f, era).size();
+  s.segments = segmentsOf(f, profile).size();
   s.inputs = f.inputs.size();
   s.outputs = f.outputs.size();
   s.scalars = f.scalars.size();
@@ -41,12 +41,12 @@ using Clock = std::chrono::steady_clock;
 class Reducer {
  public:
   Reducer(const Fusion& f, const ReduceProperty& p, const ReduceOptions& o)
-      : input_(f), prop_(p), opts_(o), era_(o.era ? *o.era : f.era.value_or(Era::E2024_06)) {}
+      : input_(f), prop_(p), opts_(o), profile_(o.profile ? *o.profile : defaultProfile(f)) {}
 
   ReduceResult run() {
     start_ = Clock::now();
     ReduceResult r;
-    r.before = measureFusion(input_, era_);
+    r.before = measureFusion(input_, profile_);
     best_ = input_;
     best_.rebuildUses();
     best_text_ = writeFusion(best_);
@@ -74,7 +74,7 @@ class Reducer {
   const Fusion& input_;
   const ReduceProperty& prop_;
   const ReduceOptions& opts_;
-  Era era_;
+  Profile profile_;
   Clock::time_point start_;
   Fusion best_;
   std::string best_text_;
@@ -86,7 +86,7 @@ class Reducer {
     stats_.seconds = elapsed();
     r.stop = why;
     r.stats = stats_;
-    r.after = measureFusion(best_, era_);
+    r.after = measureFusion(best_, profile_);
     r.best = std::move(best_);
     return r;
   }
@@ -182,7 +182,7 @@ class Reducer {
     stats_.phase = phase;
     if (n == 0 || stopped()) return false;
     const Fusion f0 = best_;
-    const LocalShapes shapes = localShapesOf(f0, era_);
+    const LocalShapes shapes = localShapesOf(f0, profile_);
     uint64_t before = stats_.improvements;
     ddmin(
         n,
@@ -201,7 +201,7 @@ class Reducer {
   }
 
   bool phaseSegments() {
-    std::vector<std::vector<ExprId>> segs = segmentsOf(best_, era_);
+    std::vector<std::vector<ExprId>> segs = segmentsOf(best_, profile_);
     if (segs.size() <= 1) return false;
     const size_t ne = best_.exprs.size();
     return shrinkPhase(

@@ -1,4 +1,4 @@
-// The delta-debugging minimizer behind `fusecheck reduce` (issue 9): shrinks
+// The delta-debugging minimizer behind `fusecheck reduce`: shrinks
 // a fusion while a property stays true. Hierarchical ddmin: first whole
 // segments, then single exprs (a dropped expr's output that is still used
 // becomes a fresh fusion input of the same type; a dropped output's dead
@@ -30,6 +30,7 @@
 #include <string_view>
 
 #include "ir/fusion.h"
+#include "pipeline/profile.h"
 
 namespace fc {
 
@@ -56,7 +57,7 @@ struct FusionSize {
   size_t outputs = 0;
   size_t scalars = 0;
 };
-FusionSize measureFusion(const Fusion& f, Era era);
+FusionSize measureFusion(const Fusion& f, const Profile& profile);
 
 struct ReduceStats {
   uint64_t steps = 0;           // candidates built (valid or not)
@@ -82,9 +83,9 @@ struct ReduceOptions {
   uint64_t max_steps = 0;                        // 0: unlimited
   double time_limit_s = 0;                       // 0: unlimited
   const std::atomic<bool>* interrupt = nullptr;  // polled between candidates
-  // Era whose segmentation the "segments" phase removes (the fusion's own
-  // era when unset, else 2024-06).
-  std::optional<Era> era;
+  // The profile whose segmentation the "segments" phase removes (the
+  // fusion's own when unset: defaultProfile).
+  std::optional<Profile> profile;
   bool shrink_sizes = true;   // halve concrete input sizes
   bool shrink_meshes = true;  // drop devices of 1-D meshes
   bool check_input = true;    // evaluate the property on the input first

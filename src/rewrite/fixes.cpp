@@ -6,6 +6,7 @@
 #include "analysis/scalar_eval.h"
 #include "ir/printer.h"
 #include "passes/segment_inputs.h"
+#include "pipeline/history.h"
 
 namespace fc {
 
@@ -117,8 +118,21 @@ FixResult applyFixes(const Fusion& f, const PipelineResult& before, FixKind kind
     out.refusals.push_back(std::move(d));
   };
 
+  const uint32_t pos = before.profile.point.pos;
+  const nv::Change* strip_since = nv::nextChangeTo(nv::InputRewrite::StripReductions, pos);
+  const nv::Change* forward_since = nv::nextChangeTo(nv::SegmentInputLookup::Evaluator, pos);
   for (const UnboundExtent& u : before.unbound) {
     std::string sym(f.scalarName(u.symbol));
+    if (u.missing_input) {
+      if (kind == FixKind::StripReductionAxes) continue;
+      if (u.forward_applies)
+        forwards.push_back({static_cast<uint32_t>(u.segment), u.symbol});
+      else
+        refuse("forward-extent cannot supply " + sym + " to segment " + std::to_string(u.segment) +
+                   ": no later nvFuser binds it there either",
+               "give the repro concrete inputs or --bind " + sym + "=V");
+      continue;
+    }
     if (u.segment < 0) {
       refuse("no fix can bind " + sym + ": the whole fusion cannot evaluate it",
              "bind it from the inputs: give the repro concrete inputs or use --bind " + sym + "=V");
@@ -140,13 +154,8 @@ FixResult applyFixes(const Fusion& f, const PipelineResult& before, FixKind kind
              u.forward_applies ? "use --fix forward-extent: " + sym + " is bound in the whole fusion" : "");
       continue;
     }
-    if (u.forward_applies) {
-      forwards.push_back({static_cast<uint32_t>(u.segment), u.symbol});
-    } else {
-      refuse("forward-extent cannot discharge " + sym + " in segment " + std::to_string(u.segment) +
-                 ": the complete fusion does not bind it either",
-             "give the repro concrete inputs or --bind " + sym + "=V");
-    }
+    refuse("no fix nvFuser made later discharges " + sym + " in segment " + std::to_string(u.segment),
+           "give the repro concrete inputs or --bind " + sym + "=V");
   }
   // Edge hazards are discharged by stripping too.
   for (const Diagnostic& d : before.diagnostics)
@@ -205,7 +214,7 @@ FixResult applyFixes(const Fusion& f, const PipelineResult& before, FixKind kind
         auto keep = segmentInputDomain(f, v.id, InputRewrite::KeepReductions);
         auto strip = segmentInputDomain(f, v.id, InputRewrite::StripReductions);
         if (keep.size() == strip.size()) continue;
-        out.actions.push_back({"strip-reduction-axes",
+        out.actions.push_back({"strip-reduction-axes", strip_since ? strip_since->label() : std::string(),
                                "segment " + std::to_string(s.id) + ": " + std::string(f.tensorName(v.id)) +
                                    " " + domainToString(f, keep) + " -> " + domainToString(f, strip),
                                "the stripped symbols have no other use in segment " + std::to_string(s.id)});
@@ -219,7 +228,7 @@ FixResult applyFixes(const Fusion& f, const PipelineResult& before, FixKind kind
       continue;
     seg.forward.push_back(fw);
     std::string sym(f.scalarName(fw.symbol));
-    out.actions.push_back({"forward-extent",
+    out.actions.push_back({"forward-extent", forward_since ? forward_since->label() : std::string(),
                            "segment " + std::to_string(fw.segment) + ": new scalar input " + sym,
                            sym + " is bound in the complete fusion, so the producer side can pass it"});
   }

@@ -1,12 +1,15 @@
-// Fixes (DESIGN §2 "Fixes"): a fix changes how the program is segmented
+// Fixes: a fix changes how the program is segmented
 // and built -- recorded in the repro as an explicit segmentation plus edge
 // handling -- never the user's complete fusion.
-//  - strip-reduction-axes: PR #2487's input rewrite (segment inputs lose
-//    their Reduction axes). Obligation: the stripped symbols have no other
-//    use in the segment.
-//  - forward-extent: pass a needed symbol into the segment as a scalar
-//    input bound on the producer side (or from the mesh for a DID extent).
-//    Obligation: the complete fusion binds the symbol.
+//  - strip-reduction-axes: what nvFuser does from PR #2487 (segment inputs
+//    lose their Reduction axes). Obligation: the stripped symbols have no
+//    other use in the segment.
+//  - forward-extent: what nvFuser's host-IR evaluator does from PR #2533 for
+//    a scalar the segmenter forwards into a segment: bind it from the
+//    extent of a tensor bound before. Obligation: the complete fusion binds
+//    the symbol from a tensor.
+// A fix is offered only on a profile where nvFuser itself does it at a later
+// change point; each action names that change.
 // Each fix is applied only where its obligation holds; otherwise the result
 // says why and which fix to use instead. O(segments + diagnostics).
 #pragma once
@@ -26,6 +29,7 @@ std::optional<FixKind> parseFixKind(
 
 struct FixAction {
   std::string fix;         // "strip-reduction-axes" | "forward-extent"
+  std::string since;       // the change from which nvFuser does it: "#2487 (4afbdf52f, 2024-07-01)"
   std::string change;      // "segment 2: T5 [rS14{i0}, ...] -> [iS15{i3}, iS16{i6}]"
   std::string obligation;  // what was proven
 };

@@ -19,7 +19,16 @@ PhaseTimes* PhaseTimes::activate(PhaseTimes* t) {
 
 PhaseTimes* PhaseTimes::active() { return g_active; }
 
+std::string PhaseTimes::current() const {
+  std::lock_guard<std::mutex> lock(current_m_);
+  return current_;
+}
+
 size_t PhaseTimes::slot(std::string_view name, bool detail) {
+  if (track_ && !detail) {
+    std::lock_guard<std::mutex> lock(current_m_);
+    current_.assign(name);
+  }
   for (size_t i = 0; i < phases_.size(); ++i)
     if (phases_[i].name == name) return i;
   phases_.push_back(Phase{std::string(name)});

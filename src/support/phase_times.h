@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,11 +44,20 @@ class PhaseTimes {
   void mergeConcurrent(const PhaseTimes& other);
 
   const std::vector<Phase>& phases() const { return phases_; }
+
+  // With tracking on, the name of the phase entered last (details left
+  // out) is kept for another thread to read: a progress line says what a
+  // long command is doing.
+  void trackCurrent(bool on) { track_ = on; }
+  std::string current() const;
   // A table: phase, calls, ms, share of `total_seconds`, peak RSS.
   std::string render(double total_seconds) const;
 
  private:
   std::vector<Phase> phases_;
+  bool track_ = false;
+  mutable std::mutex current_m_;
+  std::string current_;
 };
 
 // Process peak resident set so far, in KiB (getrusage); 0 where unknown.

@@ -1,13 +1,12 @@
 // Faulting in a large fresh block on several threads before one thread
 // fills it. The chunked reader sizes the million-element tensor and expr
 // arrays (~430 MB at 1M exprs) on its calling thread: the first-touch page
-// faults of that one thread were a sequential part of reading
-// (docs/performance.md, fix 33). Each thread writes one byte of each of its
+// faults of that one thread were a sequential part of reading.
+// Each thread writes one byte of each of its
 // pages with an atomic or of 0, which faults the page in without changing
 // what it holds; no other thread may use the block meanwhile. (madvise
 // MADV_POPULATE_WRITE does the same in the kernel, but measured 4-6 times
-// slower than these writes on the device host's virtual machine:
-// docs/performance.md, fix 43.)
+// slower than these writes on the device host's virtual machine.)
 #pragma once
 
 #include <cstddef>

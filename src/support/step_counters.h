@@ -1,5 +1,5 @@
-// Step counters for complexity tests (tests/perf, issue "Performance at
-// scale"): hot loops add the number of elementary steps they perform, so a
+// Step counters for complexity tests (tests/perf): hot
+// loops add the number of elementary steps they perform, so a
 // test can assert that a pass is linear in the size of its input by
 // comparing counts at n and k*n -- machine-independent, unlike timings.
 // One thread-local struct of plain integers: an increment per step, no I/O.

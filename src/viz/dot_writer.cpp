@@ -179,6 +179,16 @@ void set(void* obj, const char* name, const std::string& value) {
   agsafeset(obj, const_cast<char*>(name), c(value), const_cast<char*>(""));
 }
 
+// An edge and its label drawn in `color`; an overlay edge (provenance,
+// forwarding) is dashed and does not take part in ranking.
+void styleEdge(Agedge_t* e, const char* color, const char* width, bool overlay) {
+  if (overlay) set(e, "style", "dashed");
+  set(e, "color", color);
+  set(e, "fontcolor", color);
+  if (overlay) set(e, "constraint", "false");
+  set(e, "penwidth", width);
+}
+
 void setHtml(Agraph_t* root, void* obj, const char* name, const std::string& html) {
   char* h = agstrdup_html(root, c(html));
   agsafeset(obj, const_cast<char*>(name), h, const_cast<char*>(""));
@@ -335,26 +345,10 @@ DotOutput writeDot(const VizGraph& vg) {
     set(e, "id", vg.id_prefix + (ve.anchor.empty() ? "edge_" + std::to_string(k) : ve.anchor));
     switch (ve.kind) {
       case EdgeKind::Data:
-        if (ve.repaired) {
-          set(e, "color", "darkgreen");
-          set(e, "fontcolor", "darkgreen");
-          set(e, "penwidth", "2");
-        }
+        if (ve.repaired) styleEdge(e, "darkgreen", "2", false);
         break;
-      case EdgeKind::Provenance:
-        set(e, "style", "dashed");
-        set(e, "color", "red");
-        set(e, "fontcolor", "red");
-        set(e, "constraint", "false");
-        set(e, "penwidth", "1.5");
-        break;
-      case EdgeKind::Forward:
-        set(e, "style", "dashed");
-        set(e, "color", "darkgreen");
-        set(e, "fontcolor", "darkgreen");
-        set(e, "constraint", "false");
-        set(e, "penwidth", "2");
-        break;
+      case EdgeKind::Provenance: styleEdge(e, "red", "1.5", true); break;
+      case EdgeKind::Forward: styleEdge(e, "darkgreen", "2", true); break;
     }
   }
 

@@ -1,4 +1,4 @@
-// Graphviz output of a VizGraph (issue "Seeing it"): the DOT text is built
+// Graphviz output of a VizGraph: the DOT text is built
 // with libcgraph (agopen / agnode / agsubg / agedge / agsafeset, clusters
 // named cluster_segN) and written through an in-memory I/O discipline; SVG
 // is laid out and rendered in-process with gvc. Graphviz is optional: when

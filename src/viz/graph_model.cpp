@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "analysis/provenance.h"
+#include "io/pointer_target.h"
 #include "passes/segment.h"
 #include "passes/segment_inputs.h"
 #include "support/internal_error.h"
@@ -90,6 +91,7 @@ class Builder {
       for (ExprId e : s.exprs)
         if (e < f_.exprs.size() && segment_of_expr_[e] == kNone) segment_of_expr_[e] = s.id;
     collectUnbound();
+    collectDiagnostics();
     makeClusters();
     std::vector<ExprId> order;
     std::vector<char> placed(f_.exprs.size(), 0);
@@ -116,6 +118,7 @@ class Builder {
     if (ov_.rewrite) markSegmentEdges();
     if (ov_.unbound) addProvenance();
     g_.full_nodes = g_.nodes.size();
+    if (ov_.unbound) g_.verdict = verdictText(r_.diagnostics);
     g_.title = title();
     return std::move(g_);
   }
@@ -131,6 +134,14 @@ class Builder {
   std::vector<int> cluster_of_segment_;
   std::map<TensorId, std::set<AxisId>> red_axes_;
   std::map<ExprId, std::vector<std::string>> red_exprs_;  // expr -> symbols it needs as values
+  // Diagnostics placed by their pointers: codes and tooltips per tensor /
+  // expr, failing segments.
+  std::map<TensorId, std::vector<const Diagnostic*>> tensor_diags_;
+  std::map<ExprId, std::vector<const Diagnostic*>> expr_diags_;
+  std::set<int> diag_segments_;
+  std::set<std::pair<TensorId, AxisId>> unbound_axes_;  // from the unbound-extent records
+
+  bool isUnboundAxis(TensorId t, AxisId a) const { return unbound_axes_.count({t, a}) > 0; }
 
   std::vector<uint32_t> segment_of_expr_;  // expr -> segment id (kNone: none)
   std::vector<int> cluster_of_expr_;       // expr -> cluster index (-1: none)
@@ -141,19 +152,56 @@ class Builder {
     if (!ov_.unbound) return;
     for (const UnboundExtent& rec : r_.unbound) {
       for (const UnboundUse& u : rec.uses) {
-        if (u.tensor != kNone && u.tensor < f_.tensors.size() && u.axis != kNone && u.axis < f_.axes.size())
+        if (u.tensor != kNone && u.tensor < f_.tensors.size() && u.axis != kNone && u.axis < f_.axes.size()) {
           red_axes_[u.tensor].insert(u.axis);
-        else if (u.expr != kNone && u.expr < f_.exprs.size())
+          unbound_axes_.insert({u.tensor, u.axis});
+        } else if (u.expr != kNone && u.expr < f_.exprs.size())
           red_exprs_[u.expr].push_back(symbolToString(f_, rec.symbol));
       }
     }
+  }
+
+  // Every error and warning whose pointer names a place of the fusion is
+  // drawn there: an axis in red, a tensor or expr in red with the code.
+  void collectDiagnostics() {
+    if (!ov_.unbound) return;
+    for (const Diagnostic& d : r_.diagnostics) {
+      if (d.severity != Severity::Error && d.severity != Severity::Warning) continue;
+      ++g_.diagnostics;
+      PointerTarget t = resolvePointer(f_, d.loc.pointer);
+      if (t.tensor != kNone) {
+        if (t.axis != kNone) red_axes_[t.tensor].insert(t.axis);
+        tensor_diags_[t.tensor].push_back(&d);
+      } else if (t.expr != kNone) {
+        expr_diags_[t.expr].push_back(&d);
+      } else if (t.segment >= 0) {
+        diag_segments_.insert(t.segment);
+      } else {
+        continue;
+      }
+      ++g_.diagnostics_drawn;
+    }
+  }
+
+  // The codes line and tooltip text of the diagnostics on one node.
+  static void addDiagnostics(VizNode& n, const std::vector<const Diagnostic*>& diags) {
+    if (diags.empty()) return;
+    std::string codes;
+    for (const Diagnostic* d : diags) {
+      std::string id(diagCodeInfo(d->code).id);
+      if (std::find(n.codes.begin(), n.codes.end(), id) == n.codes.end()) n.codes.push_back(id);
+      n.tooltip += "\n" + std::string(severityName(d->severity)) + "[" + id + "]: " + d->message;
+    }
+    for (const std::string& c : n.codes) codes += (codes.empty() ? "" : " ") + c;
+    n.label += "<br/><font point-size=\"9\" color=\"red\"><b>" + escapeHtml(codes) + "</b></font>";
+    n.unbound = true;
   }
 
   void makeClusters() {
     cluster_of_segment_.assign(r_.segmented.segments.size(), -1);
     cluster_of_expr_.assign(f_.exprs.size(), -1);
     if (!ov_.clusters) return;
-    std::set<int> failing;
+    std::set<int> failing = diag_segments_;
     if (ov_.unbound)
       for (const UnboundExtent& rec : r_.unbound)
         if (rec.segment >= 0) failing.insert(rec.segment);
@@ -190,7 +238,7 @@ class Builder {
 
   std::string sizesText(TensorId t) const {
     if (!ov_.sizes || !r_.whole) return "";
-    std::vector<std::optional<int64_t>> shape = localShape(f_, *r_.whole, t, r_.era);
+    std::vector<std::optional<int64_t>> shape = localShape(f_, *r_.whole, t, r_.profile.did_rule);
     std::string s = f_.tensors[t].mesh != kNone ? "local [" : "sizes [";
     for (size_t i = 0; i < shape.size(); ++i)
       s += (i ? ", " : "") + (shape[i] ? std::to_string(*shape[i]) : std::string("?"));
@@ -240,7 +288,10 @@ class Builder {
     n.label = label;
     n.tooltip = printed;
     if (loop != tv.logical) n.tooltip += "\nlogical " + domainToString(f_, tv.logical);
-    for (AxisId a : red) n.tooltip += "\nunbound extent: " + axisToString(f_, a);
+    bool located = tensor_diags_.count(t) > 0;
+    for (AxisId a : red)
+      if (!located || isUnboundAxis(t, a)) n.tooltip += "\nunbound extent: " + axisToString(f_, a);
+    if (located) addDiagnostics(n, tensor_diags_[t]);
     tensor_node_[t] = static_cast<int>(g_.nodes.size());
     g_.unbound_axes += red.size();
     g_.nodes.push_back(std::move(n));
@@ -281,8 +332,10 @@ class Builder {
     n.anchor = "expr_" + std::to_string(e);
     n.cluster = cluster;
     auto red = red_exprs_.find(e);
-    std::string op = escapeHtml(opName(x.op));
+    // An opaque op is drawn by its own name, marked as having no rule.
+    std::string op = escapeHtml(isOpaque(x.op) ? std::string_view(x.attrs.name) : opName(x.op));
     n.label = red != red_exprs_.end() ? "<font color=\"red\"><b>" + op + "</b></font>" : "<b>" + op + "</b>";
+    if (isOpaque(x.op)) n.label += " <i>(opaque: no rule)</i>";
     n.label += " <font point-size=\"9\" color=\"#555555\">e" + std::to_string(e) + "</font>";
     std::string attrs = exprShort(f_, e);
     if (!attrs.empty()) n.label += "<br/><font point-size=\"9\">" + escapeHtml(attrs) + "</font>";
@@ -294,6 +347,7 @@ class Builder {
       n.tooltip += "\nneeds the unbound value " + syms;
       n.unbound = true;
     }
+    if (auto it = expr_diags_.find(e); it != expr_diags_.end()) addDiagnostics(n, it->second);
     expr_node_[e] = static_cast<int>(g_.nodes.size());
     g_.nodes.push_back(std::move(n));
     size_t self = g_.nodes.size() - 1;
@@ -405,22 +459,23 @@ class Builder {
       e.tooltip = "provenance of " + sym + (path.empty() ? std::string() : ": " + path);
       if (rec.whole_origin.kind != Origin::Kind::None)
         e.tooltip += "; the whole fusion binds it by " +
-                     describeOrigin(f_, rec.symbol, rec.whole_origin, rec.whole_value, r_.era);
+                     describeOrigin(f_, rec.symbol, rec.whole_origin, rec.whole_value, r_.profile.did_rule);
       if (rec.segment >= 0) e.tooltip += "; segment " + std::to_string(rec.segment) + " cannot evaluate it";
     }
   }
 
   std::string title() const {
     std::string t = f_.name.empty() ? std::string("fusion") : f_.name;
-    t += " · nvFuser " + std::string(eraName(r_.era));
+    t += " · nvFuser " + r_.profile.point.label();
     if (ov_.clusters) {
       size_t n = r_.segmented.segments.size();
       t += " · " + std::to_string(n) + (n == 1 ? " segment" : " segments");
     }
     if (!opts_.stage.empty()) t += " · after " + opts_.stage;
     if (ov_.unbound) {
+      t += " · " + g_.verdict;
       size_t n = r_.unbound.size();
-      t += n ? " · " + std::to_string(n) + " unbound extent" + (n == 1 ? "" : "s") : std::string(" · clean");
+      if (n) t += ", " + std::to_string(n) + " unbound extent" + (n == 1 ? "" : "s");
     }
     if (g_.repaired_edges) t += " · repaired by " + fixesText();
     return t;
@@ -436,6 +491,30 @@ class Builder {
 };
 
 }  // namespace
+
+std::string verdictText(const std::vector<Diagnostic>& diags) {
+  std::vector<std::string> codes;
+  size_t errors = 0, warnings = 0;
+  for (const Diagnostic& d : diags) {
+    if (d.severity == Severity::Error)
+      ++errors;
+    else if (d.severity == Severity::Warning)
+      ++warnings;
+    else
+      continue;
+    std::string id(diagCodeInfo(d.code).id);
+    if (std::find(codes.begin(), codes.end(), id) == codes.end()) codes.push_back(id);
+  }
+  const bool open = std::any_of(diags.begin(), diags.end(),
+                                [](const Diagnostic& d) { return d.severity == Severity::NotDecided; });
+  if (!errors && !warnings) return open ? "not decided" : "clean";
+  std::string s = errors ? "FAIL: " + std::to_string(errors) + " error" + (errors == 1 ? "" : "s") : "WARN: ";
+  if (warnings)
+    s += (errors ? ", " : "") + std::to_string(warnings) + " warning" + (warnings == 1 ? "" : "s");
+  s += " (";
+  for (size_t i = 0; i < codes.size(); ++i) s += (i ? ", " : "") + codes[i];
+  return s + ")";
+}
 
 bool isPassName(std::string_view name) {
   for (const char* p : kPassNames)

@@ -10,25 +10,17 @@
 #include "io/reader.h"
 #include "io/writer.h"
 #include "ir/verifier.h"
+#include "support/version.h"
 #include "viz/dot_writer.h"
 
 namespace fc::viz {
 namespace {
 
-std::string orderText(const PipelineResult& r) {
-  return r.whole_first ? "bind + concretize the whole fusion, then segment"
-                       : "segment, then bind + concretize each compute segment alone";
-}
-
 // What `fusecheck check FILE` prints for `r` (diagnostics, then the summary line).
 std::string checkText(const PipelineResult& r, const SourceText& source) {
   std::ostringstream os;
   renderText(r.diagnostics, &source, os);
-  size_t errors = 0;
-  for (const auto& d : r.diagnostics) errors += d.severity == Severity::Error;
-  os << "check: nvFuser " << eraName(r.era) << " (" << orderText(r) << "), " << r.segmented.segments.size()
-     << " segments, "
-     << (errors ? std::to_string(errors) + " error" + (errors > 1 ? "s" : "") : std::string("clean")) << "\n";
+  os << "check: " << verdictSummary(r) << "\n";
   return os.str();
 }
 
@@ -51,8 +43,10 @@ std::vector<ReportStep> steps(const PipelineResult& r) {
     s.pass = r.trace[i].pass;
     s.scope = r.trace[i].scope;
     s.text = r.trace[i].text;
+    // Each pass prints its own kind of state (bindings, concretizations, the
+    // segments, segment inputs, the applied fusion): compare like with like.
     for (size_t j = i; j-- > 0;)
-      if (r.trace[j].scope == s.scope) {
+      if (r.trace[j].pass == s.pass) {
         s.previous = j + 1;
         break;
       }
@@ -77,7 +71,7 @@ ReportGraph graphOf(const Fusion& f, const PipelineResult& r, const std::string&
     return g;
   }
   GraphOptions go;
-  go.style = r.era == Era::Head ? PrintStyle::Head : PrintStyle::Y2024;
+  go.style = r.profile.print_style;
   VizGraph vg = buildGraph(f, r, go);
   if (vg.nodes.size() > ro.max_graph_nodes) {
     g.note =
@@ -102,6 +96,38 @@ ReportGraph graphOf(const Fusion& f, const PipelineResult& r, const std::string&
   return g;
 }
 
+// About how many element operations evaluating every expr takes on all
+// ranks: each expr's output elements, times K for a matmul or linear and
+// times the reduced extent for a reduction (its input's elements); unknown
+// sizes count as `unknown_extent`. Decides whether the report runs the
+// fusion by default.
+double estimateWork(const Fusion& f, const PipelineResult& r, int64_t unknown_extent = 8) {
+  if (!r.whole) return 0;
+  auto numel = [&](TensorId t) {
+    double n = 1;
+    for (const std::optional<int64_t>& s : localShape(f, *r.whole, t, r.profile.did_rule))
+      n *= static_cast<double>(s ? *s : unknown_extent);
+    return n;
+  };
+  double ranks = 1;
+  for (const Mesh& m : f.meshes) ranks = std::max(ranks, static_cast<double>(m.size()));
+  double work = 0;
+  for (const Expr& x : f.exprs) {
+    double out = 0, in = 0;
+    for (TensorId t : x.outputs) out += numel(t);
+    for (const ValueRef& v : x.inputs)
+      if (v.isTensor() && v.id < f.tensors.size()) in = std::max(in, numel(v.id));
+    if ((x.op == OpKind::Matmul || x.op == OpKind::Linear) && !x.inputs.empty() && x.inputs[0].isTensor()) {
+      std::vector<std::optional<int64_t>> a = localShape(f, *r.whole, x.inputs[0].id, r.profile.did_rule);
+      double k = a.empty() ? 1 : static_cast<double>(a.back() ? *a.back() : unknown_extent);
+      work += out * k;
+    } else {
+      work += std::max(out, in);
+    }
+  }
+  return work * ranks;
+}
+
 std::string fixedName(const std::string& file) {
   std::string base = file;
   size_t slash = base.find_last_of('/');
@@ -113,17 +139,18 @@ std::string fixedName(const std::string& file) {
 
 }  // namespace
 
-ReportModel buildReport(const Fusion& f, const SourceText& source, const PipelineOptions& opts_in,
+ReportModel buildReport(const Fusion& input, const SourceText& source, const PipelineOptions& opts_in,
                         const ReportOptions& ro) {
   ReportModel m;
   PipelineOptions opts = opts_in;
   opts.trace = true;
-  PipelineResult r = runPipeline(f, opts);
+  PipelineResult r = runPipeline(input, opts);
+  const Fusion& f = r.fusion(input);  // with the sets the sharding passes added
   fillLocations(r.diagnostics, source);
   m.file = opts.file.empty() ? source.path() : opts.file;
   m.name = f.name;
-  m.era = std::string(eraName(r.era));
-  m.order = orderText(r);
+  m.era = r.profile.label();
+  m.order = std::string(orderText(r.profile.order));
   for (const Segment& s : r.segmented.segments) {
     std::string kind = s.kind == SegmentKind::Communication
                            ? (s.comm != CommKind::None ? std::string(commKindName(s.comm)) : "communication")
@@ -135,12 +162,15 @@ ReportModel buildReport(const Fusion& f, const SourceText& source, const Pipelin
                          (s.scheduler.empty() ? std::string("unknown") : s.scheduler) + " · " + ops);
   }
   m.diagnostics = r.diagnostics;
+  m.verdict = verdictText(r.diagnostics);
+  m.version = std::string(buildVersion());
+  m.work = estimateWork(f, r);
   m.steps = steps(r);
   for (TensorId t = 0; t < f.tensors.size(); ++t) m.tensor_names.emplace_back(f.tensorName(t));
   m.check_before = checkText(r, source);
   m.inputs_before = segmentInputsText(r);
-  m.repro_before = writeFusion(f);
-  m.graphs.push_back(graphOf(f, r, "as given (nvFuser " + m.era + ")", "", ro));
+  m.repro_before = writeFusion(input);
+  m.graphs.push_back(graphOf(f, r, "as given (" + m.era + ")", "", ro));
 
   FixResult fr = applyFixes(f, r, FixKind::Auto, opts.file);
   m.fix_changed = fr.changed;

@@ -1,4 +1,4 @@
-// The HTML report (issue "Seeing it"): one self-contained file -- inline
+// The HTML report: one self-contained file -- inline
 // CSS, a little inline JS, inline SVG, no network -- that shows
 //  - a summary (era, order, segments, the first error, the fix verdict);
 //  - the graph (the VizGraph rendered by Graphviz; before and after fix);
@@ -55,7 +55,7 @@ struct RunTable {
 struct ReportStep {
   size_t index = 0;  // 1-based, in trace order
   std::string pass, scope, text;
-  std::optional<size_t> previous;  // index of the previous step of the same scope
+  std::optional<size_t> previous;  // index of the previous step of the same pass (comparable states)
   bool failing = false;            // the step where the era fails
 };
 
@@ -80,12 +80,15 @@ struct ReportModel {
   std::vector<FixAction> fix_actions;
   std::vector<Diagnostic> fix_refusals;
   std::string fixed_name;  // "<stem>.fixed.json"
+  std::string verdict;     // verdictText of the diagnostics: "clean", "FAIL: 1 error (FC0301)"
+  std::string version;     // fusecheck's, for the footer
+  double work = 0;         // about how many element operations a CPU run of the fusion takes
   bool fixed_clean = false;
   std::string repro_before, repro_after;    // canonical JSON
   std::string check_before, check_after;    // `fusecheck check` text
   std::string inputs_before, inputs_after;  // the segment-inputs steps
   std::optional<RunTable> run;
-  std::string run_note;  // why there is no numerics table
+  std::string run_note;  // why there is no numerics table, or how it was made
 };
 
 struct ReportOptions {

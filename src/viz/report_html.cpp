@@ -25,6 +25,7 @@ header .meta { color:#c5cee0; margin-top:4px; font-size:13px; }
 nav { position:sticky; top:0; z-index:5; background:#fff; border-bottom:1px solid var(--line); padding:8px 28px; }
 nav a { margin-right:18px; color:var(--blue); text-decoration:none; font-weight:500; }
 main { padding:8px 28px 40px; max-width:1500px; }
+main, section.block, .diag, .summary-grid > div { min-width:0; overflow-wrap:anywhere; }
 section.block { background:var(--card); border:1px solid var(--line); border-radius:8px; margin:18px 0;
                 padding:14px 18px; }
 h2 { font-size:17px; margin:0 0 10px; }
@@ -34,13 +35,14 @@ h3 { font-size:14px; margin:14px 0 6px; }
 .badge.fail { background:#fde7e7; color:var(--red); border:1px solid #f3b9b9; }
 .badge.ok { background:#e3f4e8; color:var(--green); border:1px solid #b4dfc1; }
 .badge.info { background:#eef1f7; color:var(--muted); border:1px solid var(--line); }
-.summary-grid { display:grid; grid-template-columns: 180px 1fr; gap:6px 14px; }
+.summary-grid { display:grid; grid-template-columns: 180px minmax(0, 1fr); gap:6px 14px; }
+header .verdict { margin-left:10px; font-size:15px; }
 .summary-grid .k { color:var(--muted); }
 ul.plain { margin:4px 0; padding-left:18px; }
 code, pre, .mono { font-family: ui-monospace,"SFMono-Regular",Menlo,Consolas,"Liberation Mono",monospace;
                    font-size:12.5px; }
 pre { background:#f8f9fb; border:1px solid var(--line); border-radius:6px; padding:8px 10px; margin:6px 0;
-      overflow:auto; white-space:pre; }
+      white-space:pre-wrap; overflow-wrap:anywhere; }
 .legend span { margin-right:16px; font-size:12.5px; color:var(--muted); }
 .legend .red { color:var(--red); font-weight:600; } .legend .green { color:var(--green); font-weight:600; }
 .tabs button { border:1px solid var(--line); background:#f3f5f9; padding:5px 12px; border-radius:6px 6px 0 0;
@@ -51,6 +53,7 @@ pre { background:#f8f9fb; border:1px solid var(--line); border-radius:6px; paddi
 .graph-panel.hidden { display:none; }
 .graph-panel svg { display:block; margin:0 auto; }
 .graph-panel.fit svg { max-width:100%; height:auto; }
+.graph-panel svg text { font-size-adjust:none; }
 .zoom { float:right; font-size:12.5px; }
 .note { color:var(--muted); font-style:italic; }
 g.hl > polygon, g.hl > ellipse, g.hl > path, g.hl a > polygon, g.hl a > ellipse, g.hl a > path {
@@ -63,11 +66,11 @@ g.hl > polygon, g.hl > ellipse, g.hl > path, g.hl a > polygon, g.hl a > ellipse,
 .step .body { padding:4px 10px 8px; }
 .step .num { color:var(--muted); font-weight:600; margin-right:6px; }
 .step .pass { font-weight:600; }
-table.diff { border-collapse:collapse; width:100%; margin:6px 0; }
-table.diff td { padding:0 6px; vertical-align:top; white-space:pre; font-family:ui-monospace,Menlo,Consolas,monospace;
-                font-size:12.5px; }
-table.diff td.ln { color:#98a1b3; text-align:right; width:1%; user-select:none; }
-table.diff td.sg { width:1%; color:#98a1b3; user-select:none; }
+table.diff { border-collapse:collapse; width:100%; margin:6px 0; table-layout:fixed; }
+table.diff td { padding:0 6px; vertical-align:top; white-space:pre-wrap; overflow-wrap:anywhere;
+                font-family:ui-monospace,Menlo,Consolas,monospace; font-size:12.5px; }
+table.diff td.ln { color:#98a1b3; text-align:right; width:4.5em; user-select:none; }
+table.diff td.sg { width:1.5em; color:#98a1b3; user-select:none; }
 table.diff tr.diff-add td { background:#e6f6ea; } table.diff tr.diff-add td.sg { color:var(--green); }
 table.diff tr.diff-del td { background:#fdeaea; } table.diff tr.diff-del td.sg { color:var(--red); }
 table.diff tr.diff-gap td { color:#98a1b3; background:#f6f7fa; font-style:italic; }
@@ -84,7 +87,7 @@ details > summary { cursor:pointer; color:var(--blue); margin:4px 0; }
 .diag li.fix { color:var(--green); }
 .diag .kind { color:var(--muted); font-weight:600; }
 a.node-link { color:var(--blue); text-decoration:none; border-bottom:1px dotted var(--blue); }
-table.num { border-collapse:collapse; margin:8px 0; }
+table.num { border-collapse:collapse; margin:8px 0; max-width:100%; }
 table.num th, table.num td { border:1px solid var(--line); padding:4px 8px; text-align:left; font-size:13px; }
 table.num th { background:#f3f5f9; }
 table.num td.pass { color:var(--green); font-weight:600; } table.num td.fail { color:var(--red); font-weight:600; }
@@ -140,8 +143,8 @@ class Html {
   std::string render() {
     os_ << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-        << "<title>fusecheck report: " << esc(title()) << "</title>\n<style>" << kCss
-        << "</style>\n</head>\n<body>\n";
+        << "<title>fusecheck report: " << esc(title()) << " — " << esc(verdict()) << "</title>\n<style>"
+        << kCss << "</style>\n</head>\n<body>\n";
     header();
     os_ << "<nav><a href=\"#summary\">Summary</a><a href=\"#graph\">Graph</a><a href=\"#steps\">Steps</a>"
         << "<a href=\"#fix\">Fix</a><a href=\"#diagnostics\">Diagnostics</a><a "
@@ -153,10 +156,9 @@ class Html {
     fix();
     diagnostics();
     numerics();
-    os_ << "</main>\n<footer>Generated by fusecheck 0.1.0. Self-contained: no network access is needed to "
-           "view "
-           "this file.</footer>\n<script>"
-        << kScript << "</script>\n</body>\n</html>\n";
+    os_ << "</main>\n<footer>Generated by fusecheck " << esc(m_.version)
+        << ". Self-contained: no network access is needed to view this file.</footer>\n<script>" << kScript
+        << "</script>\n</body>\n</html>\n";
     return os_.str();
   }
 
@@ -167,6 +169,27 @@ class Html {
   bool has_graph_ = false;
 
   std::string title() const { return m_.name.empty() ? m_.file : m_.name; }
+  std::string verdict() const { return m_.verdict.empty() ? std::string("clean") : m_.verdict; }
+
+  // Escapes `text`, writing `...` spans as code (prose from the model
+  // quotes commands that way).
+  static std::string prose(std::string_view text) {
+    std::string out;
+    bool code = false;
+    size_t i = 0;
+    while (i < text.size()) {
+      size_t tick = text.find('`', i);
+      std::string_view part =
+          text.substr(i, tick == std::string_view::npos ? std::string_view::npos : tick - i);
+      out += esc(part);
+      if (tick == std::string_view::npos) break;
+      out += code ? "</code>" : "<code>";
+      code = !code;
+      i = tick + 1;
+    }
+    if (code) out += "</code>";
+    return out;
+  }
 
   size_t errorCount() const {
     size_t n = 0;
@@ -211,8 +234,10 @@ class Html {
   }
 
   void header() {
-    os_ << "<header><h1>fusecheck report: " << esc(title()) << "</h1><div class=\"meta\">" << esc(m_.file)
-        << " · nvFuser " << esc(m_.era) << " · " << esc(m_.order) << "</div></header>\n";
+    os_ << "<header><h1>fusecheck report: " << esc(title()) << "<span class=\"badge verdict "
+        << (errorCount() ? "fail" : "ok") << "\" id=\"verdict\">" << esc(verdict())
+        << "</span></h1><div class=\"meta\">" << esc(m_.file) << " · " << esc(m_.era) << " · "
+        << esc(m_.order) << "</div></header>\n";
   }
 
   const ReportStep* failingStep() const {
@@ -226,7 +251,7 @@ class Html {
     os_ << "<section class=\"block\" id=\"summary\"><h2>Summary"
         << (errors ? "<span class=\"badge fail\">FAIL</span>" : "<span class=\"badge ok\">CLEAN</span>")
         << "</h2>\n<div class=\"summary-grid\">\n";
-    os_ << "<div class=\"k\">nvFuser era</div><div>" << esc(m_.era) << " — " << esc(m_.order) << "</div>\n";
+    os_ << "<div class=\"k\">nvFuser</div><div>" << esc(m_.era) << " — " << esc(m_.order) << "</div>\n";
     os_ << "<div class=\"k\">segments</div><div><ul class=\"plain\">";
     for (const std::string& s : m_.segments) os_ << "<li>" << linkify(s) << "</li>";
     os_ << "</ul></div>\n";
@@ -258,7 +283,8 @@ class Html {
                              : "<span class=\"badge fail\">FAIL</span>")
           << " <a href=\"#numerics\">" << esc(m_.run->source) << "</a>";
     else
-      os_ << "<span class=\"note\">" << esc(m_.run_note.empty() ? "not run" : m_.run_note) << "</span>";
+      os_ << "<span class=\"note\">" << prose(m_.run_note.empty() ? "not run" : m_.run_note) << "</span>";
+    if (m_.run && !m_.run_note.empty()) os_ << " <span class=\"note\">" << prose(m_.run_note) << "</span>";
     os_ << "</div>\n</div></section>\n";
   }
 
@@ -270,7 +296,7 @@ class Html {
            "segment cannot evaluate</span><span class=\"red\">dashed red: provenance (birth → failing "
            "tensor)</span><span class=\"green\">green: an edge repaired by a recorded fix</span></div>\n";
     if (has_graph_)
-      os_ << "<div class=\"zoom\"><button type=\"button\" id=\"zoom-toggle\">actual size</button></div>";
+      os_ << "<div class=\"zoom\"><button type=\"button\" id=\"zoom-toggle\">fit to width</button></div>";
     if (m_.graphs.size() > 1) {
       os_ << "<div class=\"tabs\">";
       for (size_t i = 0; i < m_.graphs.size(); ++i)
@@ -280,10 +306,11 @@ class Html {
     }
     for (size_t i = 0; i < m_.graphs.size(); ++i) {
       const ReportGraph& g = m_.graphs[i];
-      os_ << "<div class=\"graph-panel fit" << (i ? " hidden" : "") << "\" id=\"graph-panel-" << i << "\">";
+      // Actual size by default (readable text); the panel scrolls inside itself, never the page.
+      os_ << "<div class=\"graph-panel" << (i ? " hidden" : "") << "\" id=\"graph-panel-" << i << "\">";
       if (m_.graphs.size() == 1) os_ << "<div class=\"note\">" << esc(g.caption) << "</div>";
       if (!g.svg.empty()) os_ << g.svg;
-      if (!g.note.empty()) os_ << "<p class=\"note\">" << esc(g.note) << "</p>";
+      if (!g.note.empty()) os_ << "<p class=\"note\">" << prose(g.note) << "</p>";
       os_ << "</div>\n";
     }
     os_ << "</section>\n";
@@ -332,9 +359,11 @@ class Html {
   void stepsSection() {
     os_ << "<section class=\"block\" id=\"steps\"><h2>Pipeline steps</h2>\n<p>Each pass's printed state, in "
            "the "
-           "order nvFuser "
+           "order "
         << esc(m_.era)
-        << " runs them, with a computed line diff against the previous step of the same scope.</p>\n";
+        << " runs them. A step is compared with the previous step of the same pass (the same kind of state: "
+           "bindings with bindings, concretizations with concretizations), so a segment's view shows what "
+           "it lost against the whole fusion's.</p>\n";
     for (const ReportStep& s : m_.steps) {
       // Steps are collapsed to one line each, except the one where the era fails.
       os_ << "<details class=\"step" << (s.failing ? " failing" : "") << "\" id=\"step-" << s.index
@@ -344,11 +373,12 @@ class Html {
       if (s.failing) os_ << "<span class=\"badge fail\">fails here</span>";
       std::optional<TextDiff> d;
       if (s.previous && *s.previous >= 1 && *s.previous <= m_.steps.size()) {
-        d = diffText(m_.steps[*s.previous - 1].text, s.text);
-        os_ << " <span class=\"diffstat\">vs #" << *s.previous << "</span>";
+        const ReportStep& prev = m_.steps[*s.previous - 1];
+        d = diffText(prev.text, s.text);
+        os_ << " <span class=\"diffstat\">vs #" << *s.previous << " (" << esc(prev.scope) << ")</span>";
         diffStat(*d);
       } else {
-        os_ << "<span class=\"badge info\">first step of this scope</span>";
+        os_ << "<span class=\"badge info\">first " << esc(s.pass) << " step</span>";
       }
       os_ << "</summary>\n<div class=\"body\">";
       if (s.failing)
@@ -381,7 +411,8 @@ class Html {
           << linkify(a.change) << "<br><span class=\"note\">obligation: " << esc(a.obligation)
           << "</span></div>\n";
     for (const Diagnostic& d : m_.fix_refusals) diagnostic(d, std::string());
-    os_ << "<p>`fusecheck fix` records the repair in the repro (segmentation and edge handling; the complete "
+    os_ << "<p><code>fusecheck fix</code> records the repair in the repro (segmentation and edge handling; "
+           "the complete "
            "fusion is unchanged) and writes <span class=\"mono\">"
         << esc(m_.fixed_name) << "</span>. Re-check: "
         << (m_.fixed_clean ? "<span class=\"badge ok\">clean</span>"
@@ -446,9 +477,9 @@ class Html {
     os_ << "<section class=\"block\" id=\"numerics\"><h2>Numerics";
     if (!m_.run) {
       os_ << "</h2>\n<p class=\"note\">"
-          << esc(m_.run_note.empty() ? "no numerics: pass --results RUN.json (the output of `fusecheck run "
-                                       "--format json`) or --run"
-                                     : m_.run_note)
+          << prose(m_.run_note.empty() ? "no numerics: pass --results RUN.json (the output of `fusecheck run "
+                                         "--format json`) or --run"
+                                       : m_.run_note)
           << "</p></section>\n";
       return;
     }
@@ -458,6 +489,7 @@ class Html {
         << esc(t.reference) << " reference, " << esc(t.ranks) << " rank(s), seed " << esc(t.seed)
         << (t.communicator.empty() ? "" : ", communicator " + esc(t.communicator))
         << (t.fix ? ", with fixes" : "") << "</p>\n";
+    if (!m_.run_note.empty()) os_ << "<p class=\"note\">" << prose(m_.run_note) << "</p>\n";
     if (!t.fix_actions.empty()) {
       os_ << "<ul class=\"plain\">";
       for (const std::string& a : t.fix_actions) os_ << "<li>fix " << linkify(a) << "</li>";

@@ -1,4 +1,4 @@
-// Line diffs for the HTML report's step diffs (issue "Seeing it"): Myers'
+// Line diffs for the HTML report's step diffs: Myers'
 // O((N+M)·D) algorithm in its linear-space form (middle snake, divide and
 // conquer), run with an explicit work stack so that no input recurses.
 // Lines are interned to integers first, so a comparison is O(1).

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analysis/binding_steps.h"
+#include "profile_util.h"
 
 namespace fc {
 namespace {
@@ -31,7 +32,7 @@ Fusion setChain(size_t n) {
 // many extents of the chain end up known with the value 5.
 size_t boundExtents(const Fusion& f, const std::vector<ExprId>& order, ScalarEval& ev, DiagnosticSink& sink) {
   BindRequest req;
-  req.era = Era::E2024_07;
+  req.did = DidBindingRule::MeshSizeLocalOne;
   req.tensors.push_back(BoundInput{0, f.tensors[0].logical, std::vector<int64_t>{5}, false});
   req.exprs = order;
   bindView(f, req, ev, sink);
@@ -112,7 +113,7 @@ TEST(ExactMap, DerivedExtentWakesItsPairs) {
   f.addExpr(OpKind::Set, {ValueRef::tensor(0)}, {3});  // T0 -> T3: i5 ~ i0
   f.inputs.push_back(ValueRef::tensor(0));
   BindRequest req;
-  req.era = Era::E2024_07;
+  req.did = DidBindingRule::MeshSizeLocalOne;
   req.tensors.push_back(BoundInput{0, {a0}, std::vector<int64_t>{7}, false});
   req.exprs = {0, 1};
   ScalarEval ev(f);

@@ -429,10 +429,22 @@ TEST(Verifier, MatmulOperandDTypes) {
 
 TEST(Verifier, LinearRanks) {
   Seed s = makeSeed();
-  s.f.exprs[1].op = OpKind::Linear;  // linear(rank 3, rank-3 weight): the weight must be rank 1 or 2
+  // linear(rank 3, rank-3 weight {wb, N, K}, rank-3 bias): a bias is {N} or {wb, N}
+  // (csrc/ops/utils.cpp mapLinearOpIterDomains).
+  s.f.exprs[1].op = OpKind::Linear;
+  s.f.exprs[1].inputs.push_back(s.f.exprs[1].inputs[1]);
   Found got = verify(s.f);
   ASSERT_FALSE(got.empty());
-  EXPECT_EQ(got[0], (std::pair<std::string, std::string>{"FC0202", "/exprs/1/inputs/1"})) << show(got);
+  EXPECT_EQ(got[0], (std::pair<std::string, std::string>{"FC0202", "/exprs/1/inputs/2"})) << show(got);
+}
+
+TEST(Verifier, LinearStackedWeightBuildsWeightBatchAxesFirst) {
+  Seed s = makeSeed();
+  // The seed's matmul output is {M, N, rK}; linear with the 3-D weight would build {wb, M?, ...}.
+  s.f.exprs[1].op = OpKind::Linear;
+  Found got = verify(s.f);
+  ASSERT_FALSE(got.empty());
+  EXPECT_EQ(got[0].second.rfind("/exprs/1/outputs/0", 0), 0u) << show(got);
 }
 
 // ---- dtypes

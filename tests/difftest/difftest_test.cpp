@@ -12,6 +12,7 @@
 #include "io/writer.h"
 #include "ir/verifier.h"
 #include "pipeline/pipeline.h"
+#include "profile_util.h"
 #include "rewrite/fixes.h"
 
 namespace fc {
@@ -25,9 +26,9 @@ Fusion load(const std::string& rel) {
   return f ? *f : Fusion{};
 }
 
-PipelineResult pipeline(const Fusion& f, Era e) {
+PipelineResult pipeline(const Fusion& f, const std::string& e) {
   PipelineOptions po;
-  po.era = e;
+  po.profile = test::eraProfile(f, e);
   return runPipeline(f, po);
 }
 
@@ -65,7 +66,7 @@ TEST(RandomFusion, WellFormedAndVaried) {
 
 TEST(DiffTest, SeedCaseIsExplainedAndFixed) {
   Fusion f = load("fixtures/seed/matmul_allreduce_bias.json");
-  difftest::CheckResult r = difftest::checkFusion(f, {Era::E2024_06, Era::E2024_07, Era::Head});
+  difftest::CheckResult r = difftest::checkFusion(f, {"2024-06", "2024-07", "head"});
   for (const auto& x : r.findings) ADD_FAILURE() << x.check << " " << x.era << ": " << x.message;
   EXPECT_EQ(r.eras[0].explained, 1u);
   EXPECT_EQ(r.eras[0].fixed, 1u);
@@ -83,7 +84,10 @@ TEST(DiffTest, BatchIsDeterministicAndClean) {
   for (size_t k = 0; k < 3; ++k) {
     EXPECT_EQ(a.eras[k].run, b.eras[k].run);
     EXPECT_EQ(a.eras[k].explained, b.eras[k].explained);
-    EXPECT_EQ(a.eras[k].run + a.eras[k].explained + a.eras[k].unexplained, 60u);
+    EXPECT_EQ(a.eras[k].not_decided, b.eras[k].not_decided);
+    EXPECT_EQ(a.eras[k].run + a.eras[k].explained + a.eras[k].unexplained + a.eras[k].not_decided +
+                  a.eras[k].no_path,
+              60u);
   }
   EXPECT_EQ(a.findings_total, b.findings_total);
   for (const auto& x : a.findings) ADD_FAILURE() << "seed " << x.seed << " " << x.check << ": " << x.message;
@@ -93,7 +97,7 @@ TEST(DiffTest, BatchIsDeterministicAndClean) {
 // (i0 only sizes rS14), and fails where i0 is used as a value.
 TEST(ValidatedFix, SeedObligationHolds) {
   Fusion f = load("fixtures/seed/matmul_allreduce_bias.json");
-  PipelineResult pr = pipeline(f, Era::E2024_06);
+  PipelineResult pr = pipeline(f, "2024-06");
   FixResult fr = applyFixes(f, pr, FixKind::Auto, "seed.json");
   ASSERT_TRUE(fr.changed);
   ASSERT_EQ(fr.obligations.size(), 1u);
@@ -109,21 +113,21 @@ TEST(ValidatedFix, SeedObligationHolds) {
 
 TEST(ValidatedFix, ValueUseRefusesStrip) {
   Fusion f = load("fixtures/analysis/mean_across_edge.json");
-  PipelineResult pr = pipeline(f, Era::E2024_06);
+  PipelineResult pr = pipeline(f, "2024-06");
+  // On the MultiDeviceExecutor at 2024-06-30 the failure is the executor's
+  // missing buffer for i0 (FC0310), which stripping Reduction axes does not
+  // address: nothing to strip.
   FixResult fr = applyFixes(f, pr, FixKind::StripReductionAxes, "mean.json");
   EXPECT_FALSE(fr.changed);
-  ASSERT_FALSE(fr.refusals.empty());
-  EXPECT_EQ(fr.refusals[0].code, DiagCode::FixNotApplicable);
-  EXPECT_NE(fr.refusals[0].message.find("expr 2 (div): scalar operand 1 (i0)"), std::string::npos)
-      << fr.refusals[0].message;
-  ASSERT_EQ(fr.obligations.size(), 1u);
-  EXPECT_FALSE(fr.obligations[0].holds);
+  std::vector<Obligation> obl = stripObligations(f, pr.segmented);
+  ASSERT_EQ(obl.size(), 1u);
+  EXPECT_FALSE(obl[0].holds);  // i0 is used as a value
   // Auto forwards i0 instead, and the repaired program computes the reference.
   FixResult fa = applyFixes(f, pr, FixKind::Auto, "mean.json");
   EXPECT_TRUE(fa.changed);
   EXPECT_TRUE(fa.refusals.empty());
   RunOptions ro;
-  ro.era = Era::E2024_06;
+  ro.profile = test::eraProfile(f, "2024-06");
   ro.against = &f;
   RunResult r = runFusion(fa.fixed, ro);
   EXPECT_TRUE(r.passed);
@@ -133,7 +137,7 @@ TEST(ValidatedFix, ValueUseRefusesStrip) {
 // use (it skipped floating fill values before), so the strip is refused.
 TEST(ValidatedFix, FloatingFillValueUsesTheSymbol) {
   Fusion f = load("fixtures/fuzz/strip_refused_fill_value.json");
-  PipelineResult pr = pipeline(f, Era::E2024_06);
+  PipelineResult pr = pipeline(f, "2024-06");
   ASSERT_EQ(pr.unbound.size(), 1u);
   EXPECT_TRUE(pr.unbound[0].needed);
   EXPECT_FALSE(pr.unbound[0].strip_applies);
@@ -143,21 +147,21 @@ TEST(ValidatedFix, FloatingFillValueUsesTheSymbol) {
   ASSERT_FALSE(obl[0].uses.empty());
   EXPECT_NE(obl[0].uses[0].find("(full): value"), std::string::npos) << obl[0].uses[0];
   FixResult fr = applyFixes(f, pr, FixKind::StripReductionAxes, "fill.json");
-  EXPECT_FALSE(fr.refusals.empty());
+  EXPECT_FALSE(fr.changed);
   FixResult fa = applyFixes(f, pr, FixKind::Auto, "fill.json");
   ASSERT_TRUE(fa.changed);
-  EXPECT_FALSE(pipeline(fa.fixed, Era::E2024_06).failed());
+  EXPECT_FALSE(pipeline(fa.fixed, "2024-06").failed());
 }
 
 // Stripping where the era already runs changes no value (the fuzzer's
 // "strip" check), on a fusion with a Reduction axis on a segment edge.
 TEST(ValidatedFix, WithStrippedInputsComputesTheSameValues) {
   Fusion f = load("fixtures/seed/matmul_allreduce_bias.json");
-  PipelineResult pr = pipeline(f, Era::E2024_06);
+  PipelineResult pr = pipeline(f, "2024-06");
   auto s = withStrippedInputs(f, pr);
   ASSERT_TRUE(s.has_value());
   RunOptions ro;
-  ro.era = Era::E2024_06;
+  ro.profile = test::eraProfile(f, "2024-06");
   ro.against = &f;
   EXPECT_TRUE(runFusion(*s, ro).passed);
 }

@@ -25,6 +25,25 @@ std::string slurp(const fs::path& p) {
   return ss.str();
 }
 
+// The repro without its origin lines: the export is written in the legacy layout without a
+// version header, so a re-import records that origin, not the first script's; and its source
+// positions name the file imported, not the first script.
+std::string withoutOrigin(const std::string& json) {
+  std::string out, line;
+  std::istringstream in(json);
+  bool source = false;
+  while (std::getline(in, line)) {
+    if (line.rfind("  \"source\":", 0) == 0)
+      source = true;
+    else if (line.rfind("  \"", 0) == 0)
+      source = false;
+    if (!source && line.rfind("  \"origin\":", 0) != 0 && line.rfind("  \"nvfuser\":", 0) != 0 &&
+        line.rfind("  \"format\":", 0) != 0)
+      out += line + "\n";
+  }
+  return out;
+}
+
 int cli(const std::string& args) {
   std::string cmd = std::string(FC_CLI_PATH) + " " + args + " >/dev/null 2>&1";
   return std::system(cmd.c_str());
@@ -43,7 +62,7 @@ TEST(CliExport, ImportExportImportGivesTheSameRepro) {
     ASSERT_EQ(cli("import " + py.string() + " -o " + a.string()), 0);
     ASSERT_EQ(cli("export " + a.string() + " -o " + b.string()), 0);
     ASSERT_EQ(cli("import " + b.string() + " -o " + c.string()), 0);
-    EXPECT_EQ(slurp(a), slurp(c)) << slurp(b);
+    EXPECT_EQ(withoutOrigin(slurp(a)), withoutOrigin(slurp(c))) << slurp(b);
     fs::remove(a);
     fs::remove(b);
     fs::remove(c);

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "io/reader.h"
+#include "profile_util.h"
 #if FC_HAVE_CUDA
 #include "exec/cuda/cuda_status.h"
 #endif
@@ -43,7 +44,7 @@ TEST(Run, SeedFailsWhere2024_06FailsWithTheCheckDiagnostic) {
   RunOptions o;
   o.file = "seed.json";
   RunResult r = runFusion(f, o);
-  EXPECT_EQ(r.era, Era::E2024_06);
+  EXPECT_EQ(r.profile.point.spec, "2024-06");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_FALSE(r.passed);
   EXPECT_TRUE(hasCode(r, DiagCode::UnboundExtent));
@@ -75,12 +76,11 @@ TEST(Run, SeedWithFixPasses) {
 
 TEST(Run, SeedPassesIn2024_07AndHead) {
   Fusion f = parse(seedText());
-  for (Era e : {Era::E2024_07, Era::Head}) {
+  for (const char* e : {"2024-07", "head"}) {
     RunOptions o;
-    o.era = e;
+    o.profile = test::eraProfile(f, e);
     RunResult r = runFusion(f, o);
-    EXPECT_EQ(r.exit_code, 0) << eraName(e) << ": "
-                              << (r.diagnostics.empty() ? "" : r.diagnostics[0].message);
+    EXPECT_EQ(r.exit_code, 0) << e << ": " << (r.diagnostics.empty() ? "" : r.diagnostics[0].message);
   }
 }
 

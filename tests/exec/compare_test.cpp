@@ -16,7 +16,7 @@ HostTensor vec(DType dt, std::vector<double> v) {
 }
 
 TEST(Compare, RelativeErrorNearZeroDoesNotFlagACorrectProgram) {
-  // DESIGN §4's shape: a Half-path output with |ref| up to ~516 and errors of
+  // A Half-path output with |ref| up to ~516 and errors of
   // about one Half ulp; one element is almost zero (cancellation), where the
   // relative error is in the thousands.
   HostTensor ref = vec(DType::Float, {516.0, -300.1, 0.0001, 12.3});

@@ -479,9 +479,11 @@ INSTANTIATE_TEST_SUITE_P(AllOps, OpCaseTest, ::testing::ValuesIn(cases()),
 TEST(Ops, EveryOpKindHasACase) {
   std::set<OpKind> covered;
   for (const Case& c : cases()) covered.insert(c.op);
+  // Ops fusecheck imports and checks but does not execute (FC0909) have none.
   for (int i = 0; i < numOpKinds(); ++i)
-    EXPECT_TRUE(covered.count(static_cast<OpKind>(i)))
-        << opName(static_cast<OpKind>(i)) << " has no test case";
+    if (isExecuted(static_cast<OpKind>(i)))
+      EXPECT_TRUE(covered.count(static_cast<OpKind>(i)))
+          << opName(static_cast<OpKind>(i)) << " has no test case";
 }
 
 TEST(Ops, ExactAndFaithfulDiffer) {

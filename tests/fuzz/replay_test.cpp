@@ -23,6 +23,8 @@ int fcFuzz_check(const uint8_t* data, size_t size);
 int fcFuzz_import_python(const uint8_t* data, size_t size);
 int fcFuzz_import_ir(const uint8_t* data, size_t size);
 int fcFuzz_import_segments(const uint8_t* data, size_t size);
+int fcFuzz_import_cpp_test(const uint8_t* data, size_t size);
+int fcFuzz_import_paste(const uint8_t* data, size_t size);
 
 namespace {
 
@@ -77,6 +79,8 @@ const Case kHarnesses[] = {
     {"import_python", fcFuzz_import_python},
     {"import_ir", fcFuzz_import_ir},
     {"import_segments", fcFuzz_import_segments},
+    {"import_cpp_test", fcFuzz_import_cpp_test},
+    {"import_paste", fcFuzz_import_paste},
 };
 
 class Regressions : public testing::TestWithParam<Case> {};
@@ -106,6 +110,10 @@ TEST(FuzzSeeds, ImportFixtures) {
   replay(fcFuzz_import_segments, filesUnder(kSource / "fixtures/import", [](const std::string& n) {
            return n.find("segment") != std::string::npos;
          }));
+  replay(fcFuzz_import_cpp_test,
+         filesUnder(kSource / "fixtures/import", [](const std::string& n) { return endsWith(n, ".cpp"); }));
+  replay(fcFuzz_import_paste,
+         filesUnder(kSource / "fixtures/import", [](const std::string& n) { return endsWith(n, ".md"); }));
 }
 
 }  // namespace

@@ -162,14 +162,14 @@ inline std::unique_ptr<SeedOnGpu> seedOnGpu(int64_t m) {
     return nullptr;
   Fusion f = parse(*text, "seed.json");
   PipelineOptions po;
-  po.era = f.era.value_or(Era::E2024_06);
+  po.profile = defaultProfile(f);  // the seed's own point and path
   PipelineResult before = runPipeline(f, po);
   FixResult fr = applyFixes(f, before, FixKind::Auto, "seed.json");
   auto s = std::make_unique<SeedOnGpu>();
   s->fixed = fr.changed ? std::move(fr.fixed) : std::move(f);
   s->pr = runPipeline(s->fixed, po);
   if (s->pr.failed()) {
-    ADD_FAILURE() << "the repaired seed still fails its era";
+    ADD_FAILURE() << "the repaired seed still fails at its own point";
     return nullptr;
   }
   s->world = std::make_unique<exec::World>(s->fixed);

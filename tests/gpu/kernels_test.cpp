@@ -904,11 +904,15 @@ TEST(GpuKernels, ExecutorPathsMatchTheCpuReference) {
       "bias epilogue");
   EXPECT_GE(c.pointwise_vector, 1);
   EXPECT_EQ(c.pointwise_interpreter, 0);
-  c = passesWithCounts(repro({{"T0", "BFloat16", {9, 13}, true},
-                              {"T1", "BFloat16", {13}, true},
-                              {"T2", "BFloat16", {9, 13}, true}},
-                             {add("mul", "T0", "T1", "T2")}, {"T0", "T1"}, {"T2"}),
-                       "odd inner broadcast");
+  c = passesWithCounts(
+      repro({{"T0", "BFloat16", {9, 13}, true},
+             {"T1", "BFloat16", {13}, true},
+             {"T3", "BFloat16", {1, 13}},
+             {"T2", "BFloat16", {9, 13}, true}},
+            {"{\"op\": \"broadcast\", \"inputs\": [\"T1\"], \"outputs\": [\"T3\"], \"flags\": [true, false]}",
+             add("mul", "T0", "T3", "T2")},
+            {"T0", "T1"}, {"T2"}),
+      "odd inner broadcast");
   EXPECT_GE(c.pointwise_scalar, 1);
   c = passesWithCounts(
       repro({{"T0", "Half", {12, 40}, true}, {"T1", "Half", {40, 12}}, {"T2", "Half", {40, 12}, true}},

@@ -35,7 +35,12 @@ set(expected
   include/fusecheck/ir/fusion.h
   include/fusecheck/ir/ops.def
   include/fusecheck/diag/codes.def
-  include/fusecheck/io/reader.h)
+  include/fusecheck/io/reader.h
+  share/bash-completion/completions/fusecheck
+  share/zsh/vendor-completions/_fusecheck
+  share/man/man1/fusecheck.1
+  share/man/man1/fusecheck-check.1
+  share/man/man1/fusecheck-test.1)
 file(GLOB schemas RELATIVE ${FC_SOURCE_DIR}/schemas ${FC_SOURCE_DIR}/schemas/*.json)
 foreach(s ${schemas})
   list(APPEND expected share/fusecheck/schemas/${s})

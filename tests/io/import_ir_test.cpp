@@ -35,6 +35,14 @@ std::string describe(const DiagnosticSink& s) {
   return out;
 }
 
+// The errors and warnings of a sink; notes (FC0604: skipped prose, inferred facts) are left out.
+std::string problems(const DiagnosticSink& s) {
+  DiagnosticSink p;
+  for (const Diagnostic& d : s.all())
+    if (d.severity != Severity::Note) p.all().push_back(d);
+  return describe(p);
+}
+
 std::optional<Fusion> ir(const std::string& text, DiagnosticSink& sink) {
   return importIr(SourceText("test.txt", text), sink);
 }
@@ -99,7 +107,7 @@ TEST(ImportIr, RepairedIssuePasteImportsWithInferredFacts) {
   DiagnosticSink s;
   auto f = ir(text, s);
   ASSERT_TRUE(f.has_value()) << describe(s);
-  EXPECT_TRUE(s.all().empty()) << describe(s);
+  EXPECT_EQ(problems(s), "");  // the fixture's prose lines give notes only
   DiagnosticSink vs;
   EXPECT_TRUE(verifyFusion(*f, vs)) << describe(vs);
   // Inputs: the tensors the paste uses but never defines; output: the one nothing uses.
@@ -152,8 +160,10 @@ void expectDiag(const std::string& text, DiagCode code, int line, int col, const
   DiagnosticSink s;
   auto f = ir(text, s);
   EXPECT_FALSE(f.has_value());
-  ASSERT_FALSE(s.all().empty());
-  const Diagnostic& d = s.all().front();
+  auto first = std::find_if(s.all().begin(), s.all().end(),
+                            [](const Diagnostic& x) { return x.severity != Severity::Note; });
+  ASSERT_NE(first, s.all().end()) << describe(s);
+  const Diagnostic& d = *first;
   EXPECT_EQ(d.code, code) << describe(s);
   EXPECT_EQ(d.loc.line, line) << describe(s);
   EXPECT_EQ(d.loc.col, col) << describe(s);
@@ -161,14 +171,15 @@ void expectDiag(const std::string& text, DiagCode code, int line, int col, const
 }
 
 TEST(ImportIr, Diagnostics) {
-  expectDiag("T1_l[ iS2{i0} ]\n   = topk( T0_g[ iS0{i0} ] )\n", DiagCode::ImportUnsupported, 2, 6, "topk");
+  expectDiag("T1_l[ iS2{i0} ]\n   = reduction( T0_g[ iS0{i0} ], op = xor )\n", DiagCode::ImportUnsupported, 2,
+             39, "unsupported reduction op `xor`");
   expectDiag("T1_l[ iS2{i0}, xS3{i1} ] = relu(T0_g[ iS0{i0} ]);\n", DiagCode::ImportSyntax, 1, 16, "axis");
   expectDiag("T1_l[ iS2{i0} ] = relu(T0_g[ iS0{i0} ]);\nT2_l[ iS3{i0} ] = relu(T0_g[ iS7{i0} ]);\n",
              DiagCode::ImportUnresolved, 2, 24, "T0 is printed again");
   expectDiag("T1_l[ iS2{i0} ] = relu(T0_g[ iS0{i0} ]);\nT1_l[ iS2{i0} ] = abs(T0_g[ iS0{i0} ]);\n",
              DiagCode::ImportUnresolved, 2, 1, "defined twice");
   expectDiag("T1_l[ gS2{i0} ] = relu(T0_g[ iS0{i0} ]);\n", DiagCode::ImportUnsupported, 1, 7, "Gather");
-  expectDiag("no tensors here\n", DiagCode::ImportSyntax, 1, 1, "no printed tensor");
+  expectDiag("no tensors here\n", DiagCode::ImportSyntax, 1, 1, "no tensor print such as");
   expectDiag("T1_l[ iS2{i0} ] = relu(T0_g[ iS0{i0} ]\n", DiagCode::ImportSyntax, 2, 1, "')'");
 }
 

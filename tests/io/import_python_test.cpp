@@ -188,7 +188,8 @@ TEST(ImportPython, StrideOrderBecomesAllocation) {
   const Tensor& t = a.fusion->tensors[0];
   ASSERT_EQ(t.allocation.size(), 2u);
   EXPECT_EQ(t.allocation[0], t.logical[1]);  // dim 1 is outermost
-  EXPECT_EQ(t.contiguity, (std::vector<std::optional<bool>>{true, false}));
+  // nvFuser's define_tensor takes contiguity in allocation order: it is stored as given.
+  EXPECT_EQ(t.contiguity, (std::vector<std::optional<bool>>{false, true}));
 }
 
 void expectDiag(const std::string& text, DiagCode code, int line, int col, const std::string& needle) {
@@ -210,27 +211,39 @@ TEST(ImportPython, Diagnostics) {
   expectDiag(h + "    T0 = fd.define_tensor(shape=[-1], dtype=DataType.Float\n", DiagCode::ImportSyntax, 2,
              26,
              "'('");  // unclosed bracket is reported at end of file or at the bracket
-  expectDiag(h + "    T0 = fd.define_tensor(shape=[-1], dtype=DataType.Float)\n    T1 = fd.ops.topk(T0, 3)\n",
-             DiagCode::ImportUnsupported, 3, 10, "fd.ops.topk");
+  expectDiag(
+      h + "    T0 = fd.define_tensor(shape=[-1], dtype=DataType.Float)\n    T1 = fd.ops._matmul_nn(T0, T0)\n",
+      DiagCode::ImportUnsupported, 3, 10, "fd.ops._matmul_nn");
   expectDiag(h + "    T1 = fd.ops.neg(T7)\n", DiagCode::ImportUnresolved, 2, 21, "T7");
   expectDiag(h + "    T0 = fd.define_tensor(shape=[-1], dtype=DataType.Float, is_cpu=True)\n",
-             DiagCode::ImportUnsupported, 2, 68, "is_cpu");
+             DiagCode::ImportUnsupported, 2, 61, "is_cpu");
   expectDiag(
       h + "    T0 = fd.define_tensor(shape=[-1], dtype=DataType.Float)\n    T1 = fd.ops.sum(T0, dims=[3])\n",
       DiagCode::ImportUnsupported, 3, 10, "dim out of range");
   expectDiag(
       h + "    T0 = fd.define_tensor(shape=[-1], dtype=DataType.Float)\n    T1 = fd.ops.neg(T0, flavor=1)\n",
-      DiagCode::ImportUnsupported, 3, 32, "flavor");
+      DiagCode::ImportUnsupported, 3, 25, "flavor");
   expectDiag(h + "    x = 'unterminated\n", DiagCode::ImportSyntax, 2, 9, "unterminated");
   expectDiag(
       h + "    T0 = fd.define_tensor(shape=[-1], dtype=DataType.Float)\n    fd.add_output(T0)\n"
           "inputs = [\n    torch.testing.make_tensor((2, 3), dtype=torch.float32, device='cuda:0'),\n]\n",
       DiagCode::BadConcreteInput, 5, 5, "rank");
   expectDiag("import torch\n", DiagCode::ImportSyntax, 1, 1, "no `def");
-  expectDiag(h + "    T0 = fd.define_tensor(shape=[-1, -1], dtype=DataType.Float)\n"
-                 "    T1 = fd.define_tensor(shape=[-1], dtype=DataType.Float)\n    T2 = fd.ops.add(T0, T1)\n",
-             DiagCode::ImportUnsupported, 4, 10, "explicit broadcast");
-  expectDiag(h + "    for t in [T0]:\n", DiagCode::ImportUnsupported, 2, 5, "`for`");
+  expectDiag(h + "    T0 = fd.define_tensor(shape=[-1], dtype=DataType.Float)\n    T1 = fd.ops.ad(T0, T0)\n",
+             DiagCode::ImportUnresolved, 3, 10, "is not an nvFuser op (did you mean add");
+  expectDiag(h + "    for t in [T0]:\n        fd.add_output(t)\n", DiagCode::ImportUnresolved, 2, 15,
+             "`T0` is not defined");
+}
+
+TEST(ImportPython, LowerRankOperandsAreBroadcast) {
+  Imported a = importText(std::string(kHead) +
+                          "    T0 = fd.define_tensor(shape=[-1, -1], dtype=DataType.Float)\n"
+                          "    T1 = fd.define_tensor(shape=[-1], dtype=DataType.Float)\n"
+                          "    T2 = fd.ops.add(T0, T1)\n    fd.add_output(T2)\n");
+  ASSERT_TRUE(a.fusion.has_value()) << describe(a.sink);
+  ASSERT_EQ(a.fusion->exprs.size(), 2u);
+  EXPECT_EQ(a.fusion->exprs[0].op, OpKind::Broadcast);
+  EXPECT_EQ(a.fusion->exprs[0].attrs.flags, (std::vector<bool>{true, false}));
 }
 
 TEST(ImportPython, DeepNestingAndGarbageDoNotCrash) {
@@ -249,21 +262,31 @@ TEST(ImportPython, DeepNestingAndGarbageDoNotCrash) {
   }
 }
 
-TEST(ImportPython, WarnsOnIgnoredTopLevelStatements) {
+// A block copied out of a function starts indented; the text may go on less indented (a pasted
+// diff, a method followed by module code). This looped forever popping the indentation stack.
+TEST(ImportPython, AnIndentedStartFollowedByLessIndentedLinesEnds) {
+  for (const char* text : {"        x = 1\n    y = 2\nz = 3\n",
+                           "    fd.sched.f(x)\n \n+    a = 1\n+\n@m\ndef g(m):\n  pass\n"}) {
+    Imported a = importText(text);
+    EXPECT_FALSE(a.fusion.has_value()) << text;
+    EXPECT_FALSE(a.sink.all().empty()) << text;
+  }
+}
+
+TEST(ImportPython, NotesOnSkippedStatements) {
   Imported a =
       importText(std::string(kHead) +
                  "    T0 = fd.define_tensor(shape=[-1], dtype=DataType.Float)\n    fd.add_output(T0)\n"
-                 "out = fd.execute(inputs)[0] if False else None\n");
-  // `if ... else` in an expression is not in the subset: a syntax error, never a silent drop.
-  EXPECT_FALSE(a.fusion.has_value());
-  Imported b =
-      importText(std::string(kHead) +
-                 "    T0 = fd.define_tensor(shape=[-1], dtype=DataType.Float)\n    fd.add_output(T0)\n"
-                 "torch.manual_seed(0)\n");
-  ASSERT_TRUE(b.fusion.has_value());
-  ASSERT_EQ(b.sink.all().size(), 1u);
-  EXPECT_EQ(b.sink.all()[0].severity, Severity::Warning);
-  EXPECT_EQ(b.sink.all()[0].loc.line, 4);
+                 "with FusionDefinition() as fd:\n    f(fd)\n"
+                 "out = fd.execute([torch.randn(3)])[0] if True else None\n"
+                 "torch.manual_seed(0)\nprint(f\"{out = }\")\nassert out is not None\n");
+  ASSERT_TRUE(a.fusion.has_value()) << describe(a.sink);
+  EXPECT_EQ(a.fusion->concrete_inputs.size(), 1u);
+  ASSERT_EQ(a.sink.all().size(), 3u) << describe(a.sink);
+  for (const Diagnostic& d : a.sink.all()) EXPECT_EQ(d.severity, Severity::Note);
+  EXPECT_EQ(a.sink.all()[0].loc.line, 7);
+  EXPECT_EQ(a.sink.all()[1].loc.line, 8);
+  EXPECT_EQ(a.sink.all()[2].loc.line, 9);
 }
 
 TEST(ExportPython, ReportsWhatTheLayoutCannotSay) {

@@ -1,4 +1,4 @@
-// The parallel splitter of top-level arrays (io/json_split.h, fix 35): on
+// The parallel splitter of top-level arrays (io/json_split.h): on
 // valid JSON it must find exactly the elements simdjson finds, wherever the
 // block edges fall; on texts of another shape it must decline, so that the
 // reader reads them the ordinary way.

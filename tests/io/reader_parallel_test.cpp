@@ -1,5 +1,5 @@
 // The chunked (multi-threaded) reading of the "tensors" and "exprs" arrays
-// (reader_impl.inc, "parallel"): for any thread count the reader must build
+// (src/io/reader_chunks.cpp): for any thread count the reader must build
 // the Fusion the one-thread reader builds, id for id, and report exactly the
 // same diagnostics. Each case reads the same text with threads = 1 and with
 // several thread counts, the size threshold lowered to 0 so that small
@@ -154,9 +154,9 @@ TEST(ReaderParallel, SyntheticReprosAreIdenticalIdForId) {
     EXPECT_EQ(st.chunked_arrays, 3u);
     EXPECT_EQ(st.chunks, 9u);
     EXPECT_FALSE(st.reread);
-    // Their elements, and the scalars', were found by the split (fix 35),
+    // Their elements, and the scalars', were found by the split,
     // not by an index of the whole text; the scalars are declarations
-    // only, read on every thread (fix 39).
+    // only, read on every thread.
     EXPECT_EQ(st.split_arrays, 4u);
     EXPECT_TRUE(st.plain_scalars_in_parallel);
     // And their names were interned on every thread (Interner::internAll).
@@ -237,7 +237,7 @@ TEST(ReaderParallel, ChunksThatMeetErrorsGiveTheSequentialDiagnostics) {
   for (const Case& c : cases) EXPECT_EQ(readText(c.text, chunked(3)).fusion.has_value(), c.valid) << c.what;
 }
 
-// The split "scalars" (fix 39): declarations only are read on every
+// The split "scalars": declarations only are read on every
 // thread, anything else element by element in order, errors by reading the
 // whole text again; always with the one-thread result. Each edit lands in
 // the middle of the array.

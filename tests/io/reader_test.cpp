@@ -29,8 +29,14 @@ TEST(Reader, SeedFixture) {
   ASSERT_TRUE(f.has_value()) << (sink.all().empty() ? "" : sink.all()[0].message);
   EXPECT_TRUE(sink.all().empty());
   EXPECT_EQ(f->name, "matmul_allreduce_bias");
-  ASSERT_TRUE(f->era.has_value());
-  EXPECT_EQ(*f->era, Era::E2024_06);
+  // Format /2: the point and the path the repro records.
+  EXPECT_FALSE(f->era.has_value());
+  ASSERT_TRUE(f->nvfuser.has_value());
+  EXPECT_EQ(f->nvfuser->point, "2024-06");
+  ASSERT_TRUE(f->origin.has_value());
+  EXPECT_EQ(f->origin->kind, "cpp-test");
+  EXPECT_EQ(f->origin->frontend, "cpp");
+  EXPECT_EQ(f->origin->executor, "mde-fec");
   ASSERT_EQ(f->provenance.size(), 4u);
   EXPECT_EQ(f->provenance[0].first, "source");
   EXPECT_EQ(f->provenance[0].second, "https://github.com/NVIDIA/Fuser/issues/2481");

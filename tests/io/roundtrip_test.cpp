@@ -27,6 +27,19 @@ class GraphCompare {
   void run() {
     EXPECT_EQ(a_.name, b_.name);
     EXPECT_EQ(a_.era, b_.era);
+    ASSERT_EQ(a_.origin.has_value(), b_.origin.has_value());
+    if (a_.origin) {
+      EXPECT_EQ(a_.origin->kind, b_.origin->kind);
+      EXPECT_EQ(a_.origin->frontend, b_.origin->frontend);
+      EXPECT_EQ(a_.origin->executor, b_.origin->executor);
+      EXPECT_EQ(a_.origin->detail, b_.origin->detail);
+    }
+    ASSERT_EQ(a_.nvfuser.has_value(), b_.nvfuser.has_value());
+    if (a_.nvfuser) {
+      EXPECT_EQ(a_.nvfuser->point, b_.nvfuser->point);
+      EXPECT_EQ(a_.nvfuser->version, b_.nvfuser->version);
+      EXPECT_EQ(a_.nvfuser->commit, b_.nvfuser->commit);
+    }
     EXPECT_EQ(a_.provenance, b_.provenance);
     ASSERT_EQ(a_.meshes.size(), b_.meshes.size());
     for (size_t i = 0; i < a_.meshes.size(); ++i) {

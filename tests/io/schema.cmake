@@ -16,3 +16,11 @@ if(FC_SCHEMA_PYTHON3)
 else()
   message(STATUS "fusecheck: no python3 found; the schema test is not added")
 endif()
+
+# The JSON verdict of `check` against schemas/verdict.schema.json.
+if(FC_SCHEMA_PYTHON3 AND TARGET fusecheck-cli)
+  add_test(NAME schema/verdict
+           COMMAND ${FC_SCHEMA_PYTHON3} ${PROJECT_SOURCE_DIR}/tests/validate_verdict_schema.py ${PROJECT_SOURCE_DIR}
+                   $<TARGET_FILE:fusecheck-cli>)
+  set_tests_properties(schema/verdict PROPERTIES LABELS "schema;driver" SKIP_RETURN_CODE 3 TIMEOUT 120)
+endif()

@@ -1,4 +1,4 @@
-// Complexity tests (issue "Performance at scale"): the analysis must not be
+// Complexity tests: the analysis must not be
 // quadratic in exprs, segments or symbols on any synthetic shape. Each test
 // runs a pass at size n and 4n and asserts, from the step counters of
 // support/step_counters.h (never from timings), that the work grows by at
@@ -14,6 +14,7 @@
 #include "io/writer.h"
 #include "ir/verifier.h"
 #include "pipeline/pipeline.h"
+#include "profile_util.h"
 #include "support/atomic_file.h"
 #include "support/step_counters.h"
 #include "synth.h"
@@ -29,12 +30,16 @@ uint64_t total(const steps::Counters& c) {
 // On one thread unless `threads` says otherwise: the counts then do not
 // depend on the machine (the chunked per-segment passes give each thread an
 // evaluator and scratch of its own, and evaluate the whole fusion first).
-steps::Counters pipelineSteps(const Fusion& f, std::optional<Era> era = std::nullopt,
+steps::Counters pipelineSteps(const Fusion& f, std::optional<std::string> era = std::nullopt,
                               size_t* errors = nullptr, unsigned threads = 1) {
   DiagnosticSink sink;
   EXPECT_TRUE(verifyFusion(f, sink)) << (sink.all().empty() ? "" : sink.all()[0].message);
   PipelineOptions o;
-  o.era = era.value_or(f.era.value_or(Era::E2024_06));
+  o.profile = era ? test::eraProfile(f, *era) : defaultProfile(f);
+  // The synthetic blocks compute divisors with scalar exprs, which the
+  // 2024-06 sharding passes reject before any segment runs: turned off here,
+  // to reach the per-segment failures whose count these tests measure.
+  if (era) o.profile.rejects_scalar_exprs = false;
   o.threads = threads;
   if (threads > 1) o.parallel_min_exprs = 0;
   steps::reset();
@@ -81,8 +86,8 @@ TEST(StepCounts, ShardedPipelineIsLinearInSegments) {
 // every kept one was quadratic (22k errors at 1M exprs).
 TEST(StepCounts, FailingShardedPipelineIsLinearInDiagnostics) {
   size_t small_errors = 0, big_errors = 0;
-  auto a = pipelineSteps(synth::transformer({4000, 3, true}), Era::E2024_06, &small_errors);
-  auto b = pipelineSteps(synth::transformer({16000, 3, true}), Era::E2024_06, &big_errors);
+  auto a = pipelineSteps(synth::transformer({4000, 3, true}), "2024-06", &small_errors);
+  auto b = pipelineSteps(synth::transformer({16000, 3, true}), "2024-06", &big_errors);
   ASSERT_GE(small_errors, 50u);
   EXPECT_GE(big_errors, 3 * small_errors);
   expectLinear(a, b, 4.0, "failing tp transformer");
@@ -94,8 +99,8 @@ TEST(StepCounts, FailingShardedPipelineIsLinearInDiagnostics) {
 // dwarfed by the segments' work.
 TEST(StepCounts, FailingShardedPipelineInChunksIsLinear) {
   size_t small_errors = 0, big_errors = 0;
-  auto a = pipelineSteps(synth::transformer({4000, 3, true}), Era::E2024_06, &small_errors, 4);
-  auto b = pipelineSteps(synth::transformer({16000, 3, true}), Era::E2024_06, &big_errors, 4);
+  auto a = pipelineSteps(synth::transformer({4000, 3, true}), "2024-06", &small_errors, 4);
+  auto b = pipelineSteps(synth::transformer({16000, 3, true}), "2024-06", &big_errors, 4);
   ASSERT_GE(small_errors, 50u);
   EXPECT_GE(big_errors, 3 * small_errors);
   expectLinear(a, b, 4.0, "failing tp transformer, 4 threads");
@@ -112,13 +117,17 @@ TEST(StepCounts, SegmentCommandDoesNotTraceUnlessAsked) {
   a.file = path;
   std::ostringstream out, err;
   steps::reset();
-  EXPECT_EQ(driver::segment(a, out, err), 0) << err.str();
+  // Without an origin the path at head is assumed; its multi-device
+  // segmentation is approximate or not decided (exit 5), never a failure.
+  const int rc = driver::segment(a, out, err);
+  EXPECT_TRUE(rc == 0 || rc == 5) << rc << " " << err.str();
   EXPECT_EQ(steps::counters.trace_elements, 0u);
   EXPECT_NE(out.str().find("segment 0:"), std::string::npos);
   a.flags.trace = true;
   std::ostringstream out2, err2;
   steps::reset();
-  EXPECT_EQ(driver::segment(a, out2, err2), 0) << err2.str();
+  const int rc2 = driver::segment(a, out2, err2);
+  EXPECT_EQ(rc2, rc) << err2.str();
   EXPECT_GT(steps::counters.trace_elements, 0u);  // the counter sees the traced walk
   std::filesystem::remove(path);
 }
@@ -131,7 +140,7 @@ TEST(StepCounts, TracingOneSegmentIsLinear) {
     DiagnosticSink sink;
     EXPECT_TRUE(verifyFusion(f, sink));
     PipelineOptions o;
-    o.era = Era::E2024_07;
+    o.profile = test::eraProfile(f, "2024-07");
     o.trace = true;
     o.trace_segment = only;
     steps::reset();

@@ -14,6 +14,7 @@
 #include "io/export_python.h"
 #include "io/import_python.h"
 #include "io/writer.h"
+#include "profile_util.h"
 #include "reduce/candidates.h"
 #include "reduce/ddmin.h"
 #include "reduce/property.h"
@@ -28,11 +29,14 @@ using reducetest::kSeedPadded;
 using reducetest::loadFusion;
 using reducetest::sourcePath;
 
-PipelineOptions era2024_06() {
+// The seed's path (the C++ MultiDeviceExecutor with a FusionExecutorCache
+// per segment) at 2024-06 or 2024-07.
+PipelineOptions seedPath(const std::string& point) {
   PipelineOptions o;
-  o.era = Era::E2024_06;
+  o.profile = test::profileFor(loadFusion(sourcePath(kSeed)), point, "cpp", "mde-fec");
   return o;
 }
+PipelineOptions era2024_06() { return seedPath("2024-06"); }
 
 bool reportsUnboundI0(const Fusion& f) {
   PipelineResult r = runPipeline(f, era2024_06());
@@ -77,7 +81,7 @@ TEST(Candidates, DroppedProducerOutputBecomesAFreshInputWithItsLocalSizes) {
   Shrink s;
   s.drop_expr.assign(f.exprs.size(), 0);
   s.drop_expr[0] = 1;  // permute T0 -> T3
-  auto g = applyShrink(f, s, localShapesOf(f, Era::E2024_06));
+  auto g = applyShrink(f, s, localShapesOf(f, era2024_06().profile));
   ASSERT_TRUE(g.has_value());
   DiagnosticSink sink;
   ASSERT_TRUE(verifyFusion(*g, sink)) << sink.all()[0].message;
@@ -99,6 +103,42 @@ TEST(Candidates, DroppedProducerOutputBecomesAFreshInputWithItsLocalSizes) {
     }
   EXPECT_TRUE(described);
   EXPECT_TRUE(reportsUnboundI0(*g));
+}
+
+// A reduced repro keeps pointing into the user's file: each kept tensor and expr keeps the
+// position of its definition through the renumbering, and the scalars theirs through compaction.
+TEST(Candidates, SourcePositionsFollowTheKeptNodes) {
+  Fusion f = loadFusion(sourcePath(kSeed));
+  SourcePositions p;
+  p.file = "seed.py";
+  for (TensorId t = 0; t < f.tensors.size(); ++t) p.tensors.push_back({static_cast<int>(100 + t), 5});
+  for (ExprId e = 0; e < f.exprs.size(); ++e) p.exprs.push_back({static_cast<int>(200 + e), 7});
+  for (ScalarId c = 0; c < f.scalars.size(); ++c) p.scalars.push_back({static_cast<int>(300 + c), 9});
+  f.source = p;
+  Shrink s;
+  s.drop_expr.assign(f.exprs.size(), 0);
+  s.drop_expr[0] = 1;  // permute T0 -> T3: T0 goes, every tensor after it moves down
+  auto g = applyShrink(f, s, localShapesOf(f, era2024_06().profile));
+  ASSERT_TRUE(g.has_value());
+  ASSERT_TRUE(g->source.has_value());
+  EXPECT_EQ(g->source->file, "seed.py");
+  for (TensorId t = 0; t < g->tensors.size(); ++t) {
+    auto orig = f.findTensor(g->tensorName(t));
+    ASSERT_TRUE(orig.has_value());
+    EXPECT_EQ(g->source->tensors.at(t).line, static_cast<int>(100 + *orig)) << g->tensorName(t);
+  }
+  for (ExprId e = 0; e < g->exprs.size(); ++e) {
+    TensorId out = g->exprs[e].outputs.at(0);
+    auto orig = f.findTensor(g->tensorName(out));
+    ASSERT_TRUE(orig.has_value());
+    EXPECT_EQ(g->source->exprs.at(e).line, static_cast<int>(200 + f.tensors[*orig].definition));
+  }
+  for (ScalarId c = 0; c < g->scalars.size(); ++c) {
+    if (g->scalarName(c).empty()) continue;
+    auto orig = f.findScalar(g->scalarName(c));
+    ASSERT_TRUE(orig.has_value());
+    EXPECT_EQ(g->source->scalars.at(c).line, static_cast<int>(300 + *orig)) << g->scalarName(c);
+  }
 }
 
 TEST(Candidates, DroppedConsumerPromotesItsOperandsToOutputs) {
@@ -268,7 +308,7 @@ TEST(Reduce, InterruptStopsAndDistrustsTheCutShortVerdict) {
 
 TEST(Reduce, InputWithoutThePropertyIsNotInteresting) {
   PipelineOptions o;
-  o.era = Era::E2024_07;  // fixed by PR #2487
+  o = seedPath("2024-07");  // fixed by PR #2487
   ReduceResult r = reduce(loadFusion(sourcePath(kSeed)), diagnosticProperty(DiagCode::UnboundExtent, o));
   EXPECT_EQ(r.stop, StopReason::NotInteresting);
   EXPECT_EQ(r.stats.steps, 0u);

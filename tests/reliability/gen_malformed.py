@@ -145,11 +145,12 @@ def import_cases(source_dir):
         ir = f.read()
     with open(os.path.join(imp, "seed_segmented_fusion.txt"), encoding="utf-8") as f:
         seg = f.read()
-    # 100,000 nested lists as a permute's dims (the importer's limit is 64).
+    # 100,000 nested lists as a permute's dims (the importer's limit is 64 levels; the call's
+    # parenthesis is one of them).
     old = "dims=[0, 2, 1]"
     t = py.replace(old, "dims=" + "[" * DEEP + "0" + "]" * DEEP, 1)
     line, col = where(t, "dims=[")
-    yield "import_py_deep_brackets_100k", t, ("FC0601", "", line, col + 5 + 64), ["--from", "nvfuser-python"]
+    yield "import_py_deep_brackets_100k", t, ("FC0601", "", line, col + 5 + 63), ["--from", "nvfuser-python"]
     # An 8 MiB comment line, then a call that is never closed.
     t = py.replace("import torch\n", "import torch\n# " + "z" * (8 * MB) + "\n", 1)
     t = t.replace("T4 = fd.ops.matmul(T3, T1)", "T4 = fd.ops.matmul(T3, T1", 1)

@@ -67,7 +67,7 @@ TEST_F(Cli, DotSeedThenFix) {
   auto r = cli("dot " + seed() + " -o " + path("seed.dot"));
   EXPECT_EQ(r.rc, 1) << r.out;  // the seed has a finding; the drawing is written anyway
   EXPECT_NE(r.out.find("3 segment clusters"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("1 unbound axis in red"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 axis in red, 1 of 1 diagnostic drawn"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("FC0301"), std::string::npos) << r.out;
   std::string dot = slurp(path("seed.dot"));
   EXPECT_NE(dot.find("subgraph cluster_seg2"), std::string::npos);
@@ -77,7 +77,8 @@ TEST_F(Cli, DotSeedThenFix) {
   ASSERT_EQ(f.rc, 0) << f.out;
   auto d = cli("dot " + path("fixed.json") + " -o " + path("fixed.dot") + " --svg " + path("fixed.svg"));
   EXPECT_EQ(d.rc, 0) << d.out;
-  EXPECT_NE(d.out.find("0 unbound axes in red, 1 repaired edge"), std::string::npos) << d.out;
+  EXPECT_NE(d.out.find("0 axes in red, 0 of 0 diagnostics drawn, 1 repaired edge"), std::string::npos)
+      << d.out;
   std::string fixed = slurp(path("fixed.dot"));
   EXPECT_FALSE(viztest::drawsRed(fixed));
   EXPECT_NE(fixed.find("strip-reduction-axes"), std::string::npos);
@@ -138,7 +139,12 @@ TEST_F(Cli, ReportOfTheSeed) {
   } else {
     EXPECT_NE(html.find("without Graphviz"), std::string::npos);
   }
-  EXPECT_NE(html.find("no numerics"), std::string::npos);
+  // A small fusion's numerics are included by default (run on the CPU), and the report says so.
+  EXPECT_NE(html.find("run on the CPU by default"), std::string::npos);
+  EXPECT_NE(html.find("id=\"run-outputs\""), std::string::npos);
+  EXPECT_NE(html.find("<title>fusecheck report: matmul_allreduce_bias — FAIL: 1 error (FC0301)</title>"),
+            std::string::npos);
+  EXPECT_EQ(html.find('`'), std::string::npos) << "a literal backtick";
 }
 
 TEST_F(Cli, ReportWithResults) {

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "profile_util.h"
 #include "viz/dot_writer.h"
 #include "viz/graph_model.h"
 #include "viz_test_util.h"
@@ -60,7 +61,7 @@ std::string dotFor(const Case& k) {
   }
   GraphOptions o;
   o.stage = k.stage;
-  o.style = use->result.era == Era::Head ? PrintStyle::Head : PrintStyle::Y2024;
+  o.style = use->result.profile.print_style;
   VizGraph g = buildGraph(use->fusion, use->result, o);
   if (!k.focus.empty()) {
     auto c = findFocusNode(g, use->fusion, k.focus);

@@ -53,7 +53,7 @@ inline std::unique_ptr<Repro> loadText(const std::string& name, const std::strin
   PipelineOptions o;
   o.file = name;
   o.trace = trace;
-  if (r->fusion.era) o.era = *r->fusion.era;
+  o.profile = defaultProfile(r->fusion);
   r->result = runPipeline(r->fusion, o);
   return r;
 }

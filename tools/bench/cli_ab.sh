@@ -1,6 +1,6 @@
 #!/bin/bash
 # A/B end-to-end timings of two fusecheck binaries on the same synthetic
-# repros in the same run (issue 7): wall, user, sys and peak RSS per command,
+# repros in the same run: wall, user, sys and peak RSS per command,
 # best of REPS, runs of A and B interleaved, and the ratio B/A of the best
 # walls. For comparing a change against its baseline on a quiet machine.
 #

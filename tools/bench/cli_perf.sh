@@ -1,5 +1,5 @@
 #!/bin/bash
-# End-to-end `fusecheck check` timings (issue 7), as a user runs it: the two
+# End-to-end `fusecheck check` timings, as a user runs it: the two
 # public cases (best and median of 20 process runs) and synthetic repros of
 # 10k / 100k / 1M exprs, transformer and tensor-parallel (wall time and peak
 # RSS from /usr/bin/time, best of REPS). Run it on a quiet machine.

@@ -126,7 +126,11 @@ bool loadSeed(const char* path, int64_t M, Seed& s) {
   s.f = readFusion(src, sink);
   if (!s.f) return false;
   PipelineOptions po;
-  po.era = s.f->era.value_or(Era::E2024_06);
+  {
+    // The seed's path: the C++ test's MultiDeviceExecutor with a FusionExecutorCache per segment.
+    auto prof = resolveProfile(ProfileRequest{"", "cpp", "mde-fec"}, *s.f);
+    po.profile = std::get<Profile>(std::move(prof));
+  }
   PipelineResult pr = runPipeline(*s.f, po);
   FixResult fr = applyFixes(*s.f, pr, FixKind::Auto, "seed.json");
   s.fixed = fr.changed ? std::move(fr.fixed) : *s.f;

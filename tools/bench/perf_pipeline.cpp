@@ -1,6 +1,6 @@
-// fc_perf_pipeline: Google Benchmark of fusecheck's analysis per phase
-// (issue "Performance at scale"). For each case -- the two public worst
-// cases of nvFuser's segmenter (#3510, PR #1440) and synthetic transformer
+// fc_perf_pipeline: Google Benchmark of fusecheck's analysis per phase.
+// For each case -- the two public worst cases of nvFuser's segmenter (#3510,
+// PR #1440) and synthetic transformer
 // repros of 10k / 100k (/ 1M with FC_PERF_BIG=1) exprs from fusecheck-synth's
 // generators -- it times, on the same repro text in the same run:
 //   parse_nlohmann  nlohmann::json::parse (DOM), a baseline
@@ -90,7 +90,7 @@ void addCase(std::string name, const Fusion& generated) {
   c->name = std::move(name);
   c->text = writeFusion(generated);
   c->fusion = std::make_unique<Fusion>(load(*c));
-  c->opts.era = c->fusion->era.value_or(Era::E2024_06);
+  c->opts.profile = defaultProfile(*c->fusion);
   c->opts.file = c->name;
   c->result = std::make_unique<PipelineResult>(runPipeline(*c->fusion, c->opts));
   cases().push_back(std::move(c));
@@ -98,7 +98,7 @@ void addCase(std::string name, const Fusion& generated) {
 
 BindRequest wholeRequest(const Fusion& f, const PipelineOptions& opts) {
   BindRequest req;
-  req.era = opts.era;
+  req.did = opts.profile.did_rule;
   std::vector<const ConcreteInput*> by_tensor(f.tensors.size(), nullptr);
   for (const auto& ci : f.concrete_inputs)
     if (ci.value.isTensor()) by_tensor[ci.value.id] = &ci;
@@ -152,7 +152,11 @@ void registerCase(const Case* c) {
   });
   reg("segment", [](const Case& c) {
     DiagnosticSink sink;
-    benchmark::DoNotOptimize(segmentFusion(*c.fusion, c.opts.era, false, sink, c.name));
+    SegmentOptions so;
+    so.lowering = c.opts.profile.lowering;
+    so.mesh = c.opts.profile.mesh_segmenter;
+    so.file = c.name;
+    benchmark::DoNotOptimize(segmentFusion(*c.fusion, so, sink));
   });
   reg("bind", [](const Case& c) {
     DiagnosticSink sink;
@@ -167,7 +171,7 @@ void registerCase(const Case* c) {
     v.exprs = topoOrder(*c.fusion);
     for (const ValueRef& in : c.fusion->inputs)
       if (in.isTensor()) v.inputs.push_back({in.id, c.fusion->tensors[in.id].logical, std::nullopt, false});
-    benchmark::DoNotOptimize(analyzeConcretization(*c.fusion, v, ev, c.opts.era, sink, c.name));
+    benchmark::DoNotOptimize(analyzeConcretization(*c.fusion, v, ev, c.opts.profile.did_rule, sink, c.name));
   });
   reg("diagnose", [](const Case& c) { benchmark::DoNotOptimize(runPipeline(*c.fusion, c.opts)); });
   reg("fix", [](const Case& c) {

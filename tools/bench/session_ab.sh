@@ -1,6 +1,5 @@
 #!/bin/bash
-# The A/B run behind the fifth round's figures in docs/performance.md: two
-# fusecheck binaries on the same synthetic repros in one call. Per size and
+# An A/B run of two fusecheck binaries on the same synthetic repros in one call. Per size and
 # shape: `check` three times each (wall s, peak RSS KB); at 1M: same output
 # of A, B and `B --threads 1`, `validate` twice each, B's phase tables, the
 # failing tensor-parallel run (--nvfuser 2024-06), `segment`, the two public

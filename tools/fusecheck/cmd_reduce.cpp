@@ -12,7 +12,7 @@ Register reduce_cmd("reduce", [](CLI::App& app, int& rc) {
   auto a = std::make_shared<driver::ReduceArgs>();
   auto* sub = app.add_subcommand(
       "reduce", "Minimize a repro while a property holds (--until CODE | --oracle CMD | --mismatch)");
-  sub->add_option("file", a->file, "Repro JSON")->required();
+  sub->add_option("file", a->file, "Repro: JSON or an nvFuser repro (- reads stdin)")->required();
   sub->add_option("-o,--output", a->output, "Where the best result so far is kept")->required();
   auto* until = sub->add_option("--until", a->until, "Keep this diagnostic code reported (e.g. FC0301)");
   auto* oracle =
@@ -31,8 +31,9 @@ Register reduce_cmd("reduce", [](CLI::App& app, int& rc) {
       ->default_str("2");
   sub->add_option("--oracle-timeout", a->oracle_timeout_s,
                   "Kill an oracle run after S seconds (not interesting)");
-  sub->add_option("--reference", a->reference, "--mismatch: exact (fp64) or faithful")
-      ->check(CLI::IsMember({"exact", "faithful"}))
+  choices(sub->add_option("--reference", a->reference,
+                          "--mismatch: exact (fp64) or faithful (rounded to each dtype)"),
+          {"exact", "faithful"}, "REFERENCE")
       ->default_str("exact");
   sub->add_option("--seed", a->seed, "--mismatch: seed of the input generator");
   sub->add_option("--rtol", a->rtol, "--mismatch: relative tolerance (with --atol)");
@@ -40,14 +41,18 @@ Register reduce_cmd("reduce", [](CLI::App& app, int& rc) {
   sub->add_flag("--no-shrink-sizes", a->no_shrink_sizes, "Keep concrete input sizes");
   sub->add_flag("--no-shrink-meshes", a->no_shrink_meshes, "Keep every mesh device");
   sub->add_flag("-v,--verbose", a->verbose, "Log every candidate (and show the oracle's output)");
-  sub->add_option("--progress", a->progress, "auto (when stderr is a terminal), always or never")
-      ->check(CLI::IsMember({"auto", "always", "never"}))
+  choices(sub->add_option("--progress", a->progress,
+                          "The progress line: auto (when stderr is a terminal), always or never"),
+          {"auto", "always", "never"}, "WHEN")
       ->default_str("auto");
   sub->add_option("--export-python", a->export_python, "Also write the result in nvFuser's Python layout");
   addPipelineOptions(sub, a->flags);
   addFormatOption(sub, a->format);
-  addMaxBytesOption(sub, a->max_bytes);
-  sub->callback([a, &rc] { rc = driver::reduceRepro(*a, std::cout, std::cerr); });
+  addInputOptions(sub, a->max_bytes);
+  sub->callback([a, &rc] {
+    rc = runFormatted(a->format,
+                      [&](std::ostream& o, std::ostream& e) { return driver::reduceRepro(*a, o, e); });
+  });
 });
 
 }  // namespace

@@ -11,7 +11,7 @@ namespace {
 Register run_cmd("run", [](CLI::App& app, int& rc) {
   auto a = std::make_shared<driver::RunArgs>();
   auto* sub = app.add_subcommand("run", "Execute the segmented program and compare it with the reference");
-  sub->add_option("file", a->file, "Repro JSON")->required();
+  sub->add_option("file", a->file, "Repro: JSON or an nvFuser repro (- reads stdin)")->required();
   sub->add_option("--device", a->device, "cpu or cuda")
       ->check(CLI::IsMember({"cpu", "cuda"}))
       ->default_str("cpu");
@@ -34,10 +34,23 @@ Register run_cmd("run", [](CLI::App& app, int& rc) {
                   "With --ranks: seconds a rank waits for another before the run fails (exit 3)")
       ->check(CLI::PositiveNumber)
       ->default_str("300");
+  sub->add_option("--inputs", a->inputs,
+                  "Run on these tensors (.safetensors or .npz: global tensors, matched to the inputs by "
+                  "name or position) instead of generated ones");
+  sub->add_option("--inputs-per-rank", a->inputs_per_rank,
+                  "One tensor file per rank (local shards), in rank order (repeatable, or comma-separated)")
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  sub->add_option("--save-inputs", a->save_inputs,
+                  "Write the run's inputs (global) to FILE (.safetensors or .npz)");
+  sub->add_option("--save-outputs", a->save_outputs,
+                  "Write the outputs the segmented program computed (global) to FILE (.safetensors or .npz)");
   addPipelineOptions(sub, a->flags);
   addFormatOption(sub, a->format);
-  addMaxBytesOption(sub, a->max_bytes);
-  sub->callback([a, &rc] { rc = driver::run(*a, std::cout, std::cerr); });
+  addInputOptions(sub, a->max_bytes);
+  sub->callback([a, &rc] {
+    rc = runFormatted(a->format, [&](std::ostream& o, std::ostream& e) { return driver::run(*a, o, e); });
+  });
 });
 
 }  // namespace

@@ -1,4 +1,4 @@
-// The CUDA segmented executor (DESIGN §4): runs a SegmentedFusion on one
+// The CUDA segmented executor: runs a SegmentedFusion on one
 // GPU as the CPU executor (exec/segmented_executor.h) does on the host —
 // segments in run order, every rank of each mesh simulated, each with its
 // own device tensors in their declared dtypes.

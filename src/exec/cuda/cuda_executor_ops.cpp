@@ -23,8 +23,7 @@ bool CudaProgram::Impl::deviceReduction(const Fusion& f, const Expr& e) {
 }
 
 // The output shape of reduction `e` on `x` (keepdim honoured).
-Shape CudaProgram::Impl::reducedShape(const Expr& e, const DeviceTensor& x, const std::string& ptr) {
-  int64_t r = x.rank();
+std::vector<bool> CudaProgram::Impl::reducedDims(const Expr& e, int64_t r, const std::string& ptr) {
   std::vector<bool> red(r, e.attrs.dims.empty());
   for (int64_t d : e.attrs.dims) {
     int64_t n = d < 0 ? d + r : d;
@@ -34,6 +33,12 @@ Shape CudaProgram::Impl::reducedShape(const Expr& e, const DeviceTensor& x, cons
            ptr);
     red[n] = true;
   }
+  return red;
+}
+
+Shape CudaProgram::Impl::reducedShape(const Expr& e, const DeviceTensor& x, const std::string& ptr) {
+  int64_t r = x.rank();
+  std::vector<bool> red = reducedDims(e, r, ptr);
   Shape out;
   for (int64_t d = 0; d < r; ++d)
     if (!red[d] || e.attrs.keepdim) out.push_back(red[d] ? 1 : x.shape()[d]);
@@ -43,15 +48,7 @@ Shape CudaProgram::Impl::reducedShape(const Expr& e, const DeviceTensor& x, cons
 TensorP CudaProgram::Impl::reduce(const Expr& e, const DeviceTensor& x, const std::string& ptr) {
   int64_t r = x.rank();
   if (r > kMaxRank) fail("rank beyond the CUDA backend's limit", ptr, DiagCode::ExecutionFailed);
-  std::vector<bool> red(r, e.attrs.dims.empty());
-  for (int64_t d : e.attrs.dims) {
-    int64_t n = d < 0 ? d + r : d;
-    if (n < 0 || n >= r)
-      fail(std::string(opName(e.op)) + ": dim " + std::to_string(d) + " is out of range for rank " +
-               std::to_string(r),
-           ptr);
-    red[n] = true;
-  }
+  std::vector<bool> red = reducedDims(e, r, ptr);
   ReduceArgs a;
   a.in = x.data();
   a.in_dtype = x.dtype();
@@ -100,8 +97,9 @@ std::optional<TensorP> CudaProgram::Impl::matmul(const Expr& e, int64_t rank, co
   const DeviceTensor* Ap = nullptr;
   bool a_t = false;
   Shape a_shape;
-  if (const NodeP& pn = pending[e.inputs[0].id][rank];
-      !linear && pn && pn->kind == Node::Leaf && pn->shape.size() >= 2 && pn->tensor->dtype() == ad) {
+  if (const NodeP& pn = pending[e.inputs[0].id][rank]; !linear && pn && pn->kind == Node::Leaf &&
+                                                       pn->shape.size() >= 2 && pn->tensor &&
+                                                       pn->tensor->dtype() == ad) {
     const Shape& sh = pn->shape;
     size_t n = sh.size();
     Shape stored = sh;

@@ -67,6 +67,9 @@ struct CudaProgram::Impl {
 
   // ---- reductions, matmul, data movement, host fallback (cuda_executor_ops.cpp)
   static bool deviceReduction(const Fusion& f, const Expr& e);
+  // Which of a rank-r operand's dims reduction `e` reduces (all when it
+  // names none); a dim out of range fails.
+  static std::vector<bool> reducedDims(const Expr& e, int64_t r, const std::string& ptr);
   static Shape reducedShape(const Expr& e, const DeviceTensor& x, const std::string& ptr);
   TensorP reduce(const Expr& e, const DeviceTensor& x, const std::string& ptr);
   std::optional<TensorP> matmul(const Expr& e, int64_t rank, const std::string& ptr);

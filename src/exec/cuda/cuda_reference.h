@@ -1,4 +1,4 @@
-// The exact reference on the GPU (DESIGN §4, issue 5): for production
+// The exact reference on the GPU: for production
 // shapes an fp64 reference on the host is too slow (an 8192^3 matmul is a
 // teraflop), so `run --device cuda` computes the Exact flavour here with the
 // CUDA executor's kernels in fp64 and cuBLAS DGEMM.

@@ -6,6 +6,9 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <map>
+#include <mutex>
+#include <tuple>
 
 #include "exec/cuda/cuda_status.h"
 #include "exec/cuda/kernels.h"
@@ -325,6 +328,24 @@ int smCount() {
   return n;
 }
 
+int residentBlocksOf(const void* kernel, int threads, size_t smem) {
+  static std::mutex mu;
+  static auto* cache = new std::map<std::tuple<const void*, int, size_t>, int>();
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = cache->find({kernel, threads, smem});
+    if (it != cache->end()) return it->second * smCount();
+  }
+  int n = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, threads, smem) != cudaSuccess || n < 1) {
+    (void)cudaGetLastError();
+    n = 1;
+  }
+  std::lock_guard<std::mutex> lock(mu);
+  (*cache)[{kernel, threads, smem}] = n;
+  return n * smCount();
+}
+
 int coalesce(int rank, const int64_t* shape, const int64_t* const* strides, int n_sets, int64_t* out_shape,
              int64_t (*out_strides)[kMaxRank]) {
   int k = 0;
@@ -355,6 +376,7 @@ KernelCounts kernelCounts() {
   k.pointwise_scalar = c(kern::Path::PwScalar);
   k.pointwise_tiled = c(kern::Path::PwTiled);
   k.pointwise_fused_ring = c(kern::Path::PwFusedRing);
+  k.pointwise_table = c(kern::Path::PwTable);
   k.reduce_row = c(kern::Path::ReduceRow);
   k.reduce_column = c(kern::Path::ReduceColumn);
   k.reduce_general = c(kern::Path::ReduceGeneral);

@@ -17,7 +17,13 @@
 // stores along a contiguous innermost dim; operands read transposed are
 // staged through shared memory tiles. Every other program runs in the
 // general interpreter (64-bit strides). Both give the same value for every
-// element (same op code, same per-op rounding).
+// element (same op code, same per-op rounding), with one exception:
+// exp, log, rsqrt, tanh, sigmoid, gelu, silu and erf of a contiguous Half /
+// BFloat16 tensor rounded to its own dtype are looked up in tables of the
+// CPU executor's fp64 values, so they are the CPU's values bit for bit,
+// and within 2 ulps of the interpreter's float math wherever the result
+// is not below 2^-6 in magnitude (there the float math of gelu, silu and
+// sigmoid loses more: 1 + erf(x) cancels).
 // Reductions: fp64 accumulation; row and column shapes of Half / BFloat16 /
 // Float / Double inputs in vectorized warp / block / column kernels
 // (kernels_reduce.cu), others one block per output element for long
@@ -144,7 +150,7 @@ int64_t countDifferentWords(const void* a, const void* b, int64_t bytes, void* s
 // for tests and benchmarks.
 struct KernelCounts {
   int64_t pointwise_interpreter = 0, pointwise_vector = 0, pointwise_scalar = 0, pointwise_tiled = 0;
-  int64_t pointwise_fused_ring = 0;
+  int64_t pointwise_fused_ring = 0, pointwise_table = 0;
   int64_t reduce_row = 0, reduce_column = 0, reduce_general = 0;
   int64_t ring_vector = 0, ring_scalar = 0, ring_general = 0;
 };

@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "exec/cuda/int_div.h"
 #include "exec/cuda/kernels.h"
 
 namespace fc::exec::cuda::kern {
@@ -245,12 +246,48 @@ __device__ __forceinline__ void forEachIndex(int rank, const uint32_t* shape, ui
   }
 }
 
+// The same with each dim's extent as an IntDiv (a multiply-high and a
+// shift per dim instead of a division).
+template <int K, class F>
+__device__ __forceinline__ void forEachIndexDiv(int rank, const IntDiv* div, uint32_t flat, F f) {
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    if (k < rank) {
+      uint32_t i = flat;
+      if (k + 1 < rank) flat = div[k].divmod(flat, i);
+      f(k, i);
+    }
+  }
+}
+
 // ------------------------------------------------------------ launch shapes
 
 inline int gridFor(int64_t work) {
   int64_t b = (work + kThreads - 1) / kThreads;
   if (b < 1) b = 1;
   const int64_t cap = 132 * 32;  // enough resident blocks on an H200 for a grid-stride loop
+  return static_cast<int>(b < cap ? b : cap);
+}
+
+int smCount();                                                       // kernels_internal.h
+int residentBlocksOf(const void* kernel, int threads, size_t smem);  // kernels_internal.h
+
+// Blocks of `threads` threads (and `smem` dynamic shared bytes) of
+// `kernel` resident on the whole device at once: a grid-stride kernel
+// launched with this many blocks runs in one wave, every thread looping,
+// with no partly filled last wave.
+template <class Kernel>
+int residentBlocks(Kernel* kernel, int threads, size_t smem = 0) {
+  return residentBlocksOf(reinterpret_cast<const void*>(kernel), threads, smem);
+}
+
+// A grid for `work` items of a grid-stride kernel: one block per kThreads
+// items, at most one full wave of resident blocks.
+template <class Kernel>
+int gridResident(Kernel* kernel, int64_t work) {
+  int64_t b = (work + kThreads - 1) / kThreads;
+  if (b < 1) b = 1;
+  const int64_t cap = residentBlocks(kernel, kThreads);
   return static_cast<int>(b < cap ? b : cap);
 }
 

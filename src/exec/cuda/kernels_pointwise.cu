@@ -16,17 +16,29 @@
 // the rest (a tail, or every element when not vectorizable) is scalar.
 // Copy, unary and binary programs with one or two operands read transposed
 // (stride 1 along the output's second dim) take the tiled kernel, which
-// stages those through shared memory. Programs with a ring leaf
+// stages those through shared memory; a plain copy of one transposed
+// operand takes the register-transposing kernel of kernels_transpose.cu.
+// Before the catalog: transcendental unary ops of a contiguous Half /
+// BFloat16 leaf rounded to its dtype are looked up in tables of the CPU's
+// fp64 values (kernels_tables.cu: bit for bit the CPU executor's, where
+// the float evaluation may be an ulp or more off), and add / sub / mul of
+// Half values with an optional relu / neg / abs run in packed Half
+// arithmetic (kernels_half2.cu, the same values). The root's last rounding
+// is dropped when it is to the output dtype (the store rounds the same
+// way), and flat indices are split with IntDiv. The tiled kernel's grid
+// is one wave of resident blocks (gridResident). Programs with a ring leaf
 // (launchPointwiseFused) match a smaller catalog that computes the ring
 // in the kernel. Not matched (fp64 programs, fp8 / integer dtypes, other
 // shapes or ops, more than 4 operands, 2^31 elements or more): the general
 // interpreter.
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "exec/cuda/cuda_status.h"
 #include "exec/cuda/kernels_device.cuh"
 #include "exec/cuda/kernels_internal.h"
+#include "exec/dtype_convert.h"
 
 namespace fc::exec::cuda::kern {
 namespace {
@@ -69,6 +81,7 @@ struct FNode {
 struct FArgs {
   int rank = 1;
   uint32_t shape[kFR] = {};  // innermost dim first
+  IntDiv div[kFR];           // shape[k] as divisors of flat indices
   uint32_t n = 0;
   uint32_t n_groups = 0;  // vector groups of kV elements; 0: every element scalar
   FOperand ops[kFO];
@@ -201,7 +214,7 @@ template <int NO>
 __device__ __forceinline__ void offsetsAt(const FArgs& a, uint32_t flat, uint32_t (&off)[NO]) {
 #pragma unroll
   for (int o = 0; o < NO; ++o) off[o] = 0;
-  forEachIndex<kFR>(a.rank, a.shape, flat, [&](int k, uint32_t i) {
+  forEachIndexDiv<kFR>(a.rank, a.div, flat, [&](int k, uint32_t i) {
 #pragma unroll
     for (int o = 0; o < NO; ++o) off[o] += i * a.ops[o].strides[k];
   });
@@ -710,6 +723,29 @@ uint32_t stagedOperands(const FArgs& a) {
   return n <= kMaxStaged ? mask : 0;
 }
 
+// A copy of one operand read transposed, without conversion (its dtype is
+// the output's and its roundings are to that dtype): kernels_transpose.cu,
+// when the shape suits it.
+bool tryTransposeCopy(const FArgs& a, cudaStream_t s) {
+  const FOperand& x = a.ops[0];
+  if (x.is_const || x.is_ring || x.dtype != a.out_dtype || a.rank < 2) return false;
+  if (x.dtype != DType::Half && x.dtype != DType::BFloat16 && x.dtype != DType::Float) return false;
+  for (int k = 0; k < x.n_rounds; ++k)
+    if (x.rounds[k] != x.dtype) return false;
+  TransposeArgs t;
+  t.src = x.data;
+  t.dst = a.out;
+  t.elem_bytes = x.dtype == DType::Float ? 4 : 2;
+  t.n0 = a.shape[0];
+  t.n1 = a.shape[1];
+  t.n2 = a.rank > 2 ? a.shape[2] : 1;
+  t.n3 = a.rank > 3 ? a.shape[3] : 1;
+  t.s0 = x.strides[0];
+  t.s2 = a.rank > 2 ? x.strides[2] : 0;
+  t.s3 = a.rank > 3 ? x.strides[3] : 0;
+  return launchTranspose(t, s);
+}
+
 // Launches shape E when the tree matches it. kTiled: programs with
 // transposed operands take the tiled kernel (instantiated for the copy,
 // unary and binary shapes only, to bound the kernel count). kRing: the
@@ -720,10 +756,13 @@ bool tryShape(const Ctx& c) {
   if (!E::match(c.tree, c.root, c.plan, a, 0, 0)) return false;
   if constexpr (kTiled) {
     if (uint32_t staged = stagedOperands<E>(a)) {
+      if constexpr (std::is_same_v<E, Opnd>)
+        if (staged == 1u && tryTransposeCopy(a, c.stream)) return true;
       const uint32_t n0 = a.shape[0], n1 = a.shape[1];
       const uint32_t tx = (n0 + kTile - 1) / kTile, ty = (n1 + kTile - 1) / kTile;
       const uint64_t tiles = uint64_t{tx} * ty * (a.n / (uint64_t{n0} * n1));
-      const uint32_t grid = static_cast<uint32_t>(std::min<uint64_t>(tiles, uint64_t{1} << 30));
+      const uint32_t grid = static_cast<uint32_t>(
+          std::min<uint64_t>(tiles, static_cast<uint64_t>(residentBlocks(tiledPwKernel<E>, kThreads))));
       // vec: every operand but the staged ones as the vector kernels need
       // them; vec_load: the staged ones read 16 bytes at a time.
       bool vec = aligned16(a.out) && n0 % kV == 0, vec_load = vec && n1 % 16 == 0;
@@ -750,6 +789,10 @@ bool tryShape(const Ctx& c) {
   bool vec = vectorizable(a, E::kOps);
   a.n_groups = vec ? a.n / kV : 0;
   countLaunch(kRing ? Path::PwFusedRing : vec ? Path::PwVector : Path::PwScalar);
+  // Four waves of blocks (gridFor), not one (gridResident): one wave
+  // measured slower for these one-group-per-iteration kernels (add of
+  // halves 91.7% against 94.8% of copy, bias add into float 68.6% against
+  // 82.5%, in one call).
   fastPwKernel<E, kRing ? kModeRing : kModePlain>
       <<<gridFor(vec ? a.n_groups + a.n % kV : a.n), kThreads, 0, c.stream>>>(a);
   FC_CUDA(cudaGetLastError());
@@ -817,6 +860,78 @@ bool dispatch(const Ctx& c) {
          tryChainOf<OpMul, OpAdd, OpSub, OpMul>(c);
 }
 
+// op(x) for a contiguous Half / BFloat16 leaf x whose result is rounded to
+// x's dtype and stored in it, op a transcendental one (unaryTableOp): the
+// value is looked up in a table of the op's fp64 value rounded to the
+// dtype for each of the 65536 inputs (kernels_tables.cu), which is the
+// CPU executor's value, where the float evaluation of the other kernels
+// can be an ulp or more off.
+bool tryUnaryTable(const PwProgram& p, const Ctx& c, int rank, const int64_t* shape, void* stream) {
+  const HNode& r = c.tree.nodes[c.root];
+  if (r.operand || r.n_kids != 1 || !unaryTableOp(r.op)) return false;
+  const HNode& x = c.tree.nodes[r.kids[0]];
+  if (!x.operand || x.leaf < 0 || x.leaf == p.ring_leaf) return false;
+  const DType t = p.leaves[x.leaf].dtype;
+  if ((t != DType::Half && t != DType::BFloat16) || p.out_dtype != t || r.n_rounds < 1) return false;
+  for (int k = 0; k < x.n_rounds; ++k)
+    if (x.rounds[k] != t) return false;
+  for (int k = 0; k < r.n_rounds; ++k)
+    if (r.rounds[k] != t) return false;
+  if (rank != 1 || c.plan.strides[x.leaf][0] != 1) return false;
+  return launchUnaryTable(r.op, r.approx, t, p.leaves[x.leaf].data, p.out, shape[0], stream);
+}
+
+// b(x, y) or act(b(x, y)) over Half values with Half results, vectorized:
+// the packed Half kernel (kernels_half2.cu), which gives the same values.
+bool tryHalf2(const PwProgram& p, const Ctx& c) {
+  if (p.out_dtype != DType::Half) return false;
+  const HTree& t = c.tree;
+  auto halfOnly = [](const HNode& h) {
+    for (int k = 0; k < h.n_rounds; ++k)
+      if (h.rounds[k] != DType::Half) return false;
+    return true;
+  };
+  const HNode& root = t.nodes[c.root];
+  if (root.operand || !halfOnly(root)) return false;
+  OpKind act = OpKind::Set;
+  int b = c.root;
+  if (root.n_kids == 1) {
+    if (root.op != OpKind::Relu && root.op != OpKind::Neg && root.op != OpKind::Abs) return false;
+    act = root.op;
+    b = root.kids[0];
+  }
+  const HNode& bin = t.nodes[b];
+  if (bin.operand || bin.n_kids != 2 || !halfOnly(bin)) return false;
+  if (bin.op != OpKind::Add && bin.op != OpKind::Sub && bin.op != OpKind::Mul) return false;
+  FArgs a = c.base;
+  for (int j = 0; j < 2; ++j) {
+    if (!Opnd::match(t, bin.kids[j], c.plan, a, j, 0)) return false;
+    const FOperand& x = a.ops[j];
+    if (x.is_ring || !halfOnly(t.nodes[bin.kids[j]])) return false;
+    if (x.is_const ? exec::roundTo(DType::Half, x.value) != x.value : x.dtype != DType::Half) return false;
+  }
+  if (!vectorizable(a, 2)) return false;
+  Half2Args h;
+  h.rank = a.rank;
+  for (int k = 0; k < kFR; ++k) h.div[k] = a.div[k];
+  h.n = a.n;
+  h.n_groups = a.n / kV;
+  for (int j = 0; j < 2; ++j) {
+    const FOperand& x = a.ops[j];
+    h.ops[j].data = x.data;
+    for (int k = 0; k < kFR; ++k) h.ops[j].strides[k] = x.strides[k];
+    h.ops[j].is_const = x.is_const;
+    if (x.is_const) {
+      const auto bits = static_cast<uint32_t>(exec::toBits(DType::Half, x.value));
+      h.ops[j].constant = bits | bits << 16;
+    }
+  }
+  h.bin = bin.op;
+  h.act = act;
+  h.out = p.out;
+  return launchHalf2(h, c.stream);
+}
+
 }  // namespace
 
 bool launchPointwiseFast(const PwProgram& p, int64_t n, void* stream) {
@@ -847,13 +962,21 @@ bool launchPointwiseFast(const PwProgram& p, int64_t n, void* stream) {
     }
   }
   c.plan.p = &p;
+  if (p.ring_leaf < 0 && tryUnaryTable(p, c, rank, shape, stream)) return true;
+  // The store rounds to the output dtype: a last rounding of the root to
+  // that dtype is the same rounding done twice, and is left to the store.
+  HNode& top = c.tree.nodes[c.root];
+  if (top.n_rounds > 0 && top.rounds[top.n_rounds - 1] == p.out_dtype) --top.n_rounds;
   c.base.rank = rank;
-  for (int k = 0; k < rank; ++k) c.base.shape[k] = static_cast<uint32_t>(shape[k]);
+  for (int k = 0; k < rank; ++k) {
+    c.base.shape[k] = static_cast<uint32_t>(shape[k]);
+    c.base.div[k] = IntDiv(static_cast<uint32_t>(shape[k]));
+  }
   c.base.n = static_cast<uint32_t>(n);
   c.base.out = p.out;
   c.base.out_dtype = p.out_dtype;
   c.stream = static_cast<cudaStream_t>(stream);
-  if (p.ring_leaf < 0) return dispatch(c);
+  if (p.ring_leaf < 0) return tryHalf2(p, c) || dispatch(c);
   const RingLeaf& g = p.ring;
   if (p.ring_leaf >= p.n_leaves) return false;
   DType rt = p.leaves[p.ring_leaf].dtype;

@@ -15,10 +15,13 @@
 //    (8 / 4 / 2 columns each with 16-byte loads), the 8 and the blocks of
 //    grid.y down the reduced dim, combined in shared memory in row order.
 // Each thread keeps 4 (rows) or 8 (columns) 16-byte loads in flight before
-// converting them. A split reduction writes fp64 partials to a workspace
-// that a second kernel combines (deterministically: a thread per output in
-// split order, or for fewer than 1024 outputs with 64 splits or more, a
-// block per output whose threads take the splits in a fixed interleave).
+// converting them. The grid is one wave of the blocks the device holds at
+// once (residentBlocks); with few outputs the reduced range is split so
+// that the tasks fill that wave. A split reduction writes fp64 partials to
+// a workspace, and the block that completes the last split of an output
+// (rows) or of a column block (columns) combines them in the same launch,
+// deterministically: in split order, or for a row output, thread t taking
+// splits t, t + blockDim, ... in order and then the block's fixed tree.
 //
 // Ring: one kernel; block row y is chunk y (all ranks) or the whole buffer
 // (reduce to root); each thread reads one element group from every rank,
@@ -34,6 +37,7 @@
 #include "exec/cuda/cuda_status.h"
 #include "exec/cuda/kernels_device.cuh"
 #include "exec/cuda/kernels_internal.h"
+#include "support/internal_error.h"
 
 namespace fc::exec::cuda::kern {
 namespace {
@@ -190,12 +194,15 @@ struct RedFast {
   const void* in = nullptr;
   void* out = nullptr;
   double* ws = nullptr;  // nsplit > 1: fp64 partials, [split][output]
+  uint32_t* done =
+      nullptr;  // nsplit > 1: splits finished per output (row) or column block; all 0 between launches
   DType out_dtype = DType::Float;
   bool mean = false;
   uint32_t count = 0;  // reduced elements per output
   uint32_t n_out = 0;
   int k_rank = 0;  // kept dims giving an input base offset, innermost first
-  uint32_t k_shape[kRR] = {}, k_stride[kRR] = {};
+  IntDiv k_div[kRR];
+  uint32_t k_stride[kRR] = {};
   uint32_t n_base = 0;             // base offsets: n_out (row), outer kept indices (column)
   uint32_t r_stride = 1;           // column: stride of the reduced dim
   uint32_t inner = 1;              // column: size of the contiguous innermost kept dim
@@ -204,7 +211,7 @@ struct RedFast {
 
 __device__ __forceinline__ uint32_t baseOffset(const RedFast& a, uint32_t b) {
   uint32_t off = 0;
-  forEachIndex<kRR>(a.k_rank, a.k_shape, b, [&](int k, uint32_t i) { off += i * a.k_stride[k]; });
+  forEachIndexDiv<kRR>(a.k_rank, a.k_div, b, [&](int k, uint32_t i) { off += i * a.k_stride[k]; });
   return off;
 }
 
@@ -237,7 +244,38 @@ __device__ __forceinline__ double groupReduce(double acc, double* partial) {
   }
 }
 
-// G threads (a warp or the block) per (output, split).
+// Split s of output o is done (its partial `acc` held by thread 0 of the
+// block): the partial is stored, and the block that stores the last of
+// o's splits combines them all in a fixed order (thread t takes splits t,
+// t + blockDim, ... in order, then the block's tree), whichever block that
+// is, and finishes o. Block-uniform; resets o's counter for the next launch.
+template <OpKind OP>
+__device__ __forceinline__ void finishSplit(const RedFast& a, uint32_t o, uint32_t s, double acc,
+                                            double* partial) {
+  __shared__ bool last;
+  if (threadIdx.x == 0) {
+    a.ws[s * a.n_out + o] = acc;
+    __threadfence();
+    last = atomicAdd(a.done + o, 1u) == a.nsplit - 1;
+  }
+  __syncthreads();
+  if (last) {
+    __threadfence();
+    double v = identity(OP);
+#pragma unroll 4
+    for (uint32_t k = threadIdx.x; k < a.nsplit; k += blockDim.x)
+      v = combine(OP, v, __ldcg(a.ws + k * a.n_out + o));
+    v = groupReduce<OP, kThreads>(v, partial);
+    if (threadIdx.x == 0) {
+      emit(a, o, 0, v, false);
+      a.done[o] = 0;
+    }
+  }
+  __syncthreads();  // `last` is reused by the next task
+}
+
+// G threads (a warp or the block) per (output, split); splits only with
+// G == kThreads.
 template <typename E, OpKind OP, int V, int G>
 __global__ void __launch_bounds__(kThreads) rowReduceKernel(const RedFast a) {
   constexpr int kGroups = kThreads / G;
@@ -256,15 +294,24 @@ __global__ void __launch_bounds__(kThreads) rowReduceKernel(const RedFast a) {
         for (int v = 0; v < V; ++v) acc = combine(OP, acc, x[v]);
       });
     acc = groupReduce<OP, G>(acc, partial);
-    if (lane == 0) emit(a, o, s, acc, a.nsplit > 1);
+    if constexpr (G == kThreads) {
+      if (a.nsplit > 1) {
+        finishSplit<OP>(a, o, s, acc, partial);
+        continue;
+      }
+    }
+    if (lane == 0) emit(a, o, s, acc, false);
   }
 }
 
 // 32 x 8 threads per block: x across V-column groups, y down the rows.
+// Split reductions: the block that finishes the last split of its columns
+// (counted per column block) combines their partials in split order.
 template <typename E, OpKind OP, int V>
 __global__ void __launch_bounds__(kThreads) colReduceKernel(const RedFast a) {
   constexpr int kX = 32, kY = kThreads / kX;
   __shared__ double part[kY][kX * V];
+  __shared__ bool last;
   const uint32_t tx = threadIdx.x % kX, ty = threadIdx.x / kX;
   const uint32_t col = (blockIdx.x * kX + tx) * V;
   const uint32_t tasks = a.n_base * a.nsplit;
@@ -293,118 +340,124 @@ __global__ void __launch_bounds__(kThreads) colReduceKernel(const RedFast a) {
         emit(a, b * a.inner + col + v, s, r, a.nsplit > 1);
       }
     }
+    if (a.nsplit > 1) {
+      const uint32_t counter = b * gridDim.x + blockIdx.x;
+      __threadfence();
+      __syncthreads();
+      if (threadIdx.x == 0) last = atomicAdd(a.done + counter, 1u) == a.nsplit - 1;
+      __syncthreads();
+      if (last) {
+        __threadfence();
+        const uint32_t c = blockIdx.x * kX * V + threadIdx.x;
+        if (threadIdx.x < kX * V && c < a.inner) {
+          const uint32_t o = b * a.inner + c;
+          double r = __ldcg(a.ws + o);
+#pragma unroll 8
+          for (uint32_t k = 1; k < a.nsplit; ++k) r = combine(OP, r, __ldcg(a.ws + k * a.n_out + o));
+          emit(a, o, 0, r, false);
+        }
+        if (threadIdx.x == 0) a.done[counter] = 0;
+      }
+    }
     __syncthreads();
   }
 }
 
-// Combines the splits' partials in split order and finishes each output.
-template <OpKind OP>
-__global__ void __launch_bounds__(kThreads) finishSplitsKernel(const RedFast a) {
-  for (uint32_t o = blockIdx.x * blockDim.x + threadIdx.x; o < a.n_out; o += gridDim.x * blockDim.x) {
-    double acc = a.ws[o];
-#pragma unroll 8
-    for (uint32_t s = 1; s < a.nsplit; ++s) acc = combine(OP, acc, a.ws[s * a.n_out + o]);
-    emit(a, o, 0, acc, false);
-  }
-}
+// Per-(device, stream) workspace for split reductions: fp64 partials,
+// grown on demand and kept, and kMaxCounters split counters, zeroed once
+// (the finishing blocks reset each one they use). The lock is held while
+// the kernels that use it are enqueued, so two threads sharing a stream
+// cannot interleave them.
+constexpr uint32_t kMaxCounters = 1u << 16;
 
-// The same with one block per output, for few outputs with many splits:
-// thread t combines splits t, t + blockDim, ... in order, then the block's
-// fixed tree combines the threads (the same order on every run).
-template <OpKind OP>
-__global__ void __launch_bounds__(kThreads) finishSplitsBlockKernel(const RedFast a) {
-  __shared__ double partial[kThreads / 32];
-  for (uint32_t o = blockIdx.x; o < a.n_out; o += gridDim.x) {
-    double acc = identity(OP);
-    for (uint32_t s = threadIdx.x; s < a.nsplit; s += blockDim.x)
-      acc = combine(OP, acc, a.ws[s * a.n_out + o]);
-    acc = groupReduce<OP, kThreads>(acc, partial);
-    if (threadIdx.x == 0) emit(a, o, 0, acc, false);
-  }
-}
-
-// Per-(device, stream) fp64 workspace for split reductions, grown on
-// demand and kept. The lock is held while the kernels that use it are
-// enqueued, so two threads sharing a stream cannot interleave them.
 struct Workspace {
   std::unique_lock<std::mutex> lock;
   double* data = nullptr;
+  uint32_t* done = nullptr;
 };
 Workspace workspace(uint64_t bytes, cudaStream_t s) {
+  struct Entry {
+    void* data = nullptr;
+    uint64_t bytes = 0;
+    void* done = nullptr;
+  };
   static std::mutex mu;
-  static auto* cache = new std::map<std::pair<int, cudaStream_t>, std::pair<void*, uint64_t>>();
+  static auto* cache = new std::map<std::pair<int, cudaStream_t>, Entry>();
   int dev = 0;
   FC_CUDA(cudaGetDevice(&dev));
-  Workspace w{std::unique_lock<std::mutex>(mu), nullptr};
-  auto& e = (*cache)[{dev, s}];
-  if (e.second < bytes) {
-    if (e.first) FC_CUDA(cudaFree(e.first));  // waits for the kernels that used it
-    e = {nullptr, 0};
-    FC_CUDA(cudaMalloc(&e.first, bytes));
-    e.second = bytes;
+  Workspace w{std::unique_lock<std::mutex>(mu), nullptr, nullptr};
+  Entry& e = (*cache)[{dev, s}];
+  if (!e.done) {
+    FC_CUDA(cudaMalloc(&e.done, kMaxCounters * sizeof(uint32_t)));
+    FC_CUDA(cudaMemsetAsync(e.done, 0, kMaxCounters * sizeof(uint32_t), s));
   }
-  w.data = static_cast<double*>(e.first);
+  if (e.bytes < bytes) {
+    if (e.data) FC_CUDA(cudaFree(e.data));  // waits for the kernels that used it
+    e.data = nullptr;
+    e.bytes = 0;
+    FC_CUDA(cudaMalloc(&e.data, bytes));
+    e.bytes = bytes;
+  }
+  w.data = static_cast<double*>(e.data);
+  w.done = static_cast<uint32_t*>(e.done);
   return w;
 }
 
 uint32_t ceilDiv(uint64_t a, uint64_t b) { return static_cast<uint32_t>((a + b - 1) / b); }
 
-// Splits of the reduced range: about `want` of them, each at least `min_len`
-// long, chunk a multiple of `align`.
+// Splits of the reduced range: about `want` of them (at most), each at
+// least `min_len` long, chunk a multiple of `align`.
 void setSplits(RedFast& r, uint64_t want, uint64_t min_len, uint32_t align) {
   uint64_t n = std::max<uint64_t>(1, std::min<uint64_t>(want, r.count / std::max<uint64_t>(min_len, 1)));
   r.chunk = ceilDiv(ceilDiv(r.count, n), align) * align;
   r.nsplit = ceilDiv(r.count, r.chunk);
 }
 
+// The grid is one wave of resident blocks (residentBlocks): with few
+// outputs the reduced range is split so that the (output, split) tasks
+// fill that wave, each block streaming a long range with its loads in
+// flight, and the last block of each output (or column block) finishes it
+// in the same launch.
 template <typename E, OpKind OP>
 void launchRowOrColumn(RedFast r, bool row, bool vec, cudaStream_t s) {
   constexpr int V = kVecOf<E>;
-  const uint64_t sms = static_cast<uint64_t>(smCount()), target = 8 * sms;  // blocks of a full wave
+  const uint64_t sms = static_cast<uint64_t>(smCount());
+  void (*kernel)(RedFast) = nullptr;
   dim3 grid;
-  bool warp = false;
   if (row) {
-    warp = r.count <= 256 || (r.count <= 32768 && r.n_out >= 16 * sms);
-    if (!warp && r.n_out < target)
-      setSplits(r, ceilDiv(target, r.n_out), uint64_t{kThreads} * 4 * V, V);
+    const bool warp = r.count <= 256 || (r.count <= 32768 && r.n_out >= 16 * sms);
+    kernel = warp ? (vec ? rowReduceKernel<E, OP, V, 32> : rowReduceKernel<E, OP, 1, 32>)
+                  : (vec ? rowReduceKernel<E, OP, V, kThreads> : rowReduceKernel<E, OP, 1, kThreads>);
+    const uint64_t wave = static_cast<uint64_t>(residentBlocks(kernel, kThreads));
+    // A split is a whole number of the block's batches of loads (4 per
+    // thread), so that no thread ends on loads issued one at a time.
+    const uint32_t batch = kThreads * 4 * (vec ? V : 1);
+    if (!warp && r.n_out < wave)
+      setSplits(r, wave / r.n_out, batch, batch);
     else
       setSplits(r, 1, 1, 1);
-    uint64_t tasks = uint64_t{r.n_out} * r.nsplit;
-    grid.x =
-        static_cast<uint32_t>(std::min<uint64_t>(warp ? ceilDiv(tasks, kThreads / 32) : tasks, 32 * sms));
+    const uint64_t tasks = uint64_t{r.n_out} * r.nsplit;
+    grid.x = static_cast<uint32_t>(std::min<uint64_t>(warp ? ceilDiv(tasks, kThreads / 32) : tasks, wave));
   } else {
+    kernel = vec ? colReduceKernel<E, OP, V> : colReduceKernel<E, OP, 1>;
+    const uint64_t wave = static_cast<uint64_t>(residentBlocks(kernel, kThreads));
     grid.x = ceilDiv(r.inner, 32u * (vec ? V : 1));
-    uint64_t per = uint64_t{grid.x} * r.n_base;
-    setSplits(r, per < target ? ceilDiv(target, per) : 1, 64, 1);
+    const uint64_t per = uint64_t{grid.x} * r.n_base;
+    // Whole batches of rows: 8 loads per thread, kThreads / 32 rows apart.
+    constexpr uint32_t kRowBatch = kThreads / 32 * 8;
+    setSplits(r, per < wave ? wave / per : 1, kRowBatch, kRowBatch);
     grid.y = static_cast<uint32_t>(std::min<uint64_t>(uint64_t{r.n_base} * r.nsplit, 65535));
   }
   Workspace ws;
   if (r.nsplit > 1) {
+    FC_CHECK((row ? r.n_out : r.n_base * grid.x) <= kMaxCounters, "split reduction beyond its counters");
     ws = workspace(uint64_t{r.nsplit} * r.n_out * sizeof(double), s);
     r.ws = ws.data;
+    r.done = ws.done;
   }
   countLaunch(row ? Path::ReduceRow : Path::ReduceColumn);
-  if (row && warp && vec) {
-    rowReduceKernel<E, OP, V, 32><<<grid, kThreads, 0, s>>>(r);
-  } else if (row && warp) {
-    rowReduceKernel<E, OP, 1, 32><<<grid, kThreads, 0, s>>>(r);
-  } else if (row && vec) {
-    rowReduceKernel<E, OP, V, kThreads><<<grid, kThreads, 0, s>>>(r);
-  } else if (row) {
-    rowReduceKernel<E, OP, 1, kThreads><<<grid, kThreads, 0, s>>>(r);
-  } else if (vec) {
-    colReduceKernel<E, OP, V><<<grid, kThreads, 0, s>>>(r);
-  } else {
-    colReduceKernel<E, OP, 1><<<grid, kThreads, 0, s>>>(r);
-  }
+  kernel<<<grid, kThreads, 0, s>>>(r);
   FC_CUDA(cudaGetLastError());
-  if (r.nsplit > 1) {
-    if (r.n_out < 1024 && r.nsplit >= 64)
-      finishSplitsBlockKernel<OP><<<r.n_out, kThreads, 0, s>>>(r);
-    else
-      finishSplitsKernel<OP><<<gridFor(r.n_out), kThreads, 0, s>>>(r);
-    FC_CUDA(cudaGetLastError());
-  }
 }
 
 // ------------------------------------------------------------ ring
@@ -512,7 +565,7 @@ bool launchReduceFast(const ReduceArgs& a, void* stream) {
   if (krank - first > kRR) return false;
   r.k_rank = krank - first;
   for (int k = first; k < krank; ++k) {
-    r.k_shape[k - first] = static_cast<uint32_t>(kshape[k]);
+    r.k_div[k - first] = IntDiv(static_cast<uint32_t>(kshape[k]));
     r.k_stride[k - first] = static_cast<uint32_t>(kstr[0][k]);
   }
   r.r_stride = static_cast<uint32_t>(rstr[0][0]);

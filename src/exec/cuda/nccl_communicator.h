@@ -34,14 +34,7 @@ class NcclCommunicator final : public Communicator {
   ~NcclCommunicator() override;
   std::string_view name() const override { return "nccl"; }
   int64_t size() const override { return static_cast<int64_t>(devices_.size()); }
-  void allreduce(std::span<CommBuffer> bufs, ReduceOp op) override;
-  void reduceScatter(std::span<const CommBuffer> send, std::span<CommBuffer> recv, ReduceOp op) override;
-  void reduce(std::span<CommBuffer> bufs, int64_t root, ReduceOp op) override;
-  void allgather(std::span<const CommBuffer> send, std::span<CommBuffer> recv) override;
-  void gather(std::span<const CommBuffer> send, CommBuffer recv, int64_t root) override;
-  void scatter(CommBuffer send, int64_t root, std::span<CommBuffer> recv) override;
-  void broadcast(std::span<CommBuffer> bufs, int64_t root) override;
-  void sendRecv(CommBuffer send, int64_t src, CommBuffer recv, int64_t dst) override;
+  FC_COMMUNICATOR_COLLECTIVES
 
  private:
   void sync();

@@ -44,14 +44,7 @@ class NcclRankCommunicator final : public Communicator {
   std::string_view name() const override { return "nccl"; }
   int64_t size() const override { return world_; }
   int64_t rank() const { return rank_; }
-  void allreduce(std::span<CommBuffer> bufs, ReduceOp op) override;
-  void reduceScatter(std::span<const CommBuffer> send, std::span<CommBuffer> recv, ReduceOp op) override;
-  void reduce(std::span<CommBuffer> bufs, int64_t root, ReduceOp op) override;
-  void allgather(std::span<const CommBuffer> send, std::span<CommBuffer> recv) override;
-  void gather(std::span<const CommBuffer> send, CommBuffer recv, int64_t root) override;
-  void scatter(CommBuffer send, int64_t root, std::span<CommBuffer> recv) override;
-  void broadcast(std::span<CommBuffer> bufs, int64_t root) override;
-  void sendRecv(CommBuffer send, int64_t src, CommBuffer recv, int64_t dst) override;
+  FC_COMMUNICATOR_COLLECTIVES
   // Aborts the communicator (idempotent); later calls throw.
   void abort();
 
@@ -77,14 +70,7 @@ class HostStagedCommunicator final : public Communicator {
   HostStagedCommunicator(Communicator& device, MemoryBudget* budget) : dev_(device), budget_(budget) {}
   std::string_view name() const override { return dev_.name(); }
   int64_t size() const override { return dev_.size(); }
-  void allreduce(std::span<CommBuffer> bufs, ReduceOp op) override;
-  void reduceScatter(std::span<const CommBuffer> send, std::span<CommBuffer> recv, ReduceOp op) override;
-  void reduce(std::span<CommBuffer> bufs, int64_t root, ReduceOp op) override;
-  void allgather(std::span<const CommBuffer> send, std::span<CommBuffer> recv) override;
-  void gather(std::span<const CommBuffer> send, CommBuffer recv, int64_t root) override;
-  void scatter(CommBuffer send, int64_t root, std::span<CommBuffer> recv) override;
-  void broadcast(std::span<CommBuffer> bufs, int64_t root) override;
-  void sendRecv(CommBuffer send, int64_t src, CommBuffer recv, int64_t dst) override;
+  FC_COMMUNICATOR_COLLECTIVES
 
  private:
   Communicator& dev_;

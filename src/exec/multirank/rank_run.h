@@ -50,14 +50,7 @@ class HubCommunicator final : public Communicator {
   HubCommunicator(Links& links, std::vector<int64_t> team, double timeout_s, bool inject_error);
   std::string_view name() const override { return "host-tcp"; }
   int64_t size() const override { return static_cast<int64_t>(team_.size()); }
-  void allreduce(std::span<CommBuffer> bufs, ReduceOp op) override;
-  void reduceScatter(std::span<const CommBuffer> send, std::span<CommBuffer> recv, ReduceOp op) override;
-  void reduce(std::span<CommBuffer> bufs, int64_t root, ReduceOp op) override;
-  void allgather(std::span<const CommBuffer> send, std::span<CommBuffer> recv) override;
-  void gather(std::span<const CommBuffer> send, CommBuffer recv, int64_t root) override;
-  void scatter(CommBuffer send, int64_t root, std::span<CommBuffer> recv) override;
-  void broadcast(std::span<CommBuffer> bufs, int64_t root) override;
-  void sendRecv(CommBuffer send, int64_t src, CommBuffer recv, int64_t dst) override;
+  FC_COMMUNICATOR_COLLECTIVES
 
  private:
   using Apply =

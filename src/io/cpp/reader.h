@@ -1,0 +1,211 @@
+// The C++-test reader behind importCppTest: runs the statements of a gtest body against a
+// recording fusion, the way nvFuser's test would build it. Its parts, one file each:
+//   statements.cpp   the test frame, statements, declarations, `for` / `if`, the notes on skipped
+//                    statements
+//   expressions.cpp  expressions: literals, names, operators, calls and members dispatched
+//   calls.cpp        free functions: the tensor builders, nvFuser's ops (by their C++ names in
+//                    ops.def, arguments laid out by form), IrBuilder, DeviceMesh, ATen factories
+//   methods.cpp      members: TensorView (axis, split, reorder, setDeviceMesh, ...), IterDomain
+//                    (parallelize, extent), Fusion (addInput, addOutput), TensorViewBuilder,
+//                    at::Tensor and its options, the executors and their params
+//
+// A value the fusion cannot follow (an unknown function's result, a lambda, an evaluator) is
+// Opaque: it may be passed around and is skipped with a note; an op or builder that gets one is an
+// error naming the construct it came from.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "diag/diagnostic.h"
+#include "io/cpp/lexer.h"
+#include "io/import_builder.h"
+#include "io/source_map.h"
+#include "io/text_map.h"
+#include "ir/fusion.h"
+
+namespace fc::cpp_text {
+
+struct Field;
+
+struct Value {
+  enum class K : uint8_t {
+    None,
+    Int,
+    Float,
+    Bool,
+    String,
+    Tensor,    // a TensorView
+    Scalar,    // a Val* of the fusion
+    Axis,      // tv->axis(i): tensor and loop position
+    List,      // an initializer list, a vector, a tuple
+    Struct,    // named fields (variance_mean's result)
+    Mesh,      // a DeviceMesh
+    DType,     // DataType::Half, at::kHalf
+    Parallel,  // ParallelType::DIDx
+    Fusion,    // the Fusion (or a pointer to it)
+    Builder,   // a TensorViewBuilder in progress
+    Options,   // at::TensorOptions
+    Aten,      // an at::Tensor: sizes, strides, dtype
+    Executor,  // FusionExecutorCache, MultiDeviceExecutor, ...
+    Params,    // MultiDeviceExecutorParams and other structs of flags
+    Opaque,    // anything else
+  };
+  K k = K::None;
+  int64_t i = 0;
+  double f = 0;
+  TensorId tensor = kNone;
+  ScalarId scalar = kNone;
+  MeshId mesh = kNone;
+  DType dtype = DType::Float;
+  ParallelType parallel = ParallelType::Serial;
+  std::string s;  // String text; Opaque: the construct it came from; Executor: its class
+  std::vector<Value> items;
+  std::vector<Field> fields;            // Struct, Params, Builder settings
+  std::vector<int64_t> shape, strides;  // Aten
+  size_t tok = 0;                       // where it was made
+
+  static Value integer(int64_t v);
+  static Value opaque(std::string what, size_t tok);
+  const Value* field(std::string_view name) const;
+};
+
+// A named field of a Struct, Params or Builder value.
+struct Field {
+  std::string name;
+  Value value;
+};
+
+// Defined after Field: Value's members need it complete.
+inline Value Value::integer(int64_t v) {
+  Value x;
+  x.k = K::Int;
+  x.i = v;
+  return x;
+}
+
+inline Value Value::opaque(std::string what, size_t tok) {
+  Value x;
+  x.k = K::Opaque;
+  x.s = std::move(what);
+  x.tok = tok;
+  return x;
+}
+
+inline const Value* Value::field(std::string_view name) const {
+  for (const Field& x : fields)
+    if (x.name == name) return &x.value;
+  return nullptr;
+}
+
+class Reader {
+ public:
+  Reader(const MappedText& text, const Lexer& lex, DiagnosticSink& sink);
+  // After run(): where each tensor and expr was built (the statement's first token) in the user's file.
+  const SourceMap& sourceMap() const { return map_; }
+  std::optional<Fusion> run();
+
+  // ------------------------------------------------------------ tokens and diagnostics
+  const Token& tok(size_t i) const { return toks_[i < end_ ? i : end_]; }
+  std::string_view str(size_t i) const { return i < end_ ? lex_.str(i) : std::string_view(); }
+  bool isPunct(size_t i, std::string_view s) const {
+    return i < end_ && toks_[i].kind == Tok::Punct && str(i) == s;
+  }
+  bool isIdent(size_t i, std::string_view s) const {
+    return i < end_ && toks_[i].kind == Tok::Ident && str(i) == s;
+  }
+  bool isIdent(size_t i) const { return i < end_ && toks_[i].kind == Tok::Ident; }
+  bool eat(std::string_view p);
+  bool expect(std::string_view p);
+  size_t matching(size_t open) const;  // the token closing the bracket at `open`, or end_
+  Location loc(size_t i) const { return text_.location(tok(i).off); }
+  bool error(DiagCode c, std::string msg, size_t at);
+  void note(std::string msg, size_t at);
+  std::string found() const;
+  std::string snippet(size_t from, size_t to) const;  // the source of tokens [from, to), shortened
+
+  // ------------------------------------------------------------ statements (statements.cpp)
+  bool findBody();
+  bool block(size_t end);
+  bool statement();
+  bool declaration(size_t type_end);
+  size_t typeEnd(size_t i) const;  // the first token after a type at i, or i when none
+  bool forStatement();
+  bool ifStatement();
+  // `std::transform(a.begin(), a.end(), out, [](T x) { return E; });` over a list; false
+  // (nothing read) when the call has another shape.
+  bool transformStatement();
+  // `auto [a, b] = v` / `std::tie(a, b) = v`: each name takes its element of v (a list's item, a
+  // struct's field), else an opaque value of the statement since `at`; empty names are skipped.
+  void bindElements(const std::vector<std::string>& names, const Value& v, size_t at);
+  void skipStatement(const std::string& why, size_t from);
+  bool condition(size_t from, size_t to, std::optional<bool>& value);
+  void skippedStatement(size_t from, const std::string& what);
+
+  // ------------------------------------------------------------ expressions (expressions.cpp)
+  std::optional<Value> expr(int depth = 0);
+  std::optional<Value> assignment(int depth);
+  std::optional<Value> ternary(int depth);
+  std::optional<Value> binary(int depth, int level);
+  std::optional<Value> unary(int depth);
+  std::optional<Value> postfix(int depth);
+  std::optional<Value> primary(int depth);
+  std::optional<Value> qualified(std::string name, size_t at, int depth);
+  bool callArgs(std::vector<Value>& out, int depth);
+  std::optional<Value> arith(std::string_view op, const Value& a, const Value& b, size_t at);
+  std::optional<Value> lookup(const std::string& name, size_t at);
+
+  // ------------------------------------------------------------ free functions (calls.cpp)
+  std::optional<Value> call(const std::string& fn, std::vector<Value>& args, size_t at);
+  std::optional<Value> makeTensor(const std::string& fn, std::vector<Value>& args, size_t at);
+  std::optional<Value> op(OpKind k, const std::string& fn, std::vector<Value>& args, size_t at);
+  std::optional<Value> scalarOp(const std::string& fn, std::vector<Value>& args, size_t at);
+  std::optional<Value> aten(const std::string& fn, std::vector<Value>& args, size_t at);
+  std::optional<Value> meshOf(const Value& v, size_t at);
+
+  // ------------------------------------------------------------ members (methods.cpp)
+  std::optional<Value> method(Value& obj, const std::string& name, std::vector<Value>& args, size_t at,
+                              const std::string& target);
+  std::optional<Value> tensorMethod(Value& obj, const std::string& name, std::vector<Value>& args, size_t at);
+  std::optional<Value> atenMethod(Value& obj, const std::string& name, std::vector<Value>& args, size_t at);
+  std::optional<Value> member(Value& obj, const std::string& name, size_t at);
+  void recordRun(const Value& inputs, size_t at);
+  void recordExecutor(const std::string& cls, const std::vector<Value>& args, size_t at);
+
+  // ------------------------------------------------------------ conversions
+  bool toInt(const Value& v, int64_t& out, size_t at, std::string_view what);
+  bool toInts(const Value& v, std::vector<int64_t>& out, size_t at, std::string_view what);
+  bool toScalar(const Value& v, ScalarId& out, size_t at, std::string_view what);
+  bool toTensor(const Value& v, TensorId& out, size_t at, std::string_view what);
+  bool toDType(const Value& v, DType& out, size_t at, std::string_view what);
+  bool opaqueUse(const Value& v, size_t at, std::string_view what);
+  int64_t numDevices(size_t at);
+
+  // ------------------------------------------------------------ state
+  const MappedText& text_;
+  const Lexer& lex_;
+  const std::vector<Token>& toks_;
+  size_t p_ = 0, end_ = 0;
+  DiagnosticSink& sink_;
+  int errors_ = 0;
+  bool returned_ = false;
+  Fusion f_;
+  ImportBuilder b_;
+  std::unordered_map<std::string, Value> vars_;
+  std::string test_name_;
+  std::string executor_, executor_detail_;
+  bool devices_noted_ = false;
+  std::vector<std::string> skipped_kinds_;  // notes already given, by kind
+  int skip_notes_ = 0;
+  std::vector<size_t> expr_tok_;
+  SourceMap map_;
+  bool ran_ = false;
+};
+
+}  // namespace fc::cpp_text

@@ -1,0 +1,443 @@
+// Python's builtins, the methods of str / list / tuple / dict, and module attributes and calls
+// (see interpreter.h): enough of Python for the code repros wrap around a definition. A call
+// into a module the interpreter does not model is skipped outside a definition and an error
+// inside one.
+#include <algorithm>
+#include <cmath>
+
+#include "io/python/interpreter.h"
+
+namespace fc::py {
+namespace {
+
+std::string str(const Value& v) {
+  switch (v.k) {
+    case VK::Str: return v.s;
+    case VK::Int: return std::to_string(v.i);
+    case VK::Bool: return v.i ? "True" : "False";
+    case VK::Float: return std::to_string(v.f);
+    case VK::None: return "None";
+    default: return "<" + typeName(v) + ">";
+  }
+}
+
+const Ref* kwArg(const Args& a, std::string_view name) {
+  for (const auto& [k, v] : a.kw)
+    if (k == name) return &v;
+  return nullptr;
+}
+
+// "nvfuser_direct.X" / "nvfuser.X" -> "X"; "" for other modules.
+std::string nvfuserMember(const std::string& dotted) {
+  for (std::string_view pre : {"nvfuser_direct.", "nvfuser."})
+    if (dotted.rfind(pre, 0) == 0) return dotted.substr(pre.size());
+  return {};
+}
+
+}  // namespace
+
+Ref Interpreter::moduleAttr(const Ref& mod, const std::string& name, uint32_t off) {
+  const std::string& m = mod->s;
+  if (m == "fd.ops" || m == "fd.sched") {
+    Ref b = mkBuiltin(m + "." + name, mod);
+    b->rec = mod->rec;
+    return b;
+  }
+  if (m == "builtins") {
+    static const char* py[] = {"print",
+                               "range",
+                               "len",
+                               "list",
+                               "tuple",
+                               "dict",
+                               "int",
+                               "float",
+                               "bool",
+                               "str",
+                               "enumerate",
+                               "zip",
+                               "min",
+                               "max",
+                               "sum",
+                               "abs",
+                               "isinstance",
+                               "getattr",
+                               "hasattr",
+                               "super",
+                               "sorted",
+                               "reversed",
+                               "any",
+                               "all",
+                               "round",
+                               "set",
+                               "type",
+                               "repr",
+                               "map",
+                               "filter",
+                               "divmod",
+                               "open",
+                               "exit",
+                               "id",
+                               "iter",
+                               "next",
+                               "object",
+                               "Exception",
+                               "ValueError",
+                               "RuntimeError",
+                               "NotImplementedError",
+                               "AssertionError",
+                               "input"};
+    for (const char* p : py)
+      if (name == p) return mkBuiltin(name);
+    if (name == "FusionDefinition" || name == "DataType" || name == "ParallelType" || name == "DeviceMesh")
+      return mkModule("nvfuser." + name);
+    if (name == "torch" || name == "nvfuser" || name == "math" || name == "nvfuser_direct")
+      return mkModule(name);
+    return nullptr;
+  }
+  std::string member = nvfuserMember(m);
+  if (member == "DataType") {
+    Ref d = mk(VK::DType);
+    if (name == "Null") return d;
+    std::string n = name == "Bfloat16" ? "BFloat16" : name == "Int64" ? "Int" : name;
+    if (auto t = parseDType(n)) {
+      d->dtype = *t;
+      return d;
+    }
+    fail("`DataType." + name +
+             "` is not modelled by fusecheck (its dtypes: Bool, Int32, Int, Index, Half, "
+             "BFloat16, Float, Double, Float8_e4m3fn, Float8_e5m2)",
+         off);
+  }
+  if (member == "ParallelType") {
+    Ref p = mk(VK::Parallel);
+    p->s = name;
+    return p;
+  }
+  if (m == "torch") {
+    static const std::pair<const char*, DType> types[] = {{"float16", DType::Half},
+                                                          {"half", DType::Half},
+                                                          {"bfloat16", DType::BFloat16},
+                                                          {"float32", DType::Float},
+                                                          {"float", DType::Float},
+                                                          {"float64", DType::Double},
+                                                          {"double", DType::Double},
+                                                          {"int32", DType::Int32},
+                                                          {"int", DType::Int32},
+                                                          {"int64", DType::Int},
+                                                          {"long", DType::Int},
+                                                          {"bool", DType::Bool},
+                                                          {"float8_e4m3fn", DType::Float8_e4m3fn},
+                                                          {"float8_e5m2", DType::Float8_e5m2}};
+    for (const auto& [n, t] : types)
+      if (name == n) {
+        Ref d = mk(VK::TorchDType);
+        d->dtype = t;
+        d->s = name;
+        return d;
+      }
+  }
+  if (m == "math") {
+    if (name == "pi") return mkFloat(M_PI);
+    if (name == "e") return mkFloat(M_E);
+    if (name == "inf") return mkFloat(INFINITY);
+    if (name == "nan") return mkFloat(NAN);
+  }
+  return mkModule(m + "." + name);
+}
+
+Ref Interpreter::moduleCall(const std::string& dotted, Args& args) {
+  std::string member = nvfuserMember(dotted);
+  Frontend fe = dotted.rfind("nvfuser_direct", 0) == 0 ? Frontend::Direct : Frontend::Legacy;
+  if (member == "FusionDefinition") return newFusionDefinition(args.off, fe, nullptr);
+  if (member == "DeviceMesh" || member == "multidevice.DeviceMesh") return makeMesh(args);
+  if (dotted.ends_with("torch_dtype_to_nvfuser_dtype")) {
+    if (args.pos.empty()) fail("torch_dtype_to_nvfuser_dtype takes a torch dtype", args.off);
+    Ref d = mk(VK::DType);
+    const Ref& t = args.pos[0];
+    if (t->k != VK::TorchDType && t->k != VK::DType)
+      fail("torch_dtype_to_nvfuser_dtype takes a torch dtype", args.off);
+    d->dtype = t->dtype;
+    return d;
+  }
+  if (dotted.rfind("torch.", 0) == 0) {
+    Ref r = torchCall(dotted, args);
+    if (r->k == VK::Torch && r->off == 0) r->off = args.off;
+    return r;
+  }
+  if (dotted.rfind("math.", 0) == 0 && args.pos.size() >= 1) {
+    std::string fn = dotted.substr(5);
+    if (fn == "prod") {
+      int64_t p = 1;
+      for (const Ref& x : iterate(args.pos[0], args.off)) p *= asInt(x, args.off, "math.prod");
+      return mkInt(p);
+    }
+    double x = asFloat(args.pos[0], args.off, dotted);
+    if (fn == "ceil") return mkInt(static_cast<int64_t>(std::ceil(x)));
+    if (fn == "floor") return mkInt(static_cast<int64_t>(std::floor(x)));
+    if (fn == "sqrt") return mkFloat(std::sqrt(x));
+    if (fn == "log2") return mkFloat(std::log2(x));
+  }
+  if (recording()) fail("`" + dotted + "` is not modelled by fusecheck", args.off);
+  skip("`" + dotted + "` is not about the fusion", args.off);
+}
+
+Ref Interpreter::builtinCall(const Value& f, Args& args) {
+  const std::string& n = f.s;
+  if (n.rfind("fd.ops.", 0) == 0) return opsCall(f.rec, n.substr(7), args);
+  if (n.rfind("fd.sched.", 0) == 0) return schedCall(f.rec, n.substr(9), args);
+  if (n.rfind("fd.", 0) == 0) return fdCall(f.self->rec, n.substr(3), args);
+  if (n.rfind("tensor.", 0) == 0) return tensorMethod(f.self, n.substr(7), args);
+  if (n.rfind("torch.", 0) == 0) {
+    Ref r = torchMethod(f.self, n.substr(6), args);
+    if (r->k == VK::Torch && r != f.self) {  // a view or copy keeps the data's description
+      r->off = args.off;
+      r->range = f.self->range;
+      r->fill = f.self->fill;
+      r->dtype_off = f.self->dtype_off;
+      r->converted = f.self->converted || r->dtype != f.self->dtype;
+    }
+    return r;
+  }
+  auto arg = [&](size_t i) -> const Ref& {
+    if (i >= args.pos.size()) fail("`" + n + "` is missing an argument", args.off);
+    return args.pos[i];
+  };
+  // ---- methods of Python values
+  const Ref& self = f.self;
+  if (n == "list.append") return self->items.push_back(arg(0)), mkNone();
+  if (n == "list.extend") {
+    for (const Ref& x : iterate(arg(0), args.off)) self->items.push_back(x);
+    return mkNone();
+  }
+  if (n == "list.insert") {
+    int64_t i =
+        std::clamp<int64_t>(asInt(arg(0), args.off, "index"), 0, static_cast<int64_t>(self->items.size()));
+    self->items.insert(self->items.begin() + i, arg(1));
+    return mkNone();
+  }
+  if (n == "list.pop") {
+    if (self->items.empty()) fail("pop from an empty list", args.off);
+    Ref r = self->items.back();
+    self->items.pop_back();
+    return r;
+  }
+  if (n == "list.copy") return mkSeq(VK::List, self->items);
+  if (n == "list.index" || n == "tuple.index") {
+    for (size_t i = 0; i < self->items.size(); ++i)
+      if (equal(self->items[i], arg(0))) return mkInt(static_cast<int64_t>(i));
+    fail("the value is not in the list", args.off);
+  }
+  if (n == "dict.get") {
+    for (size_t i = 0; i < self->keys.size(); ++i)
+      if (equal(self->keys[i], arg(0))) return self->items[i];
+    return args.pos.size() > 1 ? args.pos[1] : mkNone();
+  }
+  if (n == "dict.items") {
+    std::vector<Ref> r;
+    for (size_t i = 0; i < self->keys.size(); ++i)
+      r.push_back(mkSeq(VK::Tuple, {self->keys[i], self->items[i]}));
+    return mkSeq(VK::List, r);
+  }
+  if (n == "dict.keys") return mkSeq(VK::List, self->keys);
+  if (n == "dict.values") return mkSeq(VK::List, self->items);
+  if (n.rfind("str.", 0) == 0) {
+    std::string m = n.substr(4);
+    if (m == "join") {
+      std::string s;
+      bool first = true;
+      for (const Ref& x : iterate(arg(0), args.off)) {
+        if (!first) s += self->s;
+        s += str(*x);
+        first = false;
+      }
+      return mkStr(s);
+    }
+    if (m == "startswith") return mkBool(self->s.rfind(str(*arg(0)), 0) == 0);
+    if (m == "endswith") return mkBool(self->s.ends_with(str(*arg(0))));
+    if (m == "split") {
+      std::vector<Ref> parts;
+      std::string sep = args.pos.empty() ? " " : str(*arg(0));
+      size_t start = 0;
+      while (true) {
+        size_t p = sep.empty() ? std::string::npos : self->s.find(sep, start);
+        parts.push_back(mkStr(self->s.substr(start, p - start)));
+        if (p == std::string::npos) break;
+        start = p + sep.size();
+      }
+      return mkSeq(VK::List, parts);
+    }
+    return mkStr(self->s);  // format, strip, lower, replace, ...: the text is never about the fusion
+  }
+  // ---- builtins
+  if (n == "print") skip("`print` is not about the fusion", args.off);
+  if (n == "super") return mkOpaque("super()");
+  if (n == "len") {
+    const Ref& x = arg(0);
+    if (x->k == VK::Str) return mkInt(static_cast<int64_t>(x->s.size()));
+    if (x->k == VK::Vector) return mkInt(static_cast<int64_t>(x->ids.size()));
+    if (x->k == VK::Torch) {
+      if (x->sizes.empty()) fail("len() of a 0-d tensor", args.off);
+      return mkInt(x->sizes[0]);
+    }
+    return mkInt(static_cast<int64_t>(iterate(x, args.off).size()));
+  }
+  if (n == "range") {
+    int64_t lo = 0, hi = 0, step = 1;
+    if (args.pos.size() == 1)
+      hi = asInt(arg(0), args.off, "range");
+    else {
+      lo = asInt(arg(0), args.off, "range");
+      hi = asInt(arg(1), args.off, "range");
+      if (args.pos.size() > 2) step = asInt(arg(2), args.off, "range");
+    }
+    if (step == 0) fail("range() step cannot be zero", args.off);
+    std::vector<Ref> r;
+    for (int64_t i = lo; step > 0 ? i < hi : i > hi; i += step) {
+      tick(args.off);
+      r.push_back(mkInt(i));
+    }
+    return mkSeq(VK::List, r);
+  }
+  if (n == "list" || n == "tuple" || n == "set" || n == "sorted" || n == "reversed") {
+    std::vector<Ref> items = args.pos.empty() ? std::vector<Ref>{} : iterate(arg(0), args.off);
+    if (n == "sorted")
+      std::stable_sort(items.begin(), items.end(), [&](const Ref& a, const Ref& b) {
+        return truthy(compare("<", a, b, args.off), args.off);
+      });
+    if (n == "reversed") std::reverse(items.begin(), items.end());
+    return mkSeq(n == "tuple" ? VK::Tuple : VK::List, items);
+  }
+  if (n == "dict") {
+    Ref d = mk(VK::Dict);
+    for (size_t k = 0; k < args.kw.size(); ++k) {
+      d->keys.push_back(mkStr(args.kw[k].first));
+      d->items.push_back(args.kw[k].second);
+    }
+    return d;
+  }
+  if (n == "int") {
+    if (args.pos.empty()) return mkInt(0);
+    const Ref& x = arg(0);
+    if (x->k == VK::Float) return mkInt(static_cast<int64_t>(x->f));
+    if (x->k == VK::Str) return mkInt(std::strtoll(x->s.c_str(), nullptr, 10));
+    return mkInt(asInt(x, args.off, "int()"));
+  }
+  if (n == "float") {
+    if (args.pos.empty()) return mkFloat(0);
+    const Ref& x = arg(0);
+    if (x->k == VK::Str) {
+      std::string s = x->s;
+      for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (s == "inf" || s == "+inf" || s == "infinity") return mkFloat(INFINITY);
+      if (s == "-inf" || s == "-infinity") return mkFloat(-INFINITY);
+      if (s == "nan") return mkFloat(NAN);
+      char* end = nullptr;
+      double v = std::strtod(x->s.c_str(), &end);
+      if (end && *end == 0 && !x->s.empty()) return mkFloat(v);
+      fail("float() of `" + x->s + "`", args.off);
+    }
+    return mkFloat(asFloat(x, args.off, "float()"));
+  }
+  if (n == "bool") return mkBool(!args.pos.empty() && truthy(arg(0), args.off));
+  if (n == "str" || n == "repr") return mkStr(args.pos.empty() ? "" : str(*arg(0)));
+  if (n == "abs") {
+    const Ref& x = arg(0);
+    if (x->k == VK::Float) return mkFloat(std::fabs(x->f));
+    if (x->k == VK::Tensor || x->k == VK::Scalar) return opsCall(x->rec, "abs", args);
+    return mkInt(std::llabs(asInt(x, args.off, "abs()")));
+  }
+  if (n == "round") return mkInt(static_cast<int64_t>(std::llround(asFloat(arg(0), args.off, "round()"))));
+  if (n == "min" || n == "max" || n == "sum" || n == "any" || n == "all") {
+    std::vector<Ref> items = args.pos.size() == 1 ? iterate(arg(0), args.off) : args.pos;
+    if (n == "any" || n == "all") {
+      bool r = n == "all";
+      for (const Ref& x : items) r = n == "all" ? (r && truthy(x, args.off)) : (r || truthy(x, args.off));
+      return mkBool(r);
+    }
+    if (n == "sum") {
+      Ref acc = args.pos.size() > 1 ? args.pos[1] : mkInt(0);
+      for (const Ref& x : args.pos.size() == 1 || args.pos.size() == 2 ? iterate(arg(0), args.off) : items)
+        acc = binary("+", acc, x, args.off);
+      return acc;
+    }
+    if (items.empty()) fail(n + "() of an empty sequence", args.off);
+    Ref best = items[0];
+    for (size_t i = 1; i < items.size(); ++i)
+      if (truthy(compare(n == "min" ? "<" : ">", items[i], best, args.off), args.off)) best = items[i];
+    return best;
+  }
+  if (n == "enumerate" || n == "zip") {
+    std::vector<Ref> r;
+    if (n == "enumerate") {
+      int64_t start = args.pos.size() > 1 ? asInt(args.pos[1], args.off, "start") : 0;
+      for (const Ref& x : iterate(arg(0), args.off)) r.push_back(mkSeq(VK::Tuple, {mkInt(start++), x}));
+    } else {
+      std::vector<std::vector<Ref>> cols;
+      size_t len = SIZE_MAX;
+      for (const Ref& a : args.pos) {
+        cols.push_back(iterate(a, args.off));
+        len = std::min(len, cols.back().size());
+      }
+      for (size_t i = 0; i < len && !cols.empty(); ++i) {
+        std::vector<Ref> row;
+        for (auto& c : cols) row.push_back(c[i]);
+        r.push_back(mkSeq(VK::Tuple, row));
+      }
+    }
+    return mkSeq(VK::List, r);
+  }
+  if (n == "map") {
+    std::vector<Ref> r;
+    for (const Ref& x : iterate(arg(1), args.off)) {
+      Args a;
+      a.off = args.off;
+      a.pos = {x};
+      a.pos_off = {args.off};
+      r.push_back(call(arg(0), a));
+    }
+    return mkSeq(VK::List, r);
+  }
+  if (n == "divmod") {
+    Ref q = binary("//", arg(0), arg(1), args.off);
+    return mkSeq(VK::Tuple, {q, binary("%", arg(0), arg(1), args.off)});
+  }
+  if (n == "isinstance") {
+    const Ref& x = arg(0);
+    const Ref& t = arg(1);
+    if (t->k == VK::Builtin) {
+      const std::string& tn = t->s;
+      return mkBool((tn == "int" && x->k == VK::Int) || (tn == "float" && x->k == VK::Float) ||
+                    (tn == "bool" && x->k == VK::Bool) || (tn == "str" && x->k == VK::Str) ||
+                    (tn == "list" && x->k == VK::List) || (tn == "tuple" && x->k == VK::Tuple) ||
+                    (tn == "dict" && x->k == VK::Dict));
+    }
+    skip("isinstance() with a type fusecheck does not model", args.off);
+  }
+  if (n == "getattr" || n == "hasattr") {
+    if (arg(1)->k != VK::Str) fail(n + "() needs an attribute name", args.off);
+    if (n == "hasattr") {
+      try {
+        getAttr(arg(0), arg(1)->s, args.off);
+        return mkBool(true);
+      } catch (const PyError& e) {
+        if (e.fatal) throw;
+        return mkBool(false);
+      }
+    }
+    try {
+      return getAttr(arg(0), arg(1)->s, args.off);
+    } catch (const PyError& e) {
+      if (args.pos.size() > 2 && !e.fatal) return args.pos[2];
+      throw;
+    }
+  }
+  if (n == "type" || n == "id" || n == "iter" || n == "next" || n == "object" || n == "open" || n == "input")
+    skip("`" + n + "()` is not about the fusion", args.off);
+  if (n == "exit") skip("`exit()`", args.off);
+  if (n.ends_with("Error") || n == "Exception") return mkOpaque(n);
+  if (kwArg(args, "") != nullptr) return mkNone();
+  fail("`" + n + "` is not modelled by fusecheck", args.off);
+}
+
+}  // namespace fc::py

@@ -1,0 +1,172 @@
+// The interpreter that runs a Python repro (a tree from parser.h) against recording
+// FusionDefinitions. It runs the module as Python would, with just enough of Python's builtins,
+// of torch (the constructors and views that build `inputs`) and of nvFuser's two frontends
+// (legacy `nvfuser` and `nvfuser_direct`: FusionDefinition, fd.ops, fd.sched, DeviceMesh,
+// DataType, ParallelType, tensor methods) to record each fusion it defines.
+//
+// What is not about the fusion (printing, asserts, reference computations in torch, test
+// scaffolding, calls into modules it does not model) is skipped, one note per skipped
+// statement. While a definition is being recorded, the same problems are located errors: an
+// unknown `fd.ops` name or an undefined name names what is missing (with "did you mean"), and
+// the statement's targets stay unbound so later uses say so too. Function definitions nobody
+// calls are run at the end when nothing was recorded: one whose first parameter is the
+// FusionDefinition gets a fresh one, any other (a pytest test) gets opaque arguments.
+//
+// Calls nest at most kMaxCalls deep and loops run at most kMaxIterations times in all, so no
+// script can hang or exhaust the stack.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "diag/diagnostic.h"
+#include "diag/source.h"
+#include "io/python/ast.h"
+#include "io/python/recorder.h"
+#include "io/python/value.h"
+
+namespace fc::py {
+
+constexpr int kMaxCalls = 64;
+constexpr int64_t kMaxIterations = 1'000'000;
+
+// A problem found while running a statement. `skip`: not about the fusion (a note outside a
+// definition); otherwise an error inside a definition and a skip outside.
+struct FrontendOp;
+
+struct PyError {
+  DiagCode code = DiagCode::ImportUnsupported;
+  std::string message;
+  uint32_t off = 0;
+  bool skip = false;
+  bool silent = false;  // follows from an error already reported (a name it left unbound)
+  // A limit of the interpreter was passed (call depth, loop iterations): the whole run stops,
+  // as a Python exception would; resuming at the next statement of every level could repeat the
+  // work exponentially (a function calling itself twice).
+  bool fatal = false;
+};
+
+class Interpreter {
+ public:
+  Interpreter(const SourceText& src, const Module& m, DiagnosticSink& sink);
+  ~Interpreter();
+  Interpreter(const Interpreter&) = delete;
+  Interpreter& operator=(const Interpreter&) = delete;
+
+  // Runs the module, then any definition nobody called; returns the recorders in order of
+  // creation (those a definition ran into first).
+  std::vector<std::shared_ptr<FusionRecorder>> run();
+
+  int errors() const { return errors_; }
+  // Names that a line dropped for a syntax error would have bound: a use is not reported again.
+  void dropped(std::vector<std::string> names) { dropped_ = std::move(names); }
+  // A module-level name after the run (nullptr if unbound) and where its value was written.
+  Ref global(const std::string& name) const { return globals_->find(name); }
+  uint32_t globalOff(const std::string& name) const {
+    auto it = global_off_.find(name);
+    return it == global_off_.end() ? 0 : it->second;
+  }
+  void report(Severity sev, DiagCode code, std::string message, uint32_t off);
+
+  // ---- used by the op and frontend files
+  [[noreturn]] void fail(std::string message, uint32_t off, DiagCode code = DiagCode::ImportUnsupported);
+  [[noreturn]] void skip(std::string message, uint32_t off);
+  bool recording() const { return recording_ > 0; }
+  Ref call(const Ref& f, Args& args);
+  Ref getAttr(const Ref& obj, const std::string& name, uint32_t off);
+  bool truthy(const Ref& v, uint32_t off);
+  int64_t asInt(const Ref& v, uint32_t off, const std::string& what);
+  double asFloat(const Ref& v, uint32_t off, const std::string& what);
+  std::vector<Ref> asList(const Ref& v, uint32_t off, const std::string& what);
+  std::string lineCol(uint32_t off) const;
+
+ private:
+  enum class Flow { Normal, Return, Break, Continue };
+
+  // interpreter.cpp: statements and expressions
+  Flow execBlock(const std::vector<NodeId>& body, const std::shared_ptr<Scope>& sc);
+  Flow exec(NodeId n, const std::shared_ptr<Scope>& sc);
+  Ref eval(NodeId n, const std::shared_ptr<Scope>& sc);
+  void assign(NodeId target, const Ref& v, const std::shared_ptr<Scope>& sc);
+  Ref lookup(const Node& n, const std::shared_ptr<Scope>& sc);
+  Ref evalCall(const Node& n, const std::shared_ptr<Scope>& sc);
+  Ref callFunction(const Ref& f, Args& args);
+  Ref instantiate(const Ref& cls, Args& args);
+  Ref comprehension(const Node& n, const std::shared_ptr<Scope>& sc);
+  void compLoop(const Node& n, size_t clause, const std::shared_ptr<Scope>& sc, std::vector<Ref>& out,
+                std::vector<Ref>& keys);
+  std::vector<Ref> iterate(const Ref& v, uint32_t off);
+  Ref makeFunction(const Node& def, const std::shared_ptr<Scope>& sc);
+  void importStmt(const Node& n, const std::shared_ptr<Scope>& sc);
+  Ref withStmt(const Node& n, const std::shared_ptr<Scope>& sc, Flow& flow);
+  void runUncalledDefinitions();
+  void tick(uint32_t off);
+  void poisonTargets(NodeId stmt, const std::shared_ptr<Scope>& sc);
+  void poison(NodeId target, const std::shared_ptr<Scope>& sc);
+
+  // operators.cpp: Python operators on every kind of value
+  Ref binary(const std::string& op, const Ref& l, const Ref& r, uint32_t off);
+  Ref unary(const std::string& op, const Ref& v, uint32_t off);
+  Ref compare(const std::string& op, const Ref& l, const Ref& r, uint32_t off);
+  Ref subscript(const Ref& obj, const Ref& idx, uint32_t off);
+  bool equal(const Ref& l, const Ref& r);
+
+  // builtins.cpp: Python's builtins, modules and their attributes
+  Ref builtinCall(const Value& f, Args& args);
+  Ref moduleAttr(const Ref& mod, const std::string& name, uint32_t off);
+  Ref moduleCall(const std::string& dotted, Args& args);
+
+  // torch_values.cpp: torch tensors for `inputs`
+  Ref torchCall(const std::string& fn, Args& args);
+  Ref torchConstruct(const std::string& fn, Args& args);
+  void describeData(const std::string& f, Args& args, Value& t);
+  Ref torchMethod(const Ref& t, const std::string& name, Args& args);
+  Ref torchAttr(const Ref& t, const std::string& name, uint32_t off);
+  Ref torchIndex(const Ref& t, const Ref& idx, uint32_t off);
+
+  // fusion_definition.cpp: FusionDefinition, fd.sched, meshes, tensor methods
+  Ref newFusionDefinition(uint32_t off, Frontend fe, const Ref& instance);
+  Ref fdAttr(const Ref& fd, const std::shared_ptr<FusionRecorder>& rec, const std::string& name,
+             uint32_t off);
+  Ref fdCall(const std::shared_ptr<FusionRecorder>& rec, const std::string& name, Args& args);
+  Ref schedCall(const std::shared_ptr<FusionRecorder>& rec, const std::string& name, Args& args);
+  Ref tensorAttr(const Ref& t, const std::string& name, uint32_t off);
+  Ref tensorMethod(const Ref& t, const std::string& name, Args& args);
+  Ref makeMesh(Args& args);
+  void runDefinition(const Ref& fn, const Ref& fd, Args& args);
+
+  // frontend_ops.cpp: fd.ops
+  Ref opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::string& name, Args& args);
+  // opaque_ops.cpp: fd.ops calls of ops fusecheck imports as opaque ops (PyForm::OutputRule)
+  Ref opaqueOpCall(const std::shared_ptr<FusionRecorder>& rec, const FrontendOp& op, Args& args);
+
+  friend class OpsBinder;
+  friend class Values;
+
+  const SourceText& src_;
+  const Module& m_;
+  DiagnosticSink& sink_;
+  std::shared_ptr<Scope> globals_;
+  // Every scope and attribute table made, emptied when the interpreter ends.
+  std::shared_ptr<Scope> newScope(std::shared_ptr<Scope> parent);
+  std::shared_ptr<std::unordered_map<std::string, Ref>> newAttrs(std::unordered_map<std::string, Ref> init);
+  std::vector<std::weak_ptr<Scope>> scopes_;
+  std::vector<std::weak_ptr<std::unordered_map<std::string, Ref>>> attr_tables_;
+  std::vector<std::shared_ptr<FusionRecorder>> recs_;
+  std::vector<std::pair<NodeId, std::shared_ptr<Scope>>> defs_;  // every def run, in order
+  std::vector<NodeId> called_;                                   // defs that were called
+  Frontend imported_ = Frontend::Unknown;
+  int recording_ = 0;
+  int calls_ = 0;
+  int64_t iterations_ = 0;
+  int errors_ = 0;
+  Ref return_value_;
+  std::unordered_map<std::string, uint32_t> global_off_;
+  // Scopes of the functions that defined a fusion, newest last: a schedule function written
+  // beside the definition (as fusecheck's export writes it) reads the definition's names.
+  std::vector<std::shared_ptr<Scope>> def_scopes_;
+  std::vector<std::string> dropped_;
+};
+
+}  // namespace fc::py

@@ -1,0 +1,390 @@
+// fd.ops calls (see frontend_ops.h): binds the arguments by the op's parameter list (older
+// keyword spellings renamed), turns Python values into fusion operands and attributes, and
+// records the op through ImportBuilder, which gives outputs nvFuser's shape and dtype rules.
+// Ops on scalars only build derived scalars, as nvFuser's frontends do.
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "io/python/bind.h"
+#include "io/python/frontend_ops.h"
+#include "io/python/interpreter.h"
+#include "ir/op_rules.h"
+#include "support/suggest.h"
+
+namespace fc::py {
+namespace {
+
+Ref tensorRef(const std::shared_ptr<FusionRecorder>& rec, TensorId t) {
+  Ref v = mk(VK::Tensor);
+  v->id = t;
+  v->rec = rec;
+  return v;
+}
+Ref scalarRef(const std::shared_ptr<FusionRecorder>& rec, ScalarId s) {
+  Ref v = mk(VK::Scalar);
+  v->id = s;
+  v->rec = rec;
+  return v;
+}
+
+}  // namespace
+
+Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::string& name, Args& in_args) {
+  const FrontendOp* op = findFrontendOp(name);
+  const std::string fname = "fd.ops." + name;
+  if (!op) {
+    std::vector<std::string> names;
+    for (const FrontendOp& o : frontendOps()) names.emplace_back(o.name);
+    fail("`" + fname + "` is not an nvFuser op" + didYouMean(name, names), in_args.off,
+         DiagCode::ImportUnresolved);
+  }
+  Fusion& f = rec->f;
+  ImportBuilder& b = rec->b;
+  rec->recorded = true;
+  Args args = in_args;
+  // Older positional forms: reshape(arg, original_shape, new_shape) and
+  // squeeze(arg, original_shape, dims) until 2023-10 / 2024-01; full(value, shape=...) until 2023-08.
+  if ((op->form == PyForm::Reshape || op->form == PyForm::Squeeze) && args.pos.size() == 3) {
+    args.pos.erase(args.pos.begin() + 1);
+    args.pos_off.erase(args.pos_off.begin() + 1);
+  }
+  for (size_t k = 0; k < args.kw.size(); ++k)
+    if (args.kw[k].first == "original_shape") {
+      args.kw.erase(args.kw.begin() + static_cast<long>(k));
+      args.kw_off.erase(args.kw_off.begin() + static_cast<long>(k));
+      break;
+    }
+  if (op->form == PyForm::Full && !args.pos.empty() && args.pos[0]->k != VK::List &&
+      args.pos[0]->k != VK::Tuple && args.pos[0]->k != VK::Vector) {
+    bool shape_kw = false;
+    for (const auto& [k, v] : args.kw) shape_kw = shape_kw || k == "shape" || k == "size";
+    if (shape_kw) {
+      args.kw.emplace_back("fill_value", args.pos[0]);
+      args.kw_off.push_back(args.pos_off[0]);
+      args.pos.erase(args.pos.begin());
+      args.pos_off.erase(args.pos_off.begin());
+    }
+  }
+  const std::vector<std::string> params = paramNames(*op);
+  if (op->form == PyForm::Reduce && args.pos.size() == 2 && args.pos[1]->k == VK::DType) {  // sum(arg, dtype)
+    args.kw.emplace_back("dtype", args.pos[1]);
+    args.kw_off.push_back(args.pos_off[1]);
+    args.pos.pop_back();
+    args.pos_off.pop_back();
+  }
+  Bound a = bind(*this, args, fname, params, keywordRenames(*op));
+  auto idx = [&](const char* p) {
+    return static_cast<size_t>(std::find(params.begin(), params.end(), p) - params.begin());
+  };
+  auto need = [&](const char* p) -> const Ref& {
+    size_t i = idx(p);
+    if (i >= a.v.size() || !a.v[i])
+      fail(fname + " is missing its `" + p + "` argument", args.off, DiagCode::ImportSyntax);
+    return a.v[i];
+  };
+  auto offOf = [&](const char* p) { return a.off[std::min(idx(p), a.off.size() - 1)]; };
+  auto has = [&](const char* p) { return a.has(idx(p)); };
+  auto tensorArg = [&](const char* p) -> TensorId {
+    const Ref& v = need(p);
+    if (v->k != VK::Tensor) fail(fname + ": `" + p + "` must be a tensor, not a " + typeName(*v), offOf(p));
+    if (v->rec != rec) fail(fname + ": the tensor belongs to another FusionDefinition", offOf(p));
+    return v->id;
+  };
+  auto scalarOf = [&](const Ref& v, uint32_t off, DType int_dtype, const std::string& what) -> ScalarId {
+    switch (v->k) {
+      case VK::Scalar:
+        if (v->rec != rec) fail(what + ": the scalar belongs to another FusionDefinition", off);
+        return v->id;
+      case VK::Int: return b.constInt(v->i, int_dtype);
+      case VK::Bool: return b.constBool(v->i != 0);
+      case VK::Float: return b.constFloat(v->f, DType::Double);
+      default: fail(what + " must be a scalar or a number, not a " + typeName(*v), off);
+    }
+  };
+  auto operand = [&](const Ref& v, uint32_t off) -> ValueRef {
+    if (v->k == VK::Tensor) {
+      if (v->rec != rec) fail(fname + ": the tensor belongs to another FusionDefinition", off);
+      return ValueRef::tensor(v->id);
+    }
+    return ValueRef::scalar(scalarOf(v, off, DType::Int, fname));
+  };
+  auto scalarList = [&](const char* p) {
+    const Ref& v = need(p);
+    std::vector<ScalarId> r;
+    if (v->k == VK::Vector) return std::vector<ScalarId>(v->ids.begin(), v->ids.end());
+    if (v->k == VK::Int || v->k == VK::Scalar)
+      return std::vector<ScalarId>{scalarOf(v, offOf(p), DType::Index, p)};
+    for (const Ref& x : asList(v, offOf(p), fname + " " + p))
+      r.push_back(scalarOf(x, offOf(p), DType::Index, p));
+    return r;
+  };
+  auto intList = [&](const char* p) {
+    const Ref& v = need(p);
+    std::vector<int64_t> r;
+    if (v->k == VK::Int) return std::vector<int64_t>{v->i};
+    for (const Ref& x : asList(v, offOf(p), fname + " " + p)) r.push_back(asInt(x, offOf(p), p));
+    return r;
+  };
+  auto dtypeArg = [&](const char* p) -> std::optional<DType> {
+    if (!has(p)) return std::nullopt;
+    const Ref& v = need(p);
+    if (v->k != VK::DType && v->k != VK::TorchDType)
+      fail(fname + ": `" + p + "` must be a DataType", offOf(p));
+    return v->dtype;
+  };
+  auto finish = [&](OpKind k, std::vector<ValueRef> ins, Attrs attrs) -> Ref {
+    std::string err;
+    auto outs = b.op(k, std::move(ins), std::move(attrs), err);
+    if (!outs) fail(fname + ": " + err, args.off);
+    rec->noteExprs(args.off);
+    for (TensorId t : *outs) rec->noteTensor(t, args.off);
+    if (outs->size() == 1) return tensorRef(rec, (*outs)[0]);
+    std::vector<Ref> items;
+    for (TensorId t : *outs) items.push_back(tensorRef(rec, t));
+    return mkSeq(VK::Tuple, items);
+  };
+
+  std::optional<OpKind> kind = frontendOpKind(*op);
+  Attrs attrs;
+  switch (op->form) {
+    case PyForm::Unmodelled: fail("`" + fname + "` is an nvFuser op fusecheck does not model yet", args.off);
+    case PyForm::OutputRule: return opaqueOpCall(rec, *op, in_args);
+    case PyForm::Size:
+    case PyForm::Shape:
+    case PyForm::TensorSizes: {
+      TensorId t = tensorArg("arg");
+      size_t rank = b.nonReduction(t).size();
+      if (op->form == PyForm::Size) {
+        int64_t d = asInt(need("dim"), offOf("dim"), "dim");
+        int64_t dd = d < 0 ? d + static_cast<int64_t>(rank) : d;
+        if (dd < 0 || static_cast<size_t>(dd) >= rank) fail("fd.ops.size: dim out of range", offOf("dim"));
+        ScalarId s = f.addSize(t, static_cast<int32_t>(dd));
+        rec->noteScalar(s, args.off);
+        return scalarRef(rec, s);
+      }
+      Ref v = mk(op->form == PyForm::Shape ? VK::Vector : VK::Tuple);
+      v->rec = rec;
+      for (size_t d = 0; d < rank; ++d) {
+        ScalarId s = f.addSize(t, static_cast<int32_t>(d));
+        if (v->k == VK::Vector)
+          v->ids.push_back(s);
+        else
+          v->items.push_back(scalarRef(rec, s));
+      }
+      return v;
+    }
+    case PyForm::At: {
+      const Ref& v = need("arg");
+      if (v->k != VK::Vector) fail("fd.ops.at takes a vector", offOf("arg"));
+      int64_t i = asInt(need("index"), offOf("index"), "index");
+      if (i < 0) i += static_cast<int64_t>(v->ids.size());
+      if (i < 0 || static_cast<size_t>(i) >= v->ids.size())
+        fail("fd.ops.at: index out of range", offOf("index"));
+      return scalarRef(rec, v->ids[static_cast<size_t>(i)]);
+    }
+    case PyForm::Elementwise: {
+      std::vector<ValueRef> ins;
+      for (const std::string& p : params) {
+        if (p == "approximate") continue;
+        ins.push_back(operand(need(p.c_str()), offOf(p.c_str())));
+      }
+      bool any_tensor = std::any_of(ins.begin(), ins.end(), [](const ValueRef& v) { return v.isTensor(); });
+      if (name == "bitwise_not" && ins.size() == 1 &&
+          (ins[0].isTensor() ? f.tensors[ins[0].id].dtype : f.scalars[ins[0].id].dtype) == DType::Bool)
+        kind = OpKind::LogicalNot;  // bitwise_not of Bool is logical_not (csrc/ops/arith.cpp bitwise_not)
+      if (!any_tensor) {
+        // Scalars only: a derived scalar where fusecheck's scalar exprs can say it.
+        ScalarOp sop = ScalarOp::None;
+        if (name == "add")
+          sop = ScalarOp::Add;
+        else if (name == "sub")
+          sop = ScalarOp::Sub;
+        else if (name == "mul")
+          sop = ScalarOp::Mul;
+        else if (name == "div")
+          sop = ScalarOp::Div;
+        else if (name == "maximum")
+          sop = ScalarOp::Max;
+        else if (name == "minimum")
+          sop = ScalarOp::Min;
+        else if (name == "neg")
+          sop = ScalarOp::Neg;
+        else if (name == "ceilDiv")
+          sop = ScalarOp::CeilDiv;
+        else if ((name == "fmod" || name == "mod") && isIntegral(f.scalars[ins[0].id].dtype) &&
+                 isIntegral(f.scalars[ins[1].id].dtype))
+          sop = ScalarOp::Mod;
+        else if (name == "set" || name == "segment_set")
+          return scalarRef(rec, ins[0].id);
+        if (sop == ScalarOp::None) {
+          if (!kind) fail("`" + fname + "` is an nvFuser op fusecheck does not model yet", args.off);
+          // nvFuser records a scalar expr whose output has the operands' promoted dtype
+          // (csrc/ops/arith.cpp unaryOp / binaryOp on Val*, computeTypes of
+          // csrc/type_promotion.cpp); fusecheck's scalar exprs do not compute it, so it is a
+          // value of its own, of that dtype.
+          Expr x{*kind, ins, {}, attrs};
+          DType dt = outputDType(f, x, 0).dtype.value_or(DType::Double);
+          ScalarId s = b.unknownScalar(dt);
+          report(Severity::Note, DiagCode::ImportNote,
+                 std::string(f.scalarName(s)) + " stands for `" + fname +
+                     "(...)` on scalars, a scalar expression fusecheck does not compute (it takes no part in "
+                     "extents)",
+                 args.off);
+          rec->noteScalar(s, args.off);
+          return scalarRef(rec, s);
+        }
+        ScalarId s = b.derived(sop, ins[0].id, ins.size() > 1 ? ins[1].id : kNone);
+        rec->noteScalar(s, args.off);
+        return scalarRef(rec, s);
+      }
+      if (!kind) fail("`" + fname + "` is an nvFuser op fusecheck does not model yet", args.off);
+      if (*kind == OpKind::Gelu && has("approximate")) {
+        const Ref& ap = need("approximate");
+        if (ap->k != VK::Str || (ap->s != "none" && ap->s != "tanh"))
+          fail("gelu approximate must be 'none' or 'tanh'", offOf("approximate"));
+        attrs.approximate_tanh = ap->s == "tanh";
+      }
+      return finish(*kind, std::move(ins), std::move(attrs));
+    }
+    case PyForm::Cast: {
+      ValueRef v = operand(need("arg"), offOf("arg"));
+      const Ref& d = need("dtype");
+      if (d->k != VK::DType && d->k != VK::TorchDType)
+        fail(fname + ": `dtype` must be a DataType", offOf("dtype"));
+      if (!d->dtype) fail("cast to DataType.Null", offOf("dtype"));
+      if (v.isScalar()) {
+        // A scalar cast: a constant converts; an integer value keeps its value as Index / Int.
+        const Scalar& sc = f.scalars[v.id];
+        if (sc.kind == ScalarKind::Constant) {
+          ConstValue cv = sc.value;
+          ScalarId s;
+          if (*d->dtype == DType::Bool)
+            s = b.constBool(cv.kind == ConstValue::Kind::Float ? cv.f != 0 : cv.i != 0);
+          else if (isFloatingPoint(*d->dtype))
+            s = b.constFloat(cv.kind == ConstValue::Kind::Float ? cv.f : static_cast<double>(cv.i),
+                             *d->dtype);
+          else
+            s = b.constInt(cv.kind == ConstValue::Kind::Float ? static_cast<int64_t>(cv.f) : cv.i, *d->dtype);
+          return scalarRef(rec, s);
+        }
+        if (isIntegral(sc.dtype) && isIntegral(*d->dtype)) return scalarRef(rec, v.id);
+        fail("`fd.ops.cast` of a non-constant " + std::string(dtypeName(sc.dtype)) + " scalar to " +
+                 std::string(dtypeName(*d->dtype)) + " is not modelled",
+             args.off);
+      }
+      attrs.dtype = d->dtype;
+      return finish(OpKind::Cast, {v}, attrs);
+    }
+    case PyForm::Broadcast: {
+      TensorId t = tensorArg("arg");
+      for (const Ref& x : asList(need("is_broadcast_dim"), offOf("is_broadcast_dim"), "is_broadcast_dim"))
+        attrs.flags.push_back(truthy(x, offOf("is_broadcast_dim")));
+      return finish(OpKind::Broadcast, {ValueRef::tensor(t)}, attrs);
+    }
+    case PyForm::BroadcastInDim:
+    case PyForm::Expand: {
+      TensorId t = tensorArg("arg");
+      attrs.shape = scalarList("shape");
+      if (op->form == PyForm::BroadcastInDim) attrs.dims = intList("broadcast_dims");
+      return finish(*kind, {ValueRef::tensor(t)}, attrs);
+    }
+    case PyForm::Squeeze:
+    case PyForm::Permute: {
+      TensorId t = tensorArg("arg");
+      attrs.dims = intList("dims");
+      if (has("squeeze_expanded")) truthy(need("squeeze_expanded"), offOf("squeeze_expanded"));
+      return finish(*kind, {ValueRef::tensor(t)}, attrs);
+    }
+    case PyForm::Reshape: {
+      TensorId t = tensorArg("arg");
+      attrs.shape = scalarList("new_shape");
+      return finish(OpKind::Reshape, {ValueRef::tensor(t)}, attrs);
+    }
+    case PyForm::Slice: {
+      TensorId t = tensorArg("arg");
+      std::vector<ScalarId> st = scalarList("start_indices"), en = scalarList("end_indices"), steps;
+      if (has("strides")) steps = scalarList("strides");
+      if (st.size() != en.size() || (!steps.empty() && steps.size() != st.size()))
+        fail("slice: start_indices, end_indices and strides differ in length", args.off);
+      for (size_t i = 0; i < st.size(); ++i)
+        attrs.ranges.push_back(SliceRange{st[i], en[i], steps.empty() ? b.constInt(1) : steps[i]});
+      return finish(OpKind::Slice, {ValueRef::tensor(t)}, attrs);
+    }
+    case PyForm::Pad: {
+      TensorId t = tensorArg("arg");
+      attrs.pad = scalarList("pad_widths");
+      if (has("value")) attrs.value = scalarOf(need("value"), offOf("value"), DType::Int, "pad value");
+      return finish(OpKind::Pad, {ValueRef::tensor(t)}, attrs);
+    }
+    case PyForm::Cat: {
+      std::vector<ValueRef> ins;
+      for (const Ref& x : asList(need("tensors"), offOf("tensors"), "cat tensors")) {
+        if (x->k != VK::Tensor || x->rec != rec)
+          fail(fname + ": every entry must be a tensor of this definition", offOf("tensors"));
+        ins.push_back(ValueRef::tensor(x->id));
+      }
+      if (has("dim")) attrs.dim = asInt(need("dim"), offOf("dim"), "dim");
+      return finish(OpKind::Cat, std::move(ins), attrs);
+    }
+    case PyForm::Reduce:
+    case PyForm::Var:
+    case PyForm::Mean: {
+      TensorId t = tensorArg("arg");
+      if (has("dims")) attrs.dims = intList("dims");
+      if (has("keepdim")) attrs.keepdim = truthy(need("keepdim"), offOf("keepdim"));
+      if (op->form == PyForm::Var && has("correction"))
+        attrs.correction = asInt(need("correction"), offOf("correction"), "correction");
+      if (op->form == PyForm::Reduce) {
+        attrs.dtype = dtypeArg("dtype");
+        if (attrs.dtype && !opAccepts(*kind, Attr::DType))
+          fail(fname + " with a dtype other than DataType.Null", offOf("dtype"));
+      }
+      return finish(*kind, {ValueRef::tensor(t)}, attrs);
+    }
+    case PyForm::Full: {
+      attrs.shape = scalarList("shape");
+      if (*kind == OpKind::Full)
+        attrs.value = scalarOf(need("fill_value"), offOf("fill_value"), DType::Int, "fill_value");
+      attrs.dtype = dtypeArg("dtype");
+      if (!attrs.dtype && *kind == OpKind::Full) attrs.dtype = f.scalars[attrs.value].dtype;
+      if (!attrs.dtype) attrs.dtype = DType::Float;
+      return finish(*kind, {}, attrs);
+    }
+    case PyForm::Iota: {
+      attrs.shape = {scalarOf(need("length"), offOf("length"), DType::Index, "length")};
+      attrs.dtype = dtypeArg("dtype").value_or(DType::Int);
+      if (has("start")) attrs.start = scalarOf(need("start"), offOf("start"), DType::Int, "start");
+      if (has("step")) attrs.step = scalarOf(need("step"), offOf("step"), DType::Int, "step");
+      return finish(OpKind::Iota, {}, attrs);
+    }
+    case PyForm::Matmul:
+    case PyForm::Linear: {
+      std::vector<ValueRef> ins{ValueRef::tensor(tensorArg("arg1")), ValueRef::tensor(tensorArg("arg2"))};
+      if (op->form == PyForm::Linear && has("bias")) ins.push_back(ValueRef::tensor(tensorArg("bias")));
+      return finish(*kind, std::move(ins), attrs);
+    }
+    case PyForm::StrideOrder: {
+      // A copy whose allocation domain follows stride_order (csrc/ops/alias.cpp set + setAllocationDomain).
+      TensorId t = tensorArg("arg");
+      std::vector<int64_t> order = intList("stride_order");
+      Ref out = finish(OpKind::Set, {ValueRef::tensor(t)}, attrs);
+      Tensor& tv = f.tensors[out->id];
+      if (order.size() != tv.logical.size())
+        fail("stride_order: its length differs from the rank", offOf("stride_order"));
+      std::vector<AxisId> alloc(order.size(), kNone);
+      for (size_t d = 0; d < order.size(); ++d) {
+        int64_t r = order[d];
+        if (r < 0 || static_cast<size_t>(r) >= order.size() ||
+            alloc[order.size() - 1 - static_cast<size_t>(r)] != kNone)
+          fail("stride_order is not a permutation", offOf("stride_order"));
+        alloc[order.size() - 1 - static_cast<size_t>(r)] = tv.logical[d];
+      }
+      if (alloc != tv.logical) tv.allocation = alloc;
+      return out;
+    }
+  }
+  fail("unhandled op form", args.off);
+}
+
+}  // namespace fc::py

@@ -1,0 +1,49 @@
+// One FusionDefinition being recorded: the Fusion it builds (through ImportBuilder, so outputs
+// get nvFuser's shape and dtype rules), where each tensor, scalar and expr was defined in the
+// script, the concrete inputs `fd.execute(...)` was given, and the frontend it came from.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "io/import_builder.h"
+#include "io/python/value.h"
+#include "ir/fusion.h"
+
+namespace fc::py {
+
+enum class Frontend : uint8_t { Unknown, Legacy, Direct };
+
+class FusionRecorder {
+ public:
+  FusionRecorder() : b(f) {}
+  FusionRecorder(const FusionRecorder&) = delete;
+  FusionRecorder& operator=(const FusionRecorder&) = delete;
+
+  Fusion f;
+  ImportBuilder b;
+  Frontend frontend = Frontend::Unknown;
+  std::string name;         // the definition function's name
+  uint32_t off = 0;         // where the FusionDefinition was created
+  bool recorded = false;    // a definition ran into it
+  bool executed = false;    // fd.execute(...) gave concrete inputs
+  std::vector<Ref> inputs;  // the values fd.execute(...) was given
+  uint32_t inputs_off = 0;
+  // Source map: the offset of the call that defined each tensor / scalar / expr.
+  std::vector<uint32_t> tensor_off, scalar_off, expr_off;
+
+  void noteTensor(TensorId t, uint32_t at) { put(tensor_off, t, at); }
+  void noteScalar(ScalarId s, uint32_t at) { put(scalar_off, s, at); }
+  void noteExprs(uint32_t at) {
+    while (expr_off.size() < f.exprs.size()) expr_off.push_back(at);
+  }
+
+ private:
+  static void put(std::vector<uint32_t>& v, uint32_t i, uint32_t at) {
+    if (v.size() <= i) v.resize(i + 1, UINT32_MAX);
+    v[i] = at;
+  }
+};
+
+}  // namespace fc::py

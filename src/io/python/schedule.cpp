@@ -1,0 +1,242 @@
+// Multi-device scheduling as repros write it (see interpreter.h): the legacy fd.sched calls
+// (_create_device_mesh, _set_device_mesh, parallelize / _parallelize, split,
+// set_allocation_as_loop) and the direct TensorView methods (set_device_mesh, axis(i).parallelize,
+// split / outer_split / inner_split, set_allocation_domain), plus the attributes and methods of
+// fusion tensors and scalars (ndim, dtype, shape(), size(d)). Scheduling calls that do not
+// change what the fusion computes (inlining, caching, vectorization) are skipped with a note.
+#include "io/python/interpreter.h"
+
+namespace fc::py {
+namespace {
+
+// The mesh's id in `rec`'s fusion, added on first use there.
+MeshId meshIn(const std::shared_ptr<FusionRecorder>& rec, const Ref& m) {
+  if (m->rec != rec || m->id == kNone) {
+    m->id = rec->f.addMesh(m->sizes, m->strides);
+    m->rec = rec;
+  }
+  return m->id;
+}
+
+}  // namespace
+
+Ref Interpreter::schedCall(const std::shared_ptr<FusionRecorder>& rec, const std::string& name, Args& args) {
+  auto tensorAt = [&](size_t i) -> TensorId {
+    if (args.pos.size() <= i)
+      fail("fd.sched." + name + " is missing arguments", args.off, DiagCode::ImportSyntax);
+    if (args.pos[i]->k != VK::Tensor)
+      fail("fd.sched." + name + ": argument " + std::to_string(i + 1) + " must be a tensor", args.pos_off[i]);
+    return args.pos[i]->id;
+  };
+  auto kwOr = [&](size_t i, const char* k) -> Ref {
+    if (args.pos.size() > i) return args.pos[i];
+    for (size_t j = 0; j < args.kw.size(); ++j)
+      if (args.kw[j].first == k) return args.kw[j].second;
+    return nullptr;
+  };
+  if (name == "_create_device_mesh") return makeMesh(args);
+  Args as_method = args;
+  if (!as_method.pos.empty()) {
+    Ref t = as_method.pos[0];
+    as_method.pos.erase(as_method.pos.begin());
+    as_method.pos_off.erase(as_method.pos_off.begin());
+    if (name == "_set_device_mesh" || name == "set_device_mesh") {
+      tensorAt(0);
+      return tensorMethod(t, "set_device_mesh", as_method);
+    }
+    if (name == "parallelize" || name == "_parallelize") {
+      tensorAt(0);
+      Ref ax = kwOr(1, "axis");
+      Ref pt = kwOr(2, "parallel_type");
+      if (!ax || !pt) fail("fd.sched.parallelize takes a tensor, an axis and a parallel type", args.off);
+      Args a;
+      a.off = args.off;
+      Args p;
+      p.off = args.off;
+      p.pos = {pt};
+      p.pos_off = {args.off};
+      a.pos = {ax};
+      a.pos_off = {args.off};
+      Ref axis = tensorMethod(t, "axis", a);
+      return tensorMethod(axis, "parallelize", p);
+    }
+    if (name == "split" || name == "set_allocation_as_loop" || name == "merge" || name == "reorder") {
+      tensorAt(0);
+      return tensorMethod(t, name, as_method);
+    }
+  }
+  static const char* no_effect[] = {"inline_most",
+                                    "inline_at",
+                                    "cache_after",
+                                    "cache_before",
+                                    "cache_fork",
+                                    "set_memory_type",
+                                    "transform_like",
+                                    "parallelize_like",
+                                    "schedule",
+                                    "bounded_transform_backward",
+                                    "rfactor",
+                                    "warp_specialize",
+                                    "tensors",
+                                    "can_schedule",
+                                    "find_compatible_schedulers",
+                                    "compute_heuristics",
+                                    "compute_pointwise_heuristics",
+                                    "compute_reduction_heuristics",
+                                    "compute_matmul_heuristics",
+                                    "schedule_hyperparameters",
+                                    "to_string",
+                                    "user_schedule_ir",
+                                    "is_reduction",
+                                    "reduction_factor"};
+  for (const char* n : no_effect)
+    if (name == n)
+      skip("`fd.sched." + name + "` schedules kernels; fusecheck models the fusion, not its kernels",
+           args.off);
+  fail("unsupported schedule call `fd.sched." + name + "`", args.off);
+}
+
+Ref Interpreter::tensorAttr(const Ref& t, const std::string& name, uint32_t off) {
+  if (t->k == VK::Mesh) {
+    if (name == "size") {
+      int64_t n = 1;
+      for (int64_t s : t->sizes) n *= s;
+      return mkInt(n);
+    }
+    if (name == "shape") {
+      std::vector<Ref> r;
+      for (int64_t s : t->sizes) r.push_back(mkInt(s));
+      return mkSeq(VK::Tuple, r);
+    }
+    fail("DeviceMesh has no attribute `" + name + "` fusecheck models", off);
+  }
+  if (t->k == VK::Tensor) {
+    Fusion& f = t->rec->f;
+    if (name == "ndim") return mkInt(static_cast<int64_t>(t->rec->b.nonReduction(t->id).size()));
+    if (name == "dtype") {
+      Ref d = mk(VK::DType);
+      d->dtype = f.tensors[t->id].dtype;
+      return d;
+    }
+  }
+  if (t->k == VK::Scalar && name == "dtype") {
+    Ref d = mk(VK::DType);
+    d->dtype = t->rec->f.scalars[t->id].dtype;
+    return d;
+  }
+  return mkBuiltin("tensor." + name, t);
+}
+
+Ref Interpreter::tensorMethod(const Ref& t, const std::string& m, Args& args) {
+  if (t->k == VK::Axis) {
+    if (m != "parallelize") fail("IterDomain." + m + " is not modelled", args.off);
+    if (args.pos.empty() || args.pos[0]->k != VK::Parallel)
+      fail("parallelize takes a ParallelType", args.off);
+    const std::string& leaf = args.pos[0]->s;
+    std::optional<ParallelType> p;
+    if (leaf == "mesh_x" || leaf == "DIDx")
+      p = ParallelType::DIDx;
+    else if (leaf == "mesh_y" || leaf == "DIDy")
+      p = ParallelType::DIDy;
+    else if (leaf == "mesh_z" || leaf == "DIDz")
+      p = ParallelType::DIDz;
+    else if (leaf == "stream")
+      p = ParallelType::Stream;
+    else if (leaf == "serial")
+      p = ParallelType::Serial;
+    if (!p)
+      skip("ParallelType." + leaf + " schedules kernels; fusecheck models device and stream parallelism only",
+           args.off);
+    Tensor& tv = t->rec->f.tensors[t->id];
+    t->rec->f.axes[tv.loopDomain()[static_cast<size_t>(t->i)]].parallel = *p;
+    return mkNone();
+  }
+  if (t->k != VK::Tensor && t->k != VK::Scalar)
+    fail("a " + typeName(*t) + " has no method `" + m + "`", args.off);
+  FusionRecorder& rec = *t->rec;
+  Fusion& f = rec.f;
+  auto intArg = [&](size_t i, const char* what) {
+    if (args.pos.size() <= i) fail(m + " is missing its " + what, args.off, DiagCode::ImportSyntax);
+    return asInt(args.pos[i], args.pos_off[i], what);
+  };
+  auto opsWith = [&](const char* op, std::vector<Ref> extra) {
+    Args a = args;
+    a.pos.insert(a.pos.begin(), t);
+    a.pos_off.insert(a.pos_off.begin(), args.off);
+    (void)extra;
+    return opsCall(t->rec, op, a);
+  };
+  if (m == "shape") return opsWith("shape", {});
+  if (m == "size") return opsWith("size", {});
+  if (t->k == VK::Scalar) fail("a fusion scalar has no method `" + m + "`", args.off);
+  Tensor& tv = f.tensors[t->id];
+  auto loopIndex = [&](int64_t ax) {
+    auto n = static_cast<int64_t>(tv.loopDomain().size());
+    int64_t i = ax < 0 ? ax + n : ax;
+    if (i < 0 || i >= n) fail(m + ": axis " + std::to_string(ax) + " is out of range", args.off);
+    return static_cast<size_t>(i);
+  };
+  if (m == "set_device_mesh") {
+    if (args.pos.empty() || args.pos[0]->k != VK::Mesh)
+      fail("set_device_mesh takes a DeviceMesh", args.pos.empty() ? args.off : args.pos_off[0],
+           DiagCode::ImportUnresolved);
+    tv.mesh = meshIn(t->rec, args.pos[0]);
+    return mkNone();
+  }
+  if (m == "axis") {
+    Ref a = mk(VK::Axis);
+    a->rec = t->rec;
+    a->id = t->id;
+    a->i = static_cast<int64_t>(loopIndex(intArg(0, "axis")));
+    return a;
+  }
+  if (m == "split" || m == "outer_split" || m == "inner_split") {
+    int64_t ax = intArg(0, "axis");
+    int64_t factor = intArg(1, "factor");
+    bool inner = m != "outer_split";
+    if (m == "split" && args.pos.size() > 2) inner = truthy(args.pos[2], args.pos_off[2]);
+    for (size_t k = 0; k < args.kw.size(); ++k)
+      if (args.kw[k].first == "inner_split")
+        inner = truthy(args.kw[k].second, args.kw_off[k]);
+      else
+        fail("unsupported argument `" + args.kw[k].first + "` of " + m, args.kw_off[k]);
+    size_t i = loopIndex(ax);
+    if (factor <= 0) fail("split: factor not positive", args.off);
+    std::vector<AxisId> loop = tv.loopDomain();
+    AxisId src = loop[i];
+    ScalarId fac = rec.b.constInt(factor);
+    ScalarId rest = rec.b.derived(ScalarOp::CeilDiv, f.axes[src].extent, fac);
+    AxisId outer = rec.b.axis(f.axes[src].iter, inner ? rest : fac);
+    AxisId innr = rec.b.axis(f.axes[src].iter, inner ? fac : rest);
+    Tensor& tv2 = f.tensors[t->id];
+    f.axes[outer].owner = t->id;
+    f.axes[innr].owner = t->id;
+    AxisTransform tr;
+    tr.kind = AxisTransform::Kind::Split;
+    tr.in = src;
+    tr.out = outer;
+    tr.out2 = innr;
+    tr.factor = fac;
+    tr.inner_split = inner;
+    tv2.transforms.push_back(tr);
+    loop.erase(loop.begin() + static_cast<long>(i));
+    loop.insert(loop.begin() + static_cast<long>(i), {outer, innr});
+    tv2.loop = loop;
+    return mkNone();
+  }
+  if (m == "set_allocation_as_loop" || m == "set_allocation_domain") {
+    tv.allocation = tv.loopDomain();
+    tv.contiguity.clear();
+    return mkNone();
+  }
+  if (m == "get_loop_domain" || m == "get_logical_domain" || m == "get_allocation_domain" || m == "domain")
+    return mkOpaque("tensor." + m + "()");
+  if (m == "merge" || m == "reorder" || m == "swizzle" || m == "rfactor")
+    fail("`" + m + "` on a fusion tensor is not modelled (fusecheck models splits of device and stream axes)",
+         args.off);
+  if (m == "cache_after" || m == "cache_before" || m == "set_memory_type" || m == "inline_at")
+    skip("`" + m + "` schedules kernels; fusecheck models the fusion, not its kernels", args.off);
+  fail("a fusion tensor has no method `" + m + "` fusecheck models", args.off);
+}
+
+}  // namespace fc::py

@@ -1,0 +1,335 @@
+#include "passes/sharding.h"
+
+#include <algorithm>
+
+#include "analysis/axis_map.h"
+#include "ir/printer.h"
+#include "ir/topo_order.h"
+#include "support/parallel.h"
+
+namespace fc {
+
+std::vector<uint8_t> reshardingFlags(const Fusion& f) {
+  const size_t n = f.exprs.size();
+  std::vector<uint8_t> resharding(n, 0);
+  bool any_mesh = false;
+  for (const Tensor& t : f.tensors) any_mesh |= t.mesh != kNone;
+  if (f.meshes.empty() || !any_mesh) return resharding;
+  constexpr size_t kParallelMinExprs = 65536;
+  const size_t w = n >= kParallelMinExprs ? threadsFor(defaultThreads()) : 1;
+  parallelFor(w, [&](size_t k) {
+    for (size_t e = n * k / w; e < n * (k + 1) / w; ++e)
+      resharding[e] = isResharding(f, static_cast<ExprId>(e));
+  });
+  return resharding;
+}
+
+namespace {
+
+Location exprLoc(const std::string& file, ExprId e) {
+  return Location{file, JsonPointer().key("exprs").index(e).str(), 0, 0};
+}
+Location tensorLoc(const std::string& file, TensorId t) {
+  return Location{file, JsonPointer().key("tensors").index(t).str(), 0, 0};
+}
+
+std::string exprText(const Fusion& f, ExprId e) {
+  std::string s = "expr " + std::to_string(e) + " (" + std::string(opName(f.exprs[e].op));
+  if (!f.exprs[e].outputs.empty()) s += " -> " + std::string(f.tensorName(f.exprs[e].outputs[0]));
+  return s + ")";
+}
+
+// Ops nvFuser builds from a reduction and a division by a scalar it computes
+// from extents: a scalar expr in the fusion.
+bool hasScalarExpr(const Fusion& f, const Expr& e) {
+  if (e.op == OpKind::Mean || e.op == OpKind::Var || e.op == OpKind::VarMean) return true;
+  for (const ValueRef& v : e.inputs)
+    if (v.isScalar() && f.scalars[v.id].kind == ScalarKind::Derived) return true;
+  return false;
+}
+
+struct Passes {
+  const Fusion& orig;
+  const ShardingOptions& o;
+  DiagnosticSink& sink;
+  ShardingResult& r;
+  std::vector<ExprId> order;
+  uint32_t next_axis_number = 0;
+  int64_t next_tensor_number = 0;
+
+  Fusion& mut() {
+    if (!r.rewritten) r.rewritten = std::make_shared<Fusion>(orig);
+    return *r.rewritten;
+  }
+  const Fusion& cur() const { return r.rewritten ? *r.rewritten : orig; }
+
+  void fail(DiagCode code, std::string msg, Location loc, CheckRef check) {
+    auto& d = sink.error(code, std::move(msg), std::move(loc));
+    d.check = std::move(check);
+    r.failed = true;
+  }
+
+  // Copies the mesh of tensor input `ref` of `e` onto output `t` and, on the
+  // axes of `t` that `e` maps to its axes, their DIDx / Serial (nvFuser's
+  // shardAllLike: parallelizeAllLike with {DIDx, Serial}, Reduction axes
+  // included).
+  void shardLike(Fusion& g, ExprId e, size_t ref, TensorId t) {
+    const Expr& x = g.exprs[e];
+    const TensorId from_t = x.inputs[ref].id;
+    g.tensors[t].mesh = g.tensors[from_t].mesh;
+    for (size_t oi = 0; oi < x.outputs.size(); ++oi) {
+      if (x.outputs[oi] != t) continue;
+      for (const AxisPair& p : mapProducerConsumer(g, e, ref, oi)) {
+        ParallelType pt = axisSharding(g, from_t, p.producer);
+        g.axes[p.consumer].parallel = isDeviceDim(pt) ? pt : ParallelType::Serial;
+      }
+    }
+  }
+
+  bool meshRequirementBefore() {
+    const Fusion& f = cur();
+    if (o.mesh != MeshRequirement::AtLeastOneInput && o.mesh != MeshRequirement::EveryTvInput) return true;
+    std::vector<uint8_t> meshed(f.tensors.size(), 0);
+    for (TensorId t = 0; t < f.tensors.size(); ++t) meshed[t] = f.tensors[t].mesh != kNone;
+    for (ExprId e : order) {
+      const Expr& x = f.exprs[e];
+      std::vector<TensorId> tv_in;
+      for (const ValueRef& v : x.inputs)
+        if (v.isTensor()) tv_in.push_back(v.id);
+      if (o.mesh == MeshRequirement::AtLeastOneInput) {
+        if (std::none_of(tv_in.begin(), tv_in.end(), [&](TensorId t) { return meshed[t]; })) {
+          fail(DiagCode::MeshMissing,
+               exprText(f, e) + " has no tensor input with a mesh, which the sharding propagation requires",
+               exprLoc(o.file, e),
+               CheckRef{"MeshAtLeastOne", {{"expr", exprToString(f, e, PrintStyle::Y2024)}}});
+          return false;
+        }
+      } else {
+        if (tv_in.empty()) continue;  // skipped by the pass
+        for (TensorId t : tv_in)
+          if (!meshed[t]) {
+            auto& d =
+                sink.error(DiagCode::MeshMissing,
+                           std::string(f.tensorName(t)) + " has no mesh, but " + exprText(f, e) +
+                               " takes it: every tensor input of a multi-device fusion's exprs needs one",
+                           tensorLoc(o.file, t));
+            d.note(f.tensors[t].definition == kNone
+                       ? std::string(f.tensorName(t)) +
+                             " is a fusion input: propagation never gives one a mesh"
+                       : std::string(f.tensorName(t)) + " is made by an expr without a meshed tensor input");
+            d.check = CheckRef{"MeshPerInput", {{"tv", tensorToString(f, t, PrintStyle::Y2024)}}};
+            r.failed = true;
+            return false;
+          }
+      }
+      if (o.propagate)
+        for (TensorId t : x.outputs)
+          if (!meshed[t] && !tv_in.empty()) meshed[t] = 1;
+    }
+    return true;
+  }
+
+  void propagate() {
+    const Fusion& f0 = cur();
+    size_t changed = 0, reset = 0;
+    for (ExprId e : order) {
+      const Fusion& f = cur();
+      const Expr& x = f.exprs[e];
+      size_t ref = SIZE_MAX;
+      for (size_t i = 0; i < x.inputs.size() && ref == SIZE_MAX; ++i)
+        if (x.inputs[i].isTensor() && f.tensors[x.inputs[i].id].mesh != kNone) ref = i;
+      if (ref == SIZE_MAX) continue;
+      for (TensorId t : x.outputs) {
+        if (cur().tensors[t].mesh != kNone) continue;
+        Fusion& g = mut();
+        shardLike(g, e, ref, t);
+        ++changed;
+        if (o.reset_reduction_did)
+          for (AxisId a : g.tensors[t].logical)
+            if (g.axes[a].iter == IterType::Reduction && isDeviceDim(g.axes[a].parallel)) {
+              g.axes[a].parallel = ParallelType::Serial;
+              ++reset;
+            }
+      }
+    }
+    (void)f0;
+    if (changed)
+      r.trace.push_back("propagate shardings: " + std::to_string(changed) +
+                        " tensors without a mesh took their first meshed input's mesh and DIDx" +
+                        (reset ? " (" + std::to_string(reset) + " Reduction axes reset to Serial)" : ""));
+  }
+
+  bool meshRequirementAfter() {
+    if (o.mesh != MeshRequirement::AllOrNone && o.mesh != MeshRequirement::SomeWithout) return true;
+    const Fusion& f = cur();
+    TensorId with = kNone, without = kNone;
+    for (TensorId t = 0; t < f.tensors.size(); ++t) {
+      if (f.tensors[t].mesh != kNone) {
+        if (with == kNone) with = t;
+      } else if (without == kNone) {
+        without = t;
+      }
+    }
+    if (with == kNone || without == kNone) return true;
+    std::string msg = std::string(f.tensorName(without)) + " has no mesh while " +
+                      std::string(f.tensorName(with)) +
+                      " has one: after propagation every tensor must have a mesh, or none";
+    if (o.mesh == MeshRequirement::AllOrNone)
+      fail(DiagCode::MeshMissing, msg, tensorLoc(o.file, without),
+           CheckRef{"MeshAllOrNone",
+                    {{"tv", std::string(f.tensorName(with))}, {"tv2", std::string(f.tensorName(without))}}});
+    else
+      fail(DiagCode::MeshMissing, msg, tensorLoc(o.file, without), CheckRef{"MeshSomeWithout", {}});
+    return false;
+  }
+
+  bool scalarExprs() {
+    if (!o.reject_scalar_exprs) return true;
+    const Fusion& f = cur();
+    for (ExprId e : order) {
+      if (!hasScalarExpr(f, f.exprs[e])) continue;
+      auto& d = sink.error(
+          DiagCode::ScalarExprInMultiDevice,
+          exprText(f, e) + " needs a scalar expr, which the sharding passes of this nvFuser reject",
+          exprLoc(o.file, e));
+      d.note(
+          "insertReshardings asks isLowerableToCommunication about every expr of the fusion, scalar ones "
+          "included, and that rejects an expr without tensor outputs");
+      d.check = CheckRef{"NonTvOp", {{"expr", exprText(f, e)}}};
+      r.failed = true;
+      return false;
+    }
+    return true;
+  }
+
+  bool unmappedAxes() {
+    if (!o.unmapped_axis_error) return true;
+    const Fusion& f = cur();
+    for (ExprId e : order) {
+      AxisId a = kNone;
+      if (!unmappedProducerAxis(f, e, &a)) continue;
+      TensorId p = f.axes[a].owner, c = f.exprs[e].outputs[0];
+      auto& d = sink.error(DiagCode::UnmappedProducerAxis,
+                           exprText(f, e) + " drops axis " + axisToString(f, a) + " of " +
+                               std::string(f.tensorName(p)) +
+                               ", which this nvFuser's resharding check cannot handle",
+                           exprLoc(o.file, e));
+      d.note(
+          "haveDifferentShardings maps every producer axis to its consumer and fails on one that has none");
+      d.check = CheckRef{"UnmappedProducerAxis",
+                         {{"p", std::string(f.tensorName(p))},
+                          {"id", axisToString(f, a)},
+                          {"c", std::string(f.tensorName(c))}}};
+      r.failed = true;
+      return false;
+    }
+    return true;
+  }
+
+  TensorId newSetOutput(Fusion& g, TensorId like) {
+    std::vector<AxisId> axes;
+    for (AxisId a : g.tensors[like].logical) {
+      const Axis& ax = g.axes[a];
+      if (ax.iter == IterType::Reduction) continue;
+      axes.push_back(g.addAxis(next_axis_number++, ax.iter, ax.parallel, ax.extent, ax.expanded));
+    }
+    std::string name = "T" + std::to_string(next_tensor_number++);
+    return g.addTensor(name, g.tensors[like].dtype, MemoryType::Local, std::move(axes), g.tensors[like].mesh);
+  }
+
+  void insertAfter(ExprId e) {
+    Fusion& g = mut();
+    TensorId out = g.exprs[e].outputs[0];
+    // The set's output keeps what `out` was; `out` takes its input's sharding.
+    TensorId moved = newSetOutput(g, out);
+    size_t ref = 0;
+    while (!g.exprs[e].inputs[ref].isTensor()) ++ref;
+    for (ExprId u = 0; u < g.exprs.size(); ++u)
+      for (ValueRef& v : g.exprs[u].inputs)
+        if (v.isTensor() && v.id == out) v.id = moved;
+    for (TensorId& t : g.outputs)
+      if (t == out) t = moved;
+    ExprId s = g.addExpr(OpKind::Set, {ValueRef::tensor(out)}, {moved});
+    shardLike(g, e, ref, out);
+    r.inserted.push_back({s, e});
+  }
+
+  void insertBefore(ExprId e) {
+    Fusion& g = mut();
+    for (size_t i = 0; i < g.exprs[e].inputs.size(); ++i) {
+      if (!reshardsInput(g, e, i)) continue;
+      TensorId in = g.exprs[e].inputs[i].id;
+      TensorId copy = newSetOutput(g, in);
+      // The copy takes the output's mesh and, where e maps it, its DIDx.
+      g.tensors[copy].mesh = g.tensors[g.exprs[e].outputs[0]].mesh;
+      const auto& in_dom = g.tensors[in].logical;
+      std::vector<AxisId> in_axes;
+      for (AxisId a : in_dom)
+        if (g.axes[a].iter != IterType::Reduction) in_axes.push_back(a);
+      for (AxisId a : g.tensors[copy].logical) g.axes[a].parallel = ParallelType::Serial;
+      for (const AxisPair& p : mapProducerConsumer(g, e, i, 0)) {
+        auto it = std::find(in_axes.begin(), in_axes.end(), p.producer);
+        if (it == in_axes.end()) continue;
+        AxisId to = g.tensors[copy].logical[static_cast<size_t>(it - in_axes.begin())];
+        TensorId ct = g.exprs[e].outputs[0];
+        const auto& L = g.tensors[ct].logical;
+        size_t k = 0;
+        while (k < L.size() && L[k] != p.consumer) ++k;
+        ParallelType pt = isDeviceDim(g.axes[p.consumer].parallel) ? g.axes[p.consumer].parallel
+                          : k < L.size()                           ? shardingOf(g, ct, k)
+                                                                   : ParallelType::Serial;
+        if (g.axes[p.consumer].iter == IterType::Reduction) pt = ParallelType::Serial;
+        g.axes[to].parallel = isDeviceDim(pt) ? pt : ParallelType::Serial;
+      }
+      ExprId s = g.addExpr(OpKind::Set, {ValueRef::tensor(in)}, {copy});
+      g.exprs[e].inputs[i] = ValueRef::tensor(copy);
+      r.inserted.push_back({s, e});
+    }
+  }
+
+  void insertReshardings() {
+    // Which exprs need a set: resharding and not lowerable, in the order of
+    // the fusion before the pass (a set added for one expr changes no other).
+    const Fusion& f = cur();
+    std::vector<ExprId> after, before;
+    for (ExprId e : order) {
+      if (!isResharding(f, e) || isLowerable(f, e, o.lowering)) continue;
+      if (f.exprs[e].outputs.size() != 1) continue;  // reported as unlowerable by the segmenter
+      (o.reshard_after && f.exprs[e].inputs.size() == 1 ? after : before).push_back(e);
+    }
+    if (after.empty() && before.empty()) return;
+    // Numbers for what is added: after the fusion's own.
+    for (const Axis& a : f.axes) next_axis_number = std::max(next_axis_number, a.number + 1);
+    for (TensorId t = 0; t < f.tensors.size(); ++t)
+      next_tensor_number = std::max(next_tensor_number, f.tensorNumber(t) + 1);
+    for (auto it = after.rbegin(); it != after.rend(); ++it) insertAfter(*it);
+    for (ExprId e : before) insertBefore(e);
+    mut().rebuildUses();
+    r.trace.push_back("insert reshardings: " + std::to_string(r.inserted.size()) + " sets added (" +
+                      std::to_string(after.size()) + " after a one-input expr, " +
+                      std::to_string(before.size()) + " exprs resharded before)");
+  }
+};
+
+}  // namespace
+
+ShardingResult runShardingPasses(const Fusion& f, const ShardingOptions& o, DiagnosticSink& sink) {
+  ShardingResult r;
+  Passes p{f, o, sink, r, topoOrder(f)};
+  if (f.segmentation) {
+    r.trace.push_back(
+        "the repro carries its segmentation, a dump taken after the sharding passes: not replayed");
+    r.resharding = reshardingFlags(f);
+    return r;
+  }
+  bool ok = p.meshRequirementBefore();
+  if (ok && o.propagate) p.propagate();
+  if (ok) ok = p.meshRequirementAfter();
+  if (ok) ok = p.unmappedAxes();
+  if (ok) ok = p.scalarExprs();
+  if (ok && o.insert_reshardings) p.insertReshardings();
+  r.resharding = reshardingFlags(p.cur());
+  return r;
+}
+
+}  // namespace fc

@@ -1,0 +1,65 @@
+// The sharding passes nvFuser runs on a fusion with meshes before it
+// segments it, as they were at the point replayed:
+//  - the mesh requirement (every tensor input of an expr has a mesh; later,
+//    all tensors or none);
+//  - propagation: an output without a mesh takes the mesh of its first
+//    meshed tensor input and DIDx on the axes mapped to that input's DIDx
+//    axes (Reduction axes included, unless reset to Serial);
+//  - resharding insertion: a resharding expr that cannot be lowered to a
+//    communication gets a set after it (one input: the expr computes with
+//    its input's sharding, the set reshards to the output's) or before it
+//    (a set per input sharded differently from the output).
+// The user's fusion is never edited: when a pass changes something, the
+// result is a rewritten copy whose added tensors and exprs come after the
+// original ones (so the original ids and locations stay valid). A repro
+// that carries its own segmentation is a dump taken after these passes:
+// nothing is replayed on it. O(exprs + axes), plus the copy when it changes.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "analysis/resharding.h"
+#include "diag/diagnostic.h"
+#include "ir/fusion.h"
+
+namespace fc {
+
+// What a path requires of the meshes of a multi-device fusion.
+enum class MeshRequirement : uint8_t {
+  None,             // nothing checked
+  AtLeastOneInput,  // every expr has a meshed tensor input
+  EveryTvInput,     // every tensor input of every expr has a mesh
+  AllOrNone,        // after propagation: every tensor has a mesh, or none has
+  SomeWithout,      // the same check, later in the pass list, other words
+};
+
+struct ShardingOptions {
+  bool propagate = false;
+  bool reset_reduction_did = false;
+  bool insert_reshardings = false;
+  bool reshard_after = false;  // one-input exprs reshard after, not before
+  MeshRequirement mesh = MeshRequirement::None;
+  bool reject_scalar_exprs = false;  // a scalar expr fails "Non-tv op is not supported yet"
+  bool unmapped_axis_error = false;  // isResharding fails on a squeezed producer axis
+  LoweringRules lowering;
+  std::string file;
+};
+
+struct ShardingResult {
+  std::shared_ptr<Fusion> rewritten;  // null: the passes changed nothing
+  std::vector<uint8_t> resharding;    // per expr of the fusion the passes leave
+  std::vector<std::string> trace;     // what each pass did
+  // Added set exprs, each with the original expr it was added for.
+  std::vector<std::pair<ExprId, ExprId>> inserted;
+  bool failed = false;  // a requirement failed: nvFuser stops in these passes
+};
+
+// Whether each expr reshards (a pure function of the fusion; a large fusion's
+// exprs are split over every core).
+std::vector<uint8_t> reshardingFlags(const Fusion& f);
+
+ShardingResult runShardingPasses(const Fusion& f, const ShardingOptions& o, DiagnosticSink& sink);
+
+}  // namespace fc

@@ -1,0 +1,255 @@
+// Tests of the non-Python import forms on their fixtures (fixtures/import): printed IR of each era
+// and quirk (*.ir.txt), segmented dumps (*.segments.txt and the seed's dump), GitHub pastes (*.md)
+// and C++ tests (*.cpp). Each is detected as its form, imports, verifies and matches its golden
+// head-style print tests/golden/import/<file>.print.txt (FC_UPDATE_GOLDEN=1 rewrites them for
+// review); the import records where the repro came from. The diagnostics of each (notes included)
+// are pinned by the fixture's .expect.json sidecar.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "io/import_detect.h"
+#include "io/import_ir.h"
+#include "io/reader.h"
+#include "io/writer.h"
+#include "ir/printer.h"
+#include "ir/verifier.h"
+
+namespace fc {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string slurpFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string describe(const DiagnosticSink& s) {
+  std::string out;
+  for (const Diagnostic& d : s.all())
+    out += std::to_string(d.loc.line) + ":" + std::to_string(d.loc.col) + ": " +
+           std::string(diagCodeInfo(d.code).id) + ": " + d.message + "\n";
+  return out;
+}
+
+bool endsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// The fixtures of the non-Python forms, with the form each must be detected as.
+std::vector<std::pair<std::string, ImportFormat>> formFixtures() {
+  std::vector<std::pair<std::string, ImportFormat>> out;
+  for (const auto& e : fs::directory_iterator(std::string(FC_SOURCE_DIR) + "/fixtures/import")) {
+    std::string n = e.path().filename().string();
+    if (endsWith(n, ".expect.json")) continue;
+    if (endsWith(n, ".ir.txt")) out.emplace_back(e.path().string(), ImportFormat::NvfuserIr);
+    if (endsWith(n, ".segments.txt") || n == "seed_segmented_fusion.txt")
+      out.emplace_back(e.path().string(), ImportFormat::NvfuserSegments);
+    if (endsWith(n, ".cpp")) out.emplace_back(e.path().string(), ImportFormat::NvfuserCppTest);
+    if (endsWith(n, ".md")) out.emplace_back(e.path().string(), ImportFormat::Paste);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string provenance(const Fusion& f, const std::string& key) {
+  for (const auto& [k, v] : f.provenance)
+    if (k == key) return v;
+  return "";
+}
+
+TEST(ImportForms, EveryFormHasFixtures) {
+  int ir = 0, seg = 0, cpp = 0, paste = 0;
+  for (const auto& [path, fmt] : formFixtures()) {
+    ir += fmt == ImportFormat::NvfuserIr;
+    seg += fmt == ImportFormat::NvfuserSegments;
+    cpp += fmt == ImportFormat::NvfuserCppTest;
+    paste += fmt == ImportFormat::Paste;
+  }
+  EXPECT_GE(ir, 6);
+  EXPECT_GE(seg, 2);
+  EXPECT_GE(cpp, 3);
+  EXPECT_GE(paste, 3);
+}
+
+TEST(ImportForms, FixturesDetectImportVerifyAndMatchGoldens) {
+  for (const auto& [path, fmt] : formFixtures()) {
+    SCOPED_TRACE(path);
+    std::string text = slurpFile(path);
+    // A diff is a paste (its new side is then read as a C++ test); an issue page copied as
+    // rendered text, without code fences, is printed IR with prose around it.
+    ImportFormat want = fmt;
+    if (text.rfind("diff --git", 0) == 0) want = ImportFormat::Paste;
+    if (fmt == ImportFormat::Paste && text.find("```") == std::string::npos) want = ImportFormat::NvfuserIr;
+    EXPECT_EQ(importFormatName(detectImportFormat(text)), importFormatName(want));
+    // Commands that take a repro directly recognize every form on its own evidence.
+    auto rec = recognizeImportFormat(text);
+    ASSERT_TRUE(rec.has_value());
+    EXPECT_EQ(importFormatName(*rec), importFormatName(want));
+    DiagnosticSink s;
+    SourceText src(path, text);
+    auto f = importFusion(src, s);
+    ASSERT_TRUE(f.has_value()) << describe(s);
+    EXPECT_EQ(s.errorCount(), 0u) << describe(s);
+    f->rebuildUses();
+    DiagnosticSink vs;
+    EXPECT_TRUE(verifyFusion(*f, vs)) << describe(vs);
+    EXPECT_FALSE(provenance(*f, "imported_from").empty());
+    std::string name = fs::path(path).filename().string();
+    std::string golden_path = std::string(FC_SOURCE_DIR) + "/tests/golden/import/" + name + ".print.txt";
+    std::string got = printFusionMath(*f, PrintStyle::Head);
+    if (std::getenv("FC_UPDATE_GOLDEN")) std::ofstream(golden_path, std::ios::binary) << got;
+    EXPECT_EQ(got, slurpFile(golden_path));
+  }
+}
+
+TEST(ImportForms, RecognitionNeedsEvidence) {
+  EXPECT_FALSE(recognizeImportFormat("{\"format\": \"fusecheck.fusion/1\", \"note\": \"T0_g[ iS0{i0} ]\"}"));
+  EXPECT_FALSE(recognizeImportFormat("just some prose, no repro\n"));
+  EXPECT_FALSE(recognizeImportFormat(""));
+  EXPECT_EQ(recognizeImportFormat("T3_l___half[ iS12{16} ]"), ImportFormat::NvfuserIr);
+  EXPECT_EQ(recognizeImportFormat("x = T0_g_float[iS0{i0}]"), ImportFormat::NvfuserIr);
+  EXPECT_FALSE(recognizeImportFormat("AT0_g[ ]"));
+}
+
+TEST(ImportForms, LogWithTwoDumpsListsAndPicks) {
+  std::string path = std::string(FC_SOURCE_DIR) + "/fixtures/import/ir_log_two_dumps.ir.txt";
+  SourceText src(path, slurpFile(path));
+  MappedText text(src);
+  std::vector<IrDumpInfo> dumps = listIrDumps(text);
+  ASSERT_EQ(dumps.size(), 2u);
+  EXPECT_EQ(dumps[0].kind, "symbolic");
+  EXPECT_EQ(dumps[1].kind, "concretized");
+  EXPECT_EQ(dumps[0].label, "Fusion before concretization:");
+  EXPECT_EQ(dumps[1].label, "Concretized Fusion:");
+  EXPECT_EQ(dumps[1].first_line, 17);
+  // The default is the first symbolic dump, said in a note; --dump picks the other.
+  DiagnosticSink s;
+  auto f = importIr(src, s);
+  ASSERT_TRUE(f.has_value()) << describe(s);
+  ASSERT_FALSE(s.all().empty());
+  EXPECT_NE(s.all()[0].message.find("the first symbolic one"), std::string::npos) << describe(s);
+  EXPECT_EQ(f->axes[f->tensors[*f->findTensor("T2")].logical[0]].iter, IterType::Symbolic);
+  for (const char* which : {"2", "last", "after-concretization"}) {
+    DiagnosticSink s2;
+    auto g = importIr(src, s2, IrImportOptions{which});
+    ASSERT_TRUE(g.has_value()) << which << describe(s2);
+    EXPECT_EQ(g->axes[g->tensors[*g->findTensor("T2")].logical[0]].iter, IterType::Iteration) << which;
+  }
+  DiagnosticSink s3;
+  EXPECT_FALSE(importIr(src, s3, IrImportOptions{"7"}).has_value());
+  EXPECT_TRUE(s3.hasErrors());
+}
+
+// The invalid fixtures of the C++ and paste forms (the fixture runner reads .json, .py and .txt
+// repros only): each gives one located error that says what is missing or names the construct.
+TEST(ImportForms, InvalidFixturesGiveOneLocatedError) {
+  struct Case {
+    const char* file;
+    DiagCode code;
+    int line, col;
+    const char* needle;
+  };
+  const Case cases[] = {
+      {"cpp_no_fusion.cpp", DiagCode::ImportSyntax, 1, 1, "the test builds no tensor"},
+      {"cpp_unknown_function.cpp", DiagCode::ImportUnsupported, 6, 14, "`myProjectSpecificOp(...)`"},
+      {"cpp_mesh_without_device_count.cpp", DiagCode::ImportSyntax, 7, 15,
+       "DeviceMesh::createForNumDevices(...) takes the device count"},
+      {"cpp_axis_without_index.cpp", DiagCode::ImportSyntax, 7, 6,
+       "T0->axis(...) takes one axis index, got 0"},
+      {"cpp_merge_without_axis.cpp", DiagCode::ImportSyntax, 7, 6, "merge(...) takes the axis to merge"},
+      {"paste_no_repro.md", DiagCode::ImportSyntax, 1, 1, "no code block of the paste holds a repro"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.file);
+    std::string path = std::string(FC_SOURCE_DIR) + "/fixtures/invalid-import/" + c.file;
+    SourceText src(path, slurpFile(path));
+    DiagnosticSink s;
+    EXPECT_FALSE(importFusion(src, s).has_value());
+    ASSERT_EQ(s.errorCount(), 1u) << describe(s);
+    for (const Diagnostic& d : s.all()) {
+      if (d.severity != Severity::Error) continue;
+      EXPECT_EQ(d.code, c.code) << describe(s);
+      EXPECT_EQ(d.loc.file, path);
+      EXPECT_EQ(d.loc.line, c.line) << describe(s);
+      EXPECT_EQ(d.loc.col, c.col) << describe(s);
+      EXPECT_NE(d.message.find(c.needle), std::string::npos) << d.message;
+    }
+  }
+}
+
+// An op without a shape rule is kept as the print gives it: its name, its operands (keyed ones too)
+// and its outputs; the JSON and the head-style print read back to the same fusion.
+TEST(ImportForms, OpaqueOpRoundTrips) {
+  std::string path = std::string(FC_SOURCE_DIR) + "/fixtures/import/ir_opaque_ops.ir.txt";
+  SourceText src(path, slurpFile(path));
+  DiagnosticSink s;
+  auto f = importFusion(src, s);
+  ASSERT_TRUE(f.has_value()) << describe(s);
+  ASSERT_EQ(f->exprs.size(), 2u);
+  const Expr& x = f->exprs[0];
+  EXPECT_EQ(x.op, OpKind::Opaque);
+  EXPECT_EQ(x.attrs.name, "sdpa");
+  EXPECT_EQ(x.inputs.size(), 5u);  // three tensors, dropout_p and is_causal
+  EXPECT_EQ(x.outputs.size(), 3u);
+  ASSERT_EQ(s.all().size(), 1u) << describe(s);
+  EXPECT_NE(s.all()[0].message.find("op `sdpa` has no shape rule in fusecheck"), std::string::npos);
+  const std::string json = writeFusion(*f);
+  DiagnosticSink rs;
+  auto back = readFusion(SourceText("back.json", json), rs);
+  ASSERT_TRUE(back.has_value()) << describe(rs);
+  EXPECT_EQ(writeFusion(*back), json);
+  DiagnosticSink ps;
+  auto printed = importIr(SourceText("printed.txt", printFusionMath(*f, PrintStyle::Head)), ps);
+  ASSERT_TRUE(printed.has_value()) << describe(ps);
+  EXPECT_EQ(printed->exprs[0].attrs.name, "sdpa");
+  EXPECT_EQ(printFusionMath(*printed, PrintStyle::Head), printFusionMath(*f, PrintStyle::Head));
+  // A JSON opaque expr without its name is refused.
+  std::string nameless = json;
+  nameless.erase(nameless.find(", \"name\": \"sdpa\""), std::string(", \"name\": \"sdpa\"").size());
+  DiagnosticSink ns;
+  auto g = readFusion(SourceText("nameless.json", nameless), ns);
+  ASSERT_TRUE(g.has_value()) << describe(ns);
+  g->rebuildUses();
+  DiagnosticSink vs;
+  EXPECT_FALSE(verifyFusion(*g, vs));
+  EXPECT_NE(describe(vs).find("expr 0 (opaque) has no \"name\""), std::string::npos) << describe(vs);
+}
+
+// Source maps: a diagnostic of a block read out of a quoted paste points into the paste.
+TEST(ImportForms, PasteDiagnosticsPointIntoThePaste) {
+  std::string text =
+      "Some prose.\n\n> ```\n> T1_l[ iS2{i0} ]\n>    = reduction( T0_g[ iS0{i0} ], op = xor );\n> ```\n";
+  SourceText src("paste.md", text);
+  DiagnosticSink s;
+  EXPECT_FALSE(importFusion(src, s).has_value());
+  const Diagnostic* e = nullptr;
+  for (const Diagnostic& d : s.all())
+    if (d.severity == Severity::Error && !e) e = &d;
+  ASSERT_NE(e, nullptr) << describe(s);
+  EXPECT_EQ(e->loc.file, "paste.md");
+  EXPECT_EQ(e->loc.line, 5) << describe(s);
+  EXPECT_EQ(e->loc.col, 41) << describe(s);  // `xor`, counted from the `> ` marker
+  // A note is located the same way: an op without a rule, imported as opaque.
+  std::string opaque = "Some prose.\n\n> ```\n> T1_l[ iS2{i0} ]\n>    = topk(T0_g[ iS0{i0} ]);\n> ```\n";
+  DiagnosticSink s2;
+  EXPECT_TRUE(importFusion(SourceText("paste.md", opaque), s2).has_value()) << describe(s2);
+  const Diagnostic* n = nullptr;
+  for (const Diagnostic& d : s2.all())
+    if (d.message.find("op `topk` has no shape rule") != std::string::npos) n = &d;
+  ASSERT_NE(n, nullptr) << describe(s2);
+  EXPECT_EQ(n->loc.line, 5) << describe(s2);
+  EXPECT_EQ(n->loc.col, 8) << describe(s2);  // `topk` after the `> ` marker and `   = `
+}
+
+}  // namespace
+}  // namespace fc
