@@ -166,6 +166,11 @@ void emitDiagnostics(const std::vector<Diagnostic>& diags, const SourceText* sou
   }
 }
 
+int badInput(const DiagnosticSink& sink, OutputFormat fmt, std::ostream& os) {
+  emitDiagnostics(sink.all(), nullptr, fmt, os);
+  return kExitBadInput;
+}
+
 int exitFor(const PipelineResult& r) {
   switch (r.verdict()) {
     case Verdict::Clean: return kExitClean;

@@ -93,6 +93,10 @@ int exitFor(const PipelineResult& r);
 void emitDiagnostics(const std::vector<Diagnostic>& diags, const SourceText* source, OutputFormat fmt,
                      std::ostream& out);
 
+// Renders what `sink` holds (emitDiagnostics, no source) and gives the
+// exit code of bad input (2): a command refusing its arguments or repro.
+int badInput(const DiagnosticSink& sink, OutputFormat fmt, std::ostream& os);
+
 // Exit code for a set of diagnostics from loading (2) or analysis (1): any
 // error gives `code_if_errors`; else a not-decided finding gives 5.
 int exitCodeFor(const std::vector<Diagnostic>& diags, int code_if_errors);

@@ -13,6 +13,7 @@
 #include "pipeline/pipeline.h"
 #include "rewrite/fixes.h"
 #include "support/internal_error.h"
+#include "support/progress.h"
 #if FC_HAVE_CUDA
 #include "exec/cuda/cuda_executor.h"
 #include "exec/cuda/cuda_reference.h"
@@ -200,6 +201,7 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
       for (const std::string& r : opts.inputs->rank_sources)
         res.inputs_source += (res.inputs_source.empty() ? "" : ", ") + r;
     }
+    reportStep(0, 0, opts.inputs ? "reading the inputs" : "generating the inputs");
     in = opts.inputs ? inputsFromTensors(ref_f, ref_world, ref_sv, *opts.inputs, res.seed,
                                          opts.default_extent, &budget)
                      : generateInputs(ref_f, ref_world, ref_sv, res.seed, opts.default_extent, &budget);
@@ -216,6 +218,12 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
       fail("the faithful reference is computed on the host only; drop --reference-device cuda", "",
            DiagCode::Usage);
     bool on_gpu = opts.compare && res.reference_device == RunDevice::Cuda;
+    if (opts.compare)
+      reportStep(0, 0,
+                 "the " + std::string(referenceKindName(opts.reference)) + " reference on " +
+                     std::string(runDeviceName(res.reference_device)));
+    // The reference's own executor steps are not the run's segments.
+    StepListener quiet([](uint64_t, uint64_t, std::string_view) {});
 #if FC_HAVE_CUDA
     if (on_gpu) ref = cuda::runExactReferenceCuda(ref_f, in, &budget);
 #else
@@ -237,6 +245,7 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
   std::optional<Fusion> sized;
   if (opts.inputs && !opts.against) sized = withInputSizes(f, world, in);
   const Fusion& pf = sized ? *sized : f;
+  reportStep(0, 0, "segmentation and concretization");
   PipelineResult pr = runPipeline(pf, po);
   const Fusion* exec_f = &pf;
   std::optional<Fusion> fixed;
@@ -297,6 +306,7 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
   if (!opts.compare) return;
 
   // Compare by position.
+  reportStep(0, 0, "comparing the outputs with the reference");
   if (exec_f->outputs.size() != ref_f.outputs.size()) {
     addError(res, DiagCode::AgainstMismatch,
              "the fusion has " + std::to_string(exec_f->outputs.size()) + " outputs, the reference fusion " +

@@ -9,6 +9,7 @@
 #include "exec/file_inputs.h"
 #include "exec/multirank/launcher.h"
 #include "io/json_locate.h"
+#include "support/progress.h"
 #if FC_HAVE_CUDA
 #include "exec/cuda/cuda_status.h"
 #endif
@@ -155,8 +156,7 @@ int run(const RunArgs& a, std::ostream& out, std::ostream& err) {
   std::optional<Loaded> against;
   if (loaded && !a.against.empty()) against = loadRepro(a.against, sink, a.max_bytes);
   if (!loaded || (!a.against.empty() && !against)) {
-    emitDiagnostics(sink.all(), nullptr, a.format, a.format == OutputFormat::Text ? err : out);
-    return kExitBadInput;
+    return badInput(sink, a.format, a.format == OutputFormat::Text ? err : out);
   }
   auto popts = pipelineOptions(a.flags, loaded->fusion, a.file, sink);
   if (!popts || (a.device != "cpu" && a.device != "cuda") ||
@@ -164,8 +164,7 @@ int run(const RunArgs& a, std::ostream& out, std::ostream& err) {
     if (popts)
       sink.error(DiagCode::Usage,
                  "--device takes cpu|cuda, --reference exact|faithful, and --rtol goes with --atol");
-    emitDiagnostics(sink.all(), nullptr, a.format, a.format == OutputFormat::Text ? err : out);
-    return kExitBadInput;
+    return badInput(sink, a.format, a.format == OutputFormat::Text ? err : out);
   }
   DiagnosticSink mine, theirs;
   const bool executed = allOpsExecuted(loaded->fusion, a.file, mine);
@@ -193,15 +192,13 @@ int run(const RunArgs& a, std::ostream& out, std::ostream& err) {
   if (!a.inputs.empty() && !a.inputs_per_rank.empty()) {
     sink.error(DiagCode::Usage,
                "--inputs (global tensors) and --inputs-per-rank (local ones) exclude each other");
-    emitDiagnostics(sink.all(), nullptr, a.format, a.format == OutputFormat::Text ? err : out);
-    return kExitBadInput;
+    return badInput(sink, a.format, a.format == OutputFormat::Text ? err : out);
   }
   for (const std::string* path : {&a.save_inputs, &a.save_outputs})
     if (!path->empty() && !exec::tensorFormatOf(*path)) {
       sink.error(DiagCode::TensorFormatUnsupported,
                  *path + ": fusecheck writes .safetensors and .npz tensor files (by extension)");
-      emitDiagnostics(sink.all(), nullptr, a.format, a.format == OutputFormat::Text ? err : out);
-      return kExitBadInput;
+      return badInput(sink, a.format, a.format == OutputFormat::Text ? err : out);
     }
   exec::ProvidedInputs provided;
   bool has_inputs = !a.inputs.empty() || !a.inputs_per_rank.empty();
@@ -229,8 +226,14 @@ int run(const RunArgs& a, std::ostream& out, std::ostream& err) {
   ro.atol = a.atol;
   ro.max_bytes = a.max_bytes;
   ro.binds = popts->binds;
+  std::optional<StepProgress> progress;
+  if (!env || env->rank == 0)
+    progress.emplace("run", a.progress == "always"  ? ProgressMode::Always
+                            : a.progress == "never" ? ProgressMode::Never
+                                                    : ProgressMode::Auto);
   RunResult r =
       env ? runFusionAsRank(loaded->fusion, ro, *env, a.rank_timeout) : runFusion(loaded->fusion, ro);
+  progress.reset();
   locateDiagnostics(r.diagnostics, *loaded);
   if (env && env->rank != 0) {  // rank 0 reports; the others speak only of their own failures
     if (!r.diagnostics.empty()) {

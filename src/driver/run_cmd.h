@@ -33,6 +33,9 @@ struct RunArgs {
   std::string inputs;
   std::vector<std::string> inputs_per_rank;
   std::string save_inputs, save_outputs;
+  // The progress line (support/progress.h): auto (stderr a terminal),
+  // always or never; under --ranks only rank 0 draws it.
+  std::string progress = "auto";
 };
 int run(const RunArgs& a, std::ostream& out, std::ostream& err);
 

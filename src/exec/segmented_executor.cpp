@@ -6,6 +6,7 @@
 #include "exec/exec_error.h"
 #include "exec/op_eval.h"
 #include "support/internal_error.h"
+#include "support/progress.h"
 
 namespace fc::exec {
 
@@ -353,6 +354,31 @@ void runCommunicationOnHost(const SegmentedFusion& sf, const World& world, const
   run.runCommunication(s, rec);
 }
 
+std::vector<SegmentRun> plannedRuns(const SegmentedFusion& sf) {
+  FC_CHECK(sf.fusion != nullptr, "segmented fusion without its fusion");
+  std::vector<SegmentRun> recs;
+  recs.reserve(sf.segments.size());
+  for (const Segment& s : sf.segments)
+    recs.push_back(SegmentRun{s.id, s.kind, s.comm, "not-run",
+                              s.kind == SegmentKind::Compute ? "compute: " + joinOps(*sf.fusion, s)
+                                                             : std::string(commKindName(s.comm))});
+  return recs;
+}
+
+bool startSegment(std::vector<SegmentRun>& recs, size_t i, std::optional<uint32_t> stop_at,
+                  std::string_view how) {
+  SegmentRun& rec = recs[i];
+  if (stop_at && rec.id >= *stop_at) {
+    if (rec.id == *stop_at) rec.status = "failed";
+    return false;
+  }
+  std::string detail = "segment " + std::to_string(rec.id);
+  if (!how.empty()) detail += " " + std::string(how);
+  reportStep(i, recs.size(), detail + ": " + rec.summary);
+  rec.status = "failed";  // until it completes
+  return true;
+}
+
 SegmentedRun runSegmented(const SegmentedFusion& sf, const World& world, const RunInputs& in,
                           ScalarValues& scalars, MemoryBudget* budget, std::optional<uint32_t> stop_at,
                           const CommunicatorFactory& make_comm, std::vector<SegmentRun>* progress) {
@@ -364,21 +390,11 @@ SegmentedRun runSegmented(const SegmentedFusion& sf, const World& world, const R
   for (size_t p = 0; p < f.inputs.size(); ++p)
     if (f.inputs[p].isTensor()) run.out.local[f.inputs[p].id] = in.values[p].local;
   std::vector<SegmentRun>& recs = progress ? *progress : run.out.segments;
-  recs.clear();
-  for (const Segment& s : sf.segments) {
-    SegmentRun rec{
-        s.id, s.kind, s.comm, "not-run",
-        s.kind == SegmentKind::Compute ? "compute: " + joinOps(f, s) : std::string(commKindName(s.comm))};
-    recs.push_back(rec);
-  }
+  recs = plannedRuns(sf);
   for (size_t i = 0; i < sf.segments.size(); ++i) {
     const Segment& s = sf.segments[i];
     SegmentRun& rec = recs[i];
-    if (stop_at && s.id >= *stop_at) {
-      if (s.id == *stop_at) rec.status = "failed";
-      continue;
-    }
-    rec.status = "failed";  // until it completes
+    if (!startSegment(recs, i, stop_at)) continue;
     if (s.kind == SegmentKind::Compute)
       run.runCompute(s);
     else

@@ -34,6 +34,18 @@ struct SegmentRun {
   std::string summary;  // "compute: cast, broadcast, add" / "Allreduce T4 -> T5 over 2 ranks"
 };
 
+// The records of a run before it starts, one per segment of `sf`: status
+// "not-run" and the summary ("compute: matmul, add", or the communication's
+// kind). Shared by the executors.
+std::vector<SegmentRun> plannedRuns(const SegmentedFusion& sf);
+// Whether segment `i` of `recs` runs: not at or past `stop_at` (the one at
+// it is marked failed). One that runs is marked failed until it completes
+// and told to the progress line (support/progress.h: reportStep, "segment 2:
+// compute: add"; `how` follows the number: "queued" where the work runs
+// later on a device).
+bool startSegment(std::vector<SegmentRun>& recs, size_t i, std::optional<uint32_t> stop_at,
+                  std::string_view how = {});
+
 struct SegmentedRun {
   std::vector<std::vector<std::optional<HostTensor>>> local;  // [TensorId][world rank]
   std::vector<SegmentRun> segments;

@@ -13,6 +13,7 @@ namespace fc {
 namespace {
 
 std::atomic<ProgressMode> g_mode{ProgressMode::Auto};
+thread_local StepListener* t_listener = nullptr;
 
 size_t terminalWidth() {
   winsize w{};
@@ -35,6 +36,15 @@ bool progressEnabled() {
   return !(term && std::strcmp(term, "dumb") == 0);
 }
 
+bool progressEnabled(ProgressMode command_mode) {
+  switch (command_mode) {
+    case ProgressMode::Always: return true;
+    case ProgressMode::Never: return false;
+    case ProgressMode::Auto: break;
+  }
+  return progressEnabled();
+}
+
 std::string formatDuration(double s) {
   char buf[48];
   if (!(s >= 0)) s = 0;
@@ -49,8 +59,8 @@ std::string formatDuration(double s) {
   return buf;
 }
 
-ProgressLine::ProgressLine(std::string what, uint64_t total)
-    : what_(std::move(what)), total_(total), live_(progressEnabled()) {
+ProgressLine::ProgressLine(std::string what, uint64_t total, ProgressMode mode)
+    : what_(std::move(what)), total_(total), live_(progressEnabled(mode)) {
   start_ = std::chrono::steady_clock::now();
   last_ = start_ - std::chrono::seconds(1);
 }
@@ -92,6 +102,11 @@ void ProgressLine::update(uint64_t done, std::string_view detail) {
   draw(render(what_, done, total_, elapsed(), detail));
 }
 
+void ProgressLine::update(uint64_t done, uint64_t total, std::string_view detail) {
+  total_ = total;
+  update(done, detail);
+}
+
 void ProgressLine::updateWithEstimate(std::string_view detail, double expected_total_seconds) {
   if (!live_) return;
   last_ = std::chrono::steady_clock::now();
@@ -111,15 +126,37 @@ void ProgressLine::finish() {
   drawn_ = false;
 }
 
+void reportStep(uint64_t done, uint64_t total, std::string_view detail) {
+  if (StepListener* l = t_listener) l->cb_(done, total, detail);
+}
+
+StepListener::StepListener(Callback cb) : cb_(std::move(cb)), prev_(t_listener) { t_listener = this; }
+
+StepListener::~StepListener() { t_listener = prev_; }
+
 ProgressTicker::ProgressTicker(std::string what, std::function<std::string()> status,
                                double expected_total_seconds)
     : line_(std::move(what)), status_(std::move(status)), expected_(expected_total_seconds) {
+  start();
+}
+
+ProgressTicker::ProgressTicker(std::string what, std::function<ProgressStep()> step, ProgressMode mode)
+    : line_(std::move(what), 0, mode), step_(std::move(step)) {
+  start();
+}
+
+void ProgressTicker::start() {
   if (!line_.live()) return;
   thread_ = std::thread([this] {
     std::unique_lock<std::mutex> lock(m_);
     if (cv_.wait_for(lock, std::chrono::seconds(1), [this] { return stop_; })) return;
     do {
-      line_.updateWithEstimate(status_ ? status_() : std::string(), expected_);
+      if (step_) {
+        ProgressStep s = step_();
+        line_.update(s.done, s.total, s.detail);
+      } else {
+        line_.updateWithEstimate(status_ ? status_() : std::string(), expected_);
+      }
     } while (!cv_.wait_for(lock, std::chrono::milliseconds(500), [this] { return stop_; }));
     line_.finish();
   });
@@ -133,6 +170,21 @@ ProgressTicker::~ProgressTicker() {
   }
   cv_.notify_all();
   thread_.join();
+}
+
+StepProgress::StepProgress(std::string what, ProgressMode mode)
+    : listener_([this](uint64_t done, uint64_t total, std::string_view detail) {
+        std::lock_guard<std::mutex> lock(m_);
+        last_.done = done;
+        last_.total = total;
+        last_.detail.assign(detail);
+      }),
+      ticker_(
+          std::move(what), [this] { return last(); }, mode) {}
+
+ProgressStep StepProgress::last() const {
+  std::lock_guard<std::mutex> lock(m_);
+  return last_;
 }
 
 }  // namespace fc

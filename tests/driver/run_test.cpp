@@ -11,6 +11,7 @@
 
 #include "io/reader.h"
 #include "profile_util.h"
+#include "support/progress.h"
 #if FC_HAVE_CUDA
 #include "exec/cuda/cuda_status.h"
 #endif
@@ -72,6 +73,36 @@ TEST(Run, SeedWithFixPasses) {
   EXPECT_TRUE(c.passed());
   EXPECT_GT(c.max_abs, 0.0);  // Half rounding against the fp64 reference
   for (const exec::SegmentRun& s : r.segments) EXPECT_EQ(s.status, "ran");
+}
+
+// What a progress line on `fusecheck run` shows: the phases, then each
+// segment the executor starts, in order, with the count; the reference's own
+// executor steps are not reported as the run's segments.
+TEST(Run, ReportsItsPhasesAndEachSegmentToTheProgressLine) {
+  Fusion f = parse(seedText());
+  RunOptions o;
+  o.fix = true;
+  std::vector<std::string> steps;
+  RunResult r;
+  {
+    StepListener listen([&](uint64_t done, uint64_t total, std::string_view detail) {
+      steps.push_back(std::to_string(done) + "/" + std::to_string(total) + " " + std::string(detail));
+    });
+    r = runFusion(f, o);
+  }
+  ASSERT_EQ(r.exit_code, 0);
+  ASSERT_EQ(r.segments.size(), 3u);
+  std::vector<std::string> want{"0/0 generating the inputs",
+                                "0/0 the exact reference on cpu",
+                                "0/0 segmentation and concretization",
+                                "0/3 segment 0: " + r.segments[0].summary,
+                                "1/3 segment 1: Allreduce",
+                                "2/3 segment 2: " + r.segments[2].summary,
+                                "0/0 comparing the outputs with the reference"};
+  EXPECT_EQ(steps, want);
+  steps.clear();
+  runFusion(f, o);  // no listener any more: nothing is heard
+  EXPECT_TRUE(steps.empty());
 }
 
 TEST(Run, SeedPassesIn2024_07AndHead) {

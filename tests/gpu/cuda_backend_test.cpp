@@ -20,6 +20,7 @@
 #include "exec/exec_error.h"
 #include "gpu_test_util.h"
 #include "io/reader.h"
+#include "support/progress.h"
 #if FC_HAVE_CUDA
 #include "exec/cuda/cuda_executor.h"
 #include "exec/cuda/cuda_status.h"
@@ -276,6 +277,34 @@ TEST(GpuBackend, SeedFailsLikeCheckWithoutFixAndPassesWithFix) {
   EXPECT_EQ(fixed.communicator, "simulated-ring-on-gpu");
   ASSERT_EQ(fixed.outputs.size(), 1u);
   EXPECT_GT(fixed.outputs[0].numel, 0);
+}
+
+// The progress line of a GPU run: the reference on the device, each segment
+// as it starts (the executor waits for each one by default), then the copy
+// of the outputs back to the host.
+TEST(GpuBackend, ARunReportsEachSegmentAndTheCopyBackToTheProgressLine) {
+  REQUIRE_GPU();
+  std::optional<Fusion> seed = loadFixture(kSeed);
+  ASSERT_TRUE(seed.has_value());
+  std::vector<std::string> steps;
+  RunResult r;
+  {
+    StepListener listen([&](uint64_t done, uint64_t total, std::string_view detail) {
+      steps.push_back(std::to_string(done) + "/" + std::to_string(total) + " " + std::string(detail));
+    });
+    r = runOn(*seed, RunDevice::Cuda, true);
+  }
+  ASSERT_TRUE(r.passed) << explain(r);
+  ASSERT_EQ(r.segments.size(), 3u);
+  ASSERT_EQ(steps.size(), 8u) << ::testing::PrintToString(steps);
+  EXPECT_EQ(steps[0], "0/0 generating the inputs");
+  EXPECT_EQ(steps[1], "0/0 the exact reference on cuda");
+  EXPECT_EQ(steps[2], "0/0 segmentation and concretization");
+  EXPECT_EQ(steps[3].rfind("0/3 segment 0: compute: ", 0), 0u) << steps[3];
+  EXPECT_EQ(steps[4], "1/3 segment 1: Allreduce");
+  EXPECT_EQ(steps[5].rfind("2/3 segment 2: compute: ", 0), 0u) << steps[5];
+  EXPECT_EQ(steps[6], "3/3 copying the outputs to the host");
+  EXPECT_EQ(steps[7], "0/0 comparing the outputs with the reference");
 }
 
 // The first expr of kind `op`, or null (the caller fails its test).

@@ -45,6 +45,11 @@ Register run_cmd("run", [](CLI::App& app, int& rc) {
                   "Write the run's inputs (global) to FILE (.safetensors or .npz)");
   sub->add_option("--save-outputs", a->save_outputs,
                   "Write the outputs the segmented program computed (global) to FILE (.safetensors or .npz)");
+  choices(sub->add_option("--progress", a->progress,
+                          "The progress line (the phase, then the segment running): auto (when stderr "
+                          "is a terminal), always or never"),
+          {"auto", "always", "never"}, "WHEN")
+      ->default_str("auto");
   addPipelineOptions(sub, a->flags);
   addFormatOption(sub, a->format);
   addInputOptions(sub, a->max_bytes);

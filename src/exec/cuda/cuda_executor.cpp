@@ -14,6 +14,7 @@
 #include "exec/exec_error.h"
 #include "exec/sharding.h"
 #include "support/internal_error.h"
+#include "support/progress.h"
 
 namespace fc::exec::cuda {
 
@@ -491,14 +492,7 @@ void CudaProgram::run(std::optional<uint32_t> stop_at, std::vector<SegmentRun>* 
   m.reset();
   std::vector<SegmentRun> own;
   std::vector<SegmentRun>& recs = progress ? *progress : own;
-  recs.clear();
-  for (const Segment& s : m.sf.segments) {
-    std::string ops;
-    for (ExprId e : s.exprs) ops += (ops.empty() ? "" : ", ") + std::string(opName(m.f.exprs[e].op));
-    recs.push_back(
-        SegmentRun{s.id, s.kind, s.comm, "not-run",
-                   s.kind == SegmentKind::Compute ? "compute: " + ops : std::string(commKindName(s.comm))});
-  }
+  recs = plannedRuns(m.sf);
   const size_t n = m.sf.segments.size();
   std::vector<uint32_t> ids;
   for (const Segment& s : m.sf.segments) ids.push_back(s.id);
@@ -514,11 +508,7 @@ void CudaProgram::run(std::optional<uint32_t> stop_at, std::vector<SegmentRun>* 
   for (size_t i = 0; i < n; ++i) {
     const Segment& s = m.sf.segments[i];
     SegmentRun& rec = recs[i];
-    if (!runs(i)) {
-      if (s.id == *stop_at) rec.status = "failed";
-      continue;
-    }
-    rec.status = "failed";
+    if (!startSegment(recs, i, stop_at, m.opts.sync_each_segment ? "" : "queued")) continue;
     m.current = i;
     if (m.opts.timing && !begun) FC_CUDA(cudaEventRecord(m.events[2 * i], nullptr));
     if (s.kind == SegmentKind::Compute) {
@@ -567,17 +557,23 @@ SegmentedRun CudaProgram::collectOutputs(MemoryBudget* budget) const {
   return out;
 }
 
+SegmentedRun CudaProgram::runAndCollect(const RunInputs& in, std::optional<uint32_t> stop_at,
+                                        std::vector<SegmentRun>* progress) {
+  uploadInputs(in);
+  std::vector<SegmentRun> own;
+  std::vector<SegmentRun>& recs = progress ? *progress : own;
+  run(stop_at, &recs);
+  reportStep(recs.size(), recs.size(), "copying the outputs to the host");
+  SegmentedRun out = collectOutputs(impl_->budget);
+  out.segments = recs;
+  return out;
+}
+
 SegmentedRun runSegmentedCuda(const SegmentedFusion& sf, const World& world, const RunInputs& in,
                               ScalarValues& scalars, MemoryBudget* budget, std::optional<uint32_t> stop_at,
                               std::vector<SegmentRun>* progress) {
   CudaProgram prog(sf, world, scalars, budget);
-  prog.uploadInputs(in);
-  std::vector<SegmentRun> recs;
-  std::vector<SegmentRun>& r = progress ? *progress : recs;
-  prog.run(stop_at, &r);
-  SegmentedRun out = prog.collectOutputs(budget);
-  out.segments = r;
-  return out;
+  return prog.runAndCollect(in, stop_at, progress);
 }
 
 }  // namespace fc::exec::cuda

@@ -73,6 +73,10 @@ class CudaProgram {
   // throws ExecError. Intermediate tensors of earlier runs are dropped
   // first, so run() may be repeated (timing).
   void run(std::optional<uint32_t> stop_at, std::vector<SegmentRun>* progress);
+  // uploadInputs, run, then collectOutputs, with the records in the result
+  // (and in `progress`, when given).
+  SegmentedRun runAndCollect(const RunInputs& in, std::optional<uint32_t> stop_at,
+                             std::vector<SegmentRun>* progress);
 
   struct Options {
     // Waits for the device after each segment, so that a kernel's failure

@@ -302,13 +302,7 @@ SegmentedRun runRankOnCuda(const SegmentedFusion& sf, const World& world, const 
         multirank::communicateOnRank(f, world, s, me, x ? &*x : nullptr, sv, budget, make_comm, fault, rec);
     if (y) prog.setTensor(e.outputs[0], me, DeviceTensor::upload(*y, budget));
   });
-  prog.uploadInputs(in);
-  std::vector<SegmentRun> own;
-  std::vector<SegmentRun>& recs = progress ? *progress : own;
-  prog.run(stop_at, &recs);
-  SegmentedRun out = prog.collectOutputs(budget);
-  out.segments = recs;
-  return out;
+  return prog.runAndCollect(in, stop_at, progress);
 }
 
 }  // namespace fc::exec::cuda

@@ -309,23 +309,12 @@ SegmentedRun runRankOnHost(const SegmentedFusion& sf, const World& world, const 
       out.local[f.inputs[p].id][me] = in.values[p].local[me];
   std::vector<SegmentRun> own;
   std::vector<SegmentRun>& recs = progress ? *progress : own;
-  recs.clear();
-  for (const Segment& s : sf.segments) {
-    std::string ops;
-    for (ExprId e : s.exprs) ops += (ops.empty() ? "" : ", ") + std::string(opName(f.exprs[e].op));
-    recs.push_back(
-        SegmentRun{s.id, s.kind, s.comm, "not-run",
-                   s.kind == SegmentKind::Compute ? "compute: " + ops : std::string(commKindName(s.comm))});
-  }
+  recs = plannedRuns(sf);
   OpContext c = hostContext(f, sv, budget);
   for (size_t i = 0; i < sf.segments.size(); ++i) {
     const Segment& s = sf.segments[i];
     SegmentRun& rec = recs[i];
-    if (stop_at && s.id >= *stop_at) {
-      if (s.id == *stop_at) rec.status = "failed";
-      continue;
-    }
-    rec.status = "failed";
+    if (!startSegment(recs, i, stop_at)) continue;
     if (s.kind == SegmentKind::Compute) {
       for (ExprId e : s.exprs) {
         const Expr& ex = f.exprs[e];
