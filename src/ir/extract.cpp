@@ -7,16 +7,7 @@ namespace fc {
 Fusion extractSubfusion(const Fusion& f, const std::vector<ExprId>& exprs,
                         const std::vector<TensorId>& outputs, bool strip_reductions) {
   Fusion g;
-  g.name = f.name;
-  g.era = f.era;
-  g.provenance = f.provenance;
-  g.meshes = f.meshes;
-  g.tolerance = f.tolerance;
-  g.seed = f.seed;
-  // Scalars carry over wholesale (ids unchanged); names re-interned.
-  g.scalars = f.scalars;
-  for (Scalar& s : g.scalars)
-    if (s.name != kNoName) s.name = g.names.intern(f.names.str(s.name));
+  copyReproMetadata(f, g);
 
   std::vector<uint8_t> produced(f.tensors.size(), 0), used(f.tensors.size(), 0);
   for (ExprId e : exprs) {

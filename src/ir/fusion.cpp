@@ -206,4 +206,19 @@ bool holdsOpaqueOp(const Fusion& f) {
   return false;
 }
 
+void copyReproMetadata(const Fusion& from, Fusion& to) {
+  FC_CHECK(to.tensors.empty() && to.scalars.empty(), "copyReproMetadata starts an empty fusion");
+  to.name = from.name;
+  to.era = from.era;
+  to.origin = from.origin;
+  to.nvfuser = from.nvfuser;
+  to.provenance = from.provenance;
+  to.meshes = from.meshes;
+  to.seed = from.seed;
+  to.tolerance = from.tolerance;
+  to.scalars = from.scalars;
+  for (Scalar& s : to.scalars)
+    if (s.name != kNoName) s.name = to.names.intern(from.names.str(s.name));
+}
+
 }  // namespace fc

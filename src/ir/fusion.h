@@ -147,4 +147,11 @@ class Fusion {
 // Whether an expr of `f` is an op fusecheck has no shape rule for (OpCategory::Opaque).
 bool holdsOpaqueOp(const Fusion& f);
 
+// Starts a fusion built from a part of `from` (a segment, a reduced repro)
+// in the empty `to`: what describes the repro rather than its graph (name,
+// era, origin, nvFuser point, provenance, meshes, seed, tolerance), so that
+// the part replays under the same profile, and the scalars (ids unchanged,
+// names interned into `to`).
+void copyReproMetadata(const Fusion& from, Fusion& to);
+
 }  // namespace fc

@@ -145,17 +145,7 @@ class Builder {
   }
 
   void copyTensors() {
-    g_.name = f_.name;
-    g_.era = f_.era;
-    g_.origin = f_.origin;
-    g_.nvfuser = f_.nvfuser;
-    g_.provenance = f_.provenance;
-    g_.meshes = f_.meshes;
-    g_.seed = f_.seed;
-    g_.tolerance = f_.tolerance;
-    g_.scalars = f_.scalars;
-    for (Scalar& s : g_.scalars)
-      if (s.name != kNoName) s.name = g_.names.intern(f_.names.str(s.name));
+    copyReproMetadata(f_, g_);
     remap_.assign(n_tensors_, kNone);
     axis_remap_.assign(f_.axes.size(), kNone);
     for (TensorId t = 0; t < n_tensors_; ++t) {

@@ -52,5 +52,21 @@ TEST(ExportKeepsProperty, ExportOfAReductionInputIsRefused) {
   fs::remove_all(d);
 }
 
+// A segment written by `segment --emit-segments` replays under the profile
+// of the repro it came from (its origin and nvFuser point carry over): the
+// seed's bias-add segment fails on its own as the whole does.
+TEST(ExportKeepsProperty, AnEmittedSegmentFailsAloneAsInTheWholeRepro) {
+  fs::path d = scratch("segments");
+  auto seg = testing::runCli({"segment", testing::sourcePath("fixtures/seed/matmul_allreduce_bias.json"),
+                              "--emit-segments", (d / "segs").string()});
+  ASSERT_EQ(seg.rc, 1) << seg.out << seg.err;
+  ASSERT_TRUE(fs::exists(d / "segs" / "segment2.json")) << seg.out;
+  auto check = testing::runCli({"check", (d / "segs" / "segment2.json").string(), "--format", "json"});
+  EXPECT_EQ(check.rc, 1) << check.out << check.err;
+  EXPECT_NE(check.out.find("\"FC0301\""), std::string::npos) << check.out;
+  EXPECT_NE(check.out.find("mde-fec"), std::string::npos) << "the seed's executor: " << check.out;
+  fs::remove_all(d);
+}
+
 }  // namespace
 }  // namespace fc
