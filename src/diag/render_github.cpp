@@ -40,7 +40,8 @@ std::string escapeProperty(const std::string& s) {
 const char* command(Severity s) {
   switch (s) {
     case Severity::Error: return "error";
-    case Severity::Warning: return "warning";
+    case Severity::Warning:
+    case Severity::NotDecided: return "warning";  // as SARIF: neither a finding nor clean
     case Severity::Note:
     case Severity::Remark: return "notice";
   }

@@ -43,7 +43,8 @@ Palette palette(bool on) {
 const char* severityColor(const Palette& p, Severity s) {
   switch (s) {
     case Severity::Error: return p.error;
-    case Severity::Warning: return p.warning;
+    case Severity::Warning:
+    case Severity::NotDecided: return p.warning;
     case Severity::Note:
     case Severity::Remark: return p.bold;
   }

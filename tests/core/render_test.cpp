@@ -117,6 +117,22 @@ TEST(RenderText, EmptyFileCaretAtLineOne) {
   EXPECT_EQ(text({d}, &src), "empty.json:1:1: error[FC0003]: the file is empty\n    \n    ^\n");
 }
 
+// A not-decided finding is neither an error nor clean: a warning annotation
+// on GitHub (as SARIF's level), and the warning colour on a terminal.
+TEST(RenderGithub, NotDecidedIsAWarningAsInSarif) {
+  Diagnostic d;
+  d.code = DiagCode::NotDecided;
+  d.severity = Severity::NotDecided;
+  d.message = "expr 3 is the opaque op sdpfa_fwd";
+  d.loc = Location{"repro.py", "", 12, 5};
+  std::string g = renderGithub({d});
+  EXPECT_EQ(g.rfind("::warning file=repro.py,line=12,col=5", 0), 0u) << g;
+  setColorMode(ColorMode::Always);
+  std::string t = text({d}, nullptr);
+  setColorMode(ColorMode::Auto);
+  EXPECT_NE(t.find("\033[1;35mnot-decided[FC1001]"), std::string::npos) << t;
+}
+
 TEST(RenderJson, Structure) {
   auto j = nlohmann::json::parse(renderJson(sample()));
   ASSERT_TRUE(j.contains("diagnostics"));
