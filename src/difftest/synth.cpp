@@ -165,22 +165,37 @@ class Gen {
     x = op(OpKind::Add, {T(x), T(z)});
   }
 
+  // `out` the fusion's one output; memory types and uses set.
+  void finish(TensorId out) {
+    f_.outputs.push_back(out);
+    b_.finish();
+    f_.rebuildUses();
+  }
+
   ImportBuilder b_;
   Fusion& f_;
 };
+
+// Names the fusion, its era and where it comes from (provenance "source",
+// then `key`: what it is).
+void describe(Fusion& f, std::string name, Era era, std::string source, std::string key, std::string text) {
+  f.name = std::move(name);
+  f.era = era;
+  f.provenance.emplace_back("source", std::move(source));
+  f.provenance.emplace_back(std::move(key), std::move(text));
+}
 
 }  // namespace
 
 Fusion transformer(const TransformerOptions& opts) {
   Fusion f;
   Rng rng{opts.seed};
-  f.name = std::string(opts.sharded ? "synth_tp_transformer_" : "synth_transformer_") +
-           std::to_string(opts.exprs) + "_seed" + std::to_string(opts.seed);
-  f.era = opts.sharded ? Era::E2024_07 : Era::Head;
-  f.provenance.emplace_back("source", "fusecheck-synth");
-  f.provenance.emplace_back("generator", std::string("transformer exprs=") + std::to_string(opts.exprs) +
-                                             " seed=" + std::to_string(opts.seed) +
-                                             (opts.sharded ? " sharded" : ""));
+  describe(f,
+           std::string(opts.sharded ? "synth_tp_transformer_" : "synth_transformer_") +
+               std::to_string(opts.exprs) + "_seed" + std::to_string(opts.seed),
+           opts.sharded ? Era::E2024_07 : Era::Head, "fusecheck-synth", "generator",
+           std::string("transformer exprs=") + std::to_string(opts.exprs) +
+               " seed=" + std::to_string(opts.seed) + (opts.sharded ? " sharded" : ""));
   f.seed = opts.seed;
   Gen g(f);
   const int64_t d = 2;
@@ -196,22 +211,17 @@ Fusion transformer(const TransformerOptions& opts) {
     else
       g.block(x, rng, h, ffn);
   }
-  f.outputs.push_back(x);
-  g.b_.finish();
-  f.rebuildUses();
+  g.finish(x);
   return f;
 }
 
 Fusion linearRelu(uint32_t layers) {
   Fusion f;
-  f.name = "issue3510_linear_relu_" + std::to_string(layers);
-  f.era = Era::Head;
-  f.provenance.emplace_back("source", "https://github.com/NVIDIA/Fuser/issues/3510");
-  f.provenance.emplace_back("note", "Written by fusecheck from the issue's public description (x[128,16]; " +
-                                        std::to_string(layers) +
-                                        " x (Linear with a 16x16 weight and a bias of 16, ReLU)); not "
-                                        "nvFuser's own dump. nvFuser's segmenter "
-                                        "took about 300 s on 30 layers (300 ms on 20).");
+  describe(f, "issue3510_linear_relu_" + std::to_string(layers), Era::Head,
+           "https://github.com/NVIDIA/Fuser/issues/3510", "note",
+           "Written by fusecheck from the issue's public description (x[128,16]; " + std::to_string(layers) +
+               " x (Linear with a 16x16 weight and a bias of 16, ReLU)); not nvFuser's own dump. nvFuser's "
+               "segmenter took about 300 s on 30 layers (300 ms on 20).");
   Gen g(f);
   TensorId x = g.input(DType::Float, {128, 16});
   for (uint32_t l = 0; l < layers; ++l) {
@@ -220,29 +230,22 @@ Fusion linearRelu(uint32_t layers) {
     TensorId y = g.op(OpKind::Linear, {Gen::T(x), Gen::T(w), Gen::T(bias)});
     x = g.op(OpKind::Relu, {Gen::T(y)});
   }
-  f.outputs.push_back(x);
-  g.b_.finish();
-  f.rebuildUses();
+  g.finish(x);
   return f;
 }
 
 Fusion chainedAdds(uint32_t adds) {
   Fusion f;
-  f.name = "issue1440_adds_" + std::to_string(adds);
-  f.era = Era::Head;
-  f.provenance.emplace_back("source", "https://github.com/NVIDIA/Fuser/pull/1440");
-  f.provenance.emplace_back(
-      "note",
-      "Written by fusecheck from the PR's public description (" + std::to_string(adds) +
-          " chained additions; nvFuser's segmenter took 3.4 s); the input shape is ours, not the PR's.");
+  describe(f, "issue1440_adds_" + std::to_string(adds), Era::Head,
+           "https://github.com/NVIDIA/Fuser/pull/1440", "note",
+           "Written by fusecheck from the PR's public description (" + std::to_string(adds) +
+               " chained additions; nvFuser's segmenter took 3.4 s); the input shape is ours, not the PR's.");
   Gen g(f);
   TensorId x = g.input(DType::Float, {64, 64});
   TensorId y = g.input(DType::Float, {64, 64});
   TensorId t = x;
   for (uint32_t k = 0; k < adds; ++k) t = g.op(OpKind::Add, {Gen::T(t), Gen::T(y)});
-  f.outputs.push_back(t);
-  g.b_.finish();
-  f.rebuildUses();
+  g.finish(t);
   return f;
 }
 

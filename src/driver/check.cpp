@@ -50,13 +50,11 @@ int check(const CheckArgs& a, std::ostream& out, std::ostream& err) {
   DiagnosticSink sink;
   auto loaded = loadRepro(a.file, sink, a.max_bytes);
   if (!loaded) {
-    emitDiagnostics(sink.all(), nullptr, a.format, a.format == OutputFormat::Text ? err : out);
-    return kExitBadInput;
+    return badInput(sink, a.format, a.format == OutputFormat::Text ? err : out);
   }
   auto opts = pipelineOptions(a.flags, loaded->fusion, a.file, sink);
   if (!opts) {
-    emitDiagnostics(sink.all(), nullptr, a.format, a.format == OutputFormat::Text ? err : out);
-    return kExitBadInput;
+    return badInput(sink, a.format, a.format == OutputFormat::Text ? err : out);
   }
   if (a.matrix) return checkMatrix(a, *loaded, *opts, out, err);
   PipelineResult r = runPipeline(loaded->fusion, *opts);

@@ -173,8 +173,7 @@ int explain(const ExplainArgs& a, std::ostream& out, std::ostream& err) {
   DiagnosticSink sink;
   auto loaded = loadRepro(a.file, sink, a.max_bytes);
   if (!loaded) {
-    emitDiagnostics(sink.all(), nullptr, a.format, a.format == OutputFormat::Text ? err : out);
-    return kExitBadInput;
+    return badInput(sink, a.format, a.format == OutputFormat::Text ? err : out);
   }
   auto sym = loaded->fusion.findScalar(a.symbol);
   if (!sym) {
@@ -182,13 +181,11 @@ int explain(const ExplainArgs& a, std::ostream& out, std::ostream& err) {
     sink.error(DiagCode::Usage, "'" + a.symbol +
                                     "' names no scalar (i0), tensor (T5), axis (rS14) or expr (e3) of " +
                                     a.file + didYouMean(a.symbol, explainableNames(loaded->fusion)));
-    emitDiagnostics(sink.all(), nullptr, a.format, err);
-    return kExitBadInput;
+    return badInput(sink, a.format, err);
   }
   auto opts = pipelineOptions(a.flags, loaded->fusion, a.file, sink);
   if (!opts) {
-    emitDiagnostics(sink.all(), nullptr, a.format, err);
-    return kExitBadInput;
+    return badInput(sink, a.format, err);
   }
   PipelineResult r = runPipeline(loaded->fusion, *opts);
   locateDiagnostics(r.diagnostics, *loaded);

@@ -208,8 +208,7 @@ int explainEntity(const ExplainArgs& a, const Loaded& loaded, EntityRef ref, std
   DiagnosticSink sink;
   auto opts = pipelineOptions(a.flags, f, a.file, sink);
   if (!opts) {
-    emitDiagnostics(sink.all(), nullptr, a.format, err);
-    return kExitBadInput;
+    return badInput(sink, a.format, err);
   }
   PipelineResult r = runPipeline(f, *opts);
   locateDiagnostics(r.diagnostics, loaded);

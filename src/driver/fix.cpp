@@ -14,37 +14,31 @@ int fix(const FixArgs& a, std::ostream& out, std::ostream& err) {
   DiagnosticSink sink;
   auto loaded = loadRepro(a.file, sink, a.max_bytes);
   if (!loaded) {
-    emitDiagnostics(sink.all(), nullptr, a.format, a.format == OutputFormat::Text ? err : out);
-    return kExitBadInput;
+    return badInput(sink, a.format, a.format == OutputFormat::Text ? err : out);
   }
   auto kind = parseFixKind(a.fix);
   if (!kind) {
     sink.error(DiagCode::Usage,
                "unknown fix '" + a.fix + "' (expected auto, strip-reduction-axes or forward-extent)");
-    emitDiagnostics(sink.all(), nullptr, a.format, err);
-    return kExitBadInput;
+    return badInput(sink, a.format, err);
   }
   if (a.in_place && (loaded->imported || a.file == "-")) {
     sink.error(DiagCode::Usage,
                "--in-place would replace " + a.file + " with a fusecheck repro (JSON); write it with -o OUT");
-    emitDiagnostics(sink.all(), nullptr, a.format, err);
-    return kExitBadInput;
+    return badInput(sink, a.format, err);
   }
   std::string target = a.in_place ? a.file : a.output;
   if (target.empty()) {
     sink.error(DiagCode::Usage, "fix needs -o OUT (or --in-place)");
-    emitDiagnostics(sink.all(), nullptr, a.format, err);
-    return kExitBadInput;
+    return badInput(sink, a.format, err);
   }
   if (!a.in_place && sameFile(target, a.file)) {
     sink.error(DiagCode::Usage, "refusing to overwrite the input " + a.file + " without --in-place");
-    emitDiagnostics(sink.all(), nullptr, a.format, err);
-    return kExitBadInput;
+    return badInput(sink, a.format, err);
   }
   auto opts = pipelineOptions(a.flags, loaded->fusion, a.file, sink);
   if (!opts) {
-    emitDiagnostics(sink.all(), nullptr, a.format, err);
-    return kExitBadInput;
+    return badInput(sink, a.format, err);
   }
   PipelineResult before = runPipeline(loaded->fusion, *opts);
   // An op without a rule: no fix can be decided, and nothing is written.

@@ -74,12 +74,8 @@ int pointText(const nv::Point& p, std::ostream& out) {
 }
 
 nlohmann::ordered_json pointJson(const nv::Point& p) {
-  nlohmann::ordered_json j;
-  j["spec"] = p.spec;
-  j["commit"] = p.commit;
-  j["date"] = p.date;
-  j["how"] = p.how;
-  j["notes"] = p.notes;
+  nlohmann::ordered_json j{
+      {"spec", p.spec}, {"commit", p.commit}, {"date", p.date}, {"how", p.how}, {"notes", p.notes}};
   nv::State st = nv::stateAt(p.pos);
   nlohmann::ordered_json sw = nlohmann::ordered_json::object();
   for (size_t s = 0; s < nv::kSwitches; ++s) {

@@ -65,8 +65,7 @@ int importRepro(const ImportArgs& a, std::ostream& out, std::ostream& err) {
   std::optional<SourceText> src;
   if (!sink.hasErrors()) src = readReproSource(a.file, sink, a.max_bytes);
   if (!src) {
-    emitDiagnostics(sink.all(), nullptr, a.format, diag_out);
-    return kExitBadInput;
+    return badInput(sink, a.format, diag_out);
   }
   if (a.list) return listDumps(*src, out);
   ImportOptions opts;
@@ -90,8 +89,7 @@ int exportRepro(const ExportArgs& a, std::ostream& out, std::ostream& err) {
   DiagnosticSink sink;
   auto loaded = loadRepro(a.file, sink, a.max_bytes);
   if (!loaded) {
-    emitDiagnostics(sink.all(), nullptr, a.format, a.format == OutputFormat::Text ? err : out);
-    return kExitBadInput;
+    return badInput(sink, a.format, a.format == OutputFormat::Text ? err : out);
   }
   std::optional<std::string> text;
   const std::string form =

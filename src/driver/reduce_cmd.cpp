@@ -275,8 +275,7 @@ int reduceRepro(const ReduceArgs& a, std::ostream& out, std::ostream& err) {
   }
   auto loaded = loadRepro(a.file, sink, a.max_bytes);
   if (!loaded) {
-    emitDiagnostics(sink.all(), nullptr, a.format, err);
-    return kExitBadInput;
+    return badInput(sink, a.format, err);
   }
   auto popts = pipelineOptions(a.flags, loaded->fusion, a.file, sink);
   if (!popts) return fail(kExitBadInput);

@@ -75,6 +75,12 @@ std::string field(const nlohmann::json& o, const char* key) {
   return o.is_object() && o.contains(key) ? str(o[key]) : std::string();
 }
 
+// o[key] when it is a boolean, else false.
+bool flag(const nlohmann::json& o, const char* key) {
+  auto it = o.find(key);
+  return it != o.end() && it->is_boolean() && it->get<bool>();
+}
+
 // The repro and its pipeline options, or nullopt after printing the
 // diagnostics (the caller exits kExitBadInput).
 std::optional<std::pair<Loaded, PipelineOptions>> loadWithOptions(const std::string& file,
@@ -175,8 +181,8 @@ std::optional<viz::RunTable> parseRunResults(const std::string& text, std::strin
   t.communicator = field(r, "communicator");
   t.seed = field(r, "seed");
   t.ranks = field(r, "ranks");
-  t.fix = r.contains("fix") && r["fix"].is_boolean() && r["fix"].get<bool>();
-  t.passed = r.contains("passed") && r["passed"].is_boolean() && r["passed"].get<bool>();
+  t.fix = flag(r, "fix");
+  t.passed = flag(r, "passed");
   if (r.contains("fix_actions") && r["fix_actions"].is_array())
     for (const auto& x : r["fix_actions"]) t.fix_actions.push_back(str(x));
   if (r.contains("segments") && r["segments"].is_array())
@@ -199,7 +205,7 @@ std::optional<viz::RunTable> parseRunResults(const std::string& text, std::strin
     row.name = field(o, "name");
     row.dtype = field(o, "dtype");
     row.shape = field(o, "shape");
-    row.passed = o.contains("passed") && o["passed"].is_boolean() && o["passed"].get<bool>();
+    row.passed = flag(o, "passed");
     row.numel = field(o, "numel");
     row.mismatches = field(o, "mismatches");
     row.max_abs = field(o, "max_abs_error");

@@ -225,9 +225,15 @@ RunInputs generateInputs(const Fusion& f, const World& world, ScalarValues& sv, 
   return in;
 }
 
-void bindInputs(const Fusion& f, const World& world, const RunInputs& in, ScalarValues& sv) {
+namespace {
+
+// Checks `in` against the fusion's inputs (count, tensor or scalar), binds
+// the scalar inputs and hands each tensor input to `tensor(p, t, value)`;
+// `others` names where `in` came from in the messages.
+template <typename F>
+void bindEachInput(const Fusion& f, const RunInputs& in, ScalarValues& sv, const char* others, F tensor) {
   if (in.values.size() != f.inputs.size())
-    fail("the fusion has " + std::to_string(f.inputs.size()) + " inputs, the reference fusion " +
+    fail("the fusion has " + std::to_string(f.inputs.size()) + " inputs, " + others + " " +
              std::to_string(in.values.size()),
          "/inputs", DiagCode::AgainstMismatch);
   for (size_t p = 0; p < f.inputs.size(); ++p) {
@@ -242,7 +248,14 @@ void bindInputs(const Fusion& f, const World& world, const RunInputs& in, Scalar
              DiagCode::AgainstMismatch);
       continue;
     }
-    TensorId t = v.id;
+    tensor(p, v.id, iv);
+  }
+}
+
+}  // namespace
+
+void bindInputs(const Fusion& f, const World& world, const RunInputs& in, ScalarValues& sv) {
+  bindEachInput(f, in, sv, "the reference fusion", [&](size_t p, TensorId t, const InputValue& iv) {
     if (f.tensors[t].dtype != iv.dtype)
       fail("input " + std::string(f.tensorName(t)) + " is " + std::string(dtypeName(f.tensors[t].dtype)) +
                " but the reference fusion's input " + std::to_string(p) + " is " +
@@ -260,28 +273,13 @@ void bindInputs(const Fusion& f, const World& world, const RunInputs& in, Scalar
                  std::to_string(p),
              inputPtr(p), DiagCode::AgainstMismatch);
     }
-  }
+  });
 }
 
 void bindGlobalShapes(const Fusion& f, const RunInputs& in, ScalarValues& sv) {
-  if (in.values.size() != f.inputs.size())
-    fail("the fusion has " + std::to_string(f.inputs.size()) + " inputs, the inputs " +
-             std::to_string(in.values.size()),
-         "/inputs", DiagCode::AgainstMismatch);
-  for (size_t p = 0; p < f.inputs.size(); ++p) {
-    ValueRef v = f.inputs[p];
-    const InputValue& iv = in.values[p];
-    if (v.isTensor() != iv.is_tensor)
-      fail("input " + std::to_string(p) + " is a tensor in one fusion and a scalar in the other", inputPtr(p),
-           DiagCode::AgainstMismatch);
-    if (!v.isTensor()) {
-      if (!sv.bind(v.id, iv.scalar))
-        fail("scalar input " + scalarLabel(f, v.id) + " is bound twice", inputPtr(p),
-             DiagCode::AgainstMismatch);
-      continue;
-    }
-    bindTensorShape(f, v.id, iv.global.shape(), sv, inputPtr(p), DiagCode::AgainstMismatch);
-  }
+  bindEachInput(f, in, sv, "the inputs", [&](size_t p, TensorId t, const InputValue& iv) {
+    bindTensorShape(f, t, iv.global.shape(), sv, inputPtr(p), DiagCode::AgainstMismatch);
+  });
 }
 
 }  // namespace fc::exec

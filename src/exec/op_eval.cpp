@@ -240,6 +240,14 @@ HostTensor binary(const Ev& ev) {
 
 // ---------------------------------------------------------------- shape ops
 
+// `x`'s values in row-major order under a new shape of as many elements
+// (broadcast, squeeze, reshape, set and cast copy them unchanged).
+HostTensor withShape(const Ev& ev, const HostTensor& x, const Shape& shape) {
+  HostTensor r = ev.make(shape);
+  std::copy(x.data(), x.data() + x.numel(), r.data());
+  return r;
+}
+
 // Copies `src` into `out` where out index = mapping of src index.
 HostTensor gatherBy(const Ev& ev, const HostTensor& src, const Shape& out_shape,
                     const std::vector<int64_t>& src_stride_per_out_dim, int64_t base = 0) {
@@ -289,9 +297,7 @@ HostTensor broadcastOp(const Ev& ev) {
   Shape out;
   int64_t k = 0;
   for (bool b : flags) out.push_back(b ? 1 : x.size(k++));
-  HostTensor r = ev.make(out);
-  std::copy(x.data(), x.data() + x.numel(), r.data());
-  return r;
+  return withShape(ev, x, out);
 }
 
 HostTensor broadcastInDim(const Ev& ev) {
@@ -345,9 +351,7 @@ HostTensor squeezeOp(const Ev& ev) {
   Shape out;
   for (int64_t d = 0; d < x.rank(); ++d)
     if (!drop[d]) out.push_back(x.size(d));
-  HostTensor r = ev.make(out);
-  std::copy(x.data(), x.data() + x.numel(), r.data());
-  return r;
+  return withShape(ev, x, out);
 }
 
 HostTensor permuteOp(const Ev& ev) {
@@ -392,9 +396,7 @@ HostTensor reshapeOp(const Ev& ev) {
   if (known != x.numel())
     ev.bad("input " + shapeString(x.shape()) + " has " + std::to_string(x.numel()) + " elements; new shape " +
            shapeString(target) + " has " + std::to_string(known));
-  HostTensor r = ev.make(target);
-  std::copy(x.data(), x.data() + x.numel(), r.data());
-  return r;
+  return withShape(ev, x, target);
 }
 
 HostTensor sliceOp(const Ev& ev) {
@@ -786,9 +788,7 @@ std::vector<HostTensor> evalExpr(const OpContext& ctx, ExprId id,
     case OpCategory::Set:
     case OpCategory::Cast: {
       const HostTensor& x = ev.tensorIn(0);
-      HostTensor r = ev.make(x.shape());
-      std::copy(x.data(), x.data() + x.numel(), r.data());
-      outs.push_back(std::move(r));
+      outs.push_back(withShape(ev, x, x.shape()));
       break;
     }
     case OpCategory::Unary: {

@@ -3,6 +3,13 @@
 
 namespace fc {
 
+std::optional<int64_t> constIntOf(const Fusion& f, ScalarId s) {
+  if (s >= f.scalars.size()) return std::nullopt;
+  const Scalar& sc = f.scalars[s];
+  if (sc.kind == ScalarKind::Constant && sc.value.kind == ConstValue::Kind::Int) return sc.value.i;
+  return std::nullopt;
+}
+
 std::vector<ExprId> definitionOrder(const Fusion& f) {
   const size_t ne = f.exprs.size(), nt = f.tensors.size();
   std::vector<char> state(ne, 0);  // 0 new, 1 on stack, 2 done

@@ -1,9 +1,15 @@
 // Helpers shared by the exporters: a topological order of the exprs (producers before
-// consumers, ties by expr index), computed iteratively. Complexity: linear in the fusion.
+// consumers, ties by expr index), computed iteratively, linear in the fusion; an integer
+// constant's value; lists written between brackets.
 #pragma once
 
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
+#include "diag/diagnostic.h"
 #include "ir/fusion.h"
 
 namespace fc {
@@ -15,5 +21,39 @@ namespace fc {
 // function was also named topoOrder once: which of the two a binary used
 // depended on link order, and the CLI's exports used the other one.)
 std::vector<ExprId> definitionOrder(const Fusion& f);
+
+// The value of scalar `s` when it is an integer constant (nothing for an id out of range).
+std::optional<int64_t> constIntOf(const Fusion& f, ScalarId s);
+
+// `open` f(v[0]), f(v[1]), ... `close`: "[1, 2]", "{a, b}".
+template <typename T, typename F>
+std::string joined(const std::vector<T>& v, F f, const char* open, const char* close) {
+  std::string s = open;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i) s += ", ";
+    s += f(v[i]);
+  }
+  return s + close;
+}
+
+// What both exporters keep while they write: the fusion, the text so far, the names given to
+// scalars, and the first failure (FC0602, reported once; the export then returns nothing).
+class ExporterBase {
+ protected:
+  ExporterBase(const Fusion& f, DiagnosticSink& sink) : f_(f), sink_(sink) {}
+
+  void fail(const std::string& m) {
+    if (!failed_) sink_.error(DiagCode::ImportUnsupported, m);
+    failed_ = true;
+  }
+  std::optional<int64_t> constInt(ScalarId s) const { return constIntOf(f_, s); }
+
+  const Fusion& f_;
+  DiagnosticSink& sink_;
+  std::string body_;
+  std::unordered_map<ScalarId, std::string> sname_;
+  int next_scalar_ = 0;
+  bool failed_ = false;
+};
 
 }  // namespace fc

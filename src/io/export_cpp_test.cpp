@@ -43,21 +43,16 @@ std::string cppDouble(double v) {
 
 template <typename T, typename F>
 std::string braced(const std::vector<T>& v, F f) {
-  std::string s = "{";
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (i) s += ", ";
-    s += f(v[i]);
-  }
-  return s + "}";
+  return joined(v, f, "{", "}");
 }
 
 std::string ints(const std::vector<int64_t>& v) {
   return braced(v, [](int64_t x) { return std::to_string(x); });
 }
 
-class CppExporter {
+class CppExporter : ExporterBase {
  public:
-  CppExporter(const Fusion& f, DiagnosticSink& sink) : f_(f), sink_(sink) {}
+  CppExporter(const Fusion& f, DiagnosticSink& sink) : ExporterBase(f, sink) {}
 
   std::optional<std::string> run() {
     for (TensorId t = 0; t < f_.tensors.size(); ++t) {
@@ -110,17 +105,6 @@ class CppExporter {
   void line(const std::string& l) { body_ += "  " + l + "\n"; }
   void blank() {
     if (body_.size() >= 2 && body_.compare(body_.size() - 2, 2, "\n\n") != 0) body_ += "\n";
-  }
-  void fail(const std::string& m) {
-    if (!failed_) sink_.error(DiagCode::ImportUnsupported, m);
-    failed_ = true;
-  }
-
-  std::optional<int64_t> constInt(ScalarId s) const {
-    if (s >= f_.scalars.size()) return std::nullopt;
-    const Scalar& sc = f_.scalars[s];
-    if (sc.kind == ScalarKind::Constant && sc.value.kind == ConstValue::Kind::Int) return sc.value.i;
-    return std::nullopt;
   }
 
   void input(TensorId t) {
@@ -423,14 +407,8 @@ class CppExporter {
     line("testValidate(executor_cache.fusion(), outputs, " + args + ", __LINE__, __FILE__);");
   }
 
-  const Fusion& f_;
-  DiagnosticSink& sink_;
-  std::string body_;
   std::vector<std::string> tv_;
-  std::unordered_map<ScalarId, std::string> sname_;
   std::unordered_map<ScalarId, std::string> extent_of_;
-  int next_scalar_ = 0;
-  bool failed_ = false;
 };
 
 }  // namespace

@@ -52,12 +52,7 @@ std::string pyDType(DType t) { return "DataType." + std::string(dtypeName(t)); }
 
 template <typename T, typename F>
 std::string list(const std::vector<T>& v, F f) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (i) s += ", ";
-    s += f(v[i]);
-  }
-  return s + "]";
+  return joined(v, f, "[", "]");
 }
 
 std::string tuple(const std::vector<int64_t>& v) {
@@ -70,9 +65,9 @@ std::string tuple(const std::vector<int64_t>& v) {
   return s + ")";
 }
 
-class Exporter {
+class Exporter : ExporterBase {
  public:
-  Exporter(const Fusion& f, DiagnosticSink& sink) : f_(f), sink_(sink) {}
+  Exporter(const Fusion& f, DiagnosticSink& sink) : ExporterBase(f, sink) {}
 
   std::optional<std::string> run() {
     body_.clear();
@@ -116,11 +111,6 @@ class Exporter {
   }
 
   void line(const std::string& l) { body_ += "    " + l + "\n"; }
-
-  void fail(const std::string& m) {
-    if (!failed_) sink_.error(DiagCode::ImportUnsupported, m);
-    failed_ = true;
-  }
 
   void defineTensor(TensorId t) {
     const Tensor& tv = f_.tensors[t];
@@ -182,13 +172,6 @@ class Exporter {
     std::string n = "S" + std::to_string(next_scalar_++);
     line(n + " = fd.define_scalar(None, dtype=" + pyDType(f_.scalars[s].dtype) + ")");
     sname_[s] = n;
-  }
-
-  std::optional<int64_t> constInt(ScalarId s) const {
-    if (s >= f_.scalars.size()) return std::nullopt;
-    const Scalar& sc = f_.scalars[s];
-    if (sc.kind == ScalarKind::Constant && sc.value.kind == ConstValue::Kind::Int) return sc.value.i;
-    return std::nullopt;
   }
 
   // A scalar as a Python operand: a literal, a defined name, or a new `S<k> = fd.ops...` line.
@@ -481,14 +464,8 @@ class Exporter {
     return s + "]\nfd.execute(inputs)\n";
   }
 
-  const Fusion& f_;
-  DiagnosticSink& sink_;
-  std::string body_;
   std::vector<std::string> tname_;
-  std::unordered_map<ScalarId, std::string> sname_;
   std::unordered_map<ScalarId, std::pair<TensorId, size_t>> extent_of_;
-  int next_scalar_ = 0;
-  bool failed_ = false;
 };
 
 }  // namespace

@@ -295,4 +295,38 @@ void ImportBuilder::finish() {
   }
 }
 
+void ImportBuilder::splitLoop(TensorId t, size_t i, ScalarId factor, bool inner_split) {
+  std::vector<AxisId> loop = f_.tensors[t].loopDomain();
+  FC_CHECK(i < loop.size(), "split of a loop axis out of range");
+  AxisId src = loop[i];
+  ScalarId rest = derived(ScalarOp::CeilDiv, f_.axes[src].extent, factor);
+  AxisId outer = axis(f_.axes[src].iter, inner_split ? rest : factor);
+  AxisId inner = axis(f_.axes[src].iter, inner_split ? factor : rest);
+  f_.axes[outer].owner = t;
+  f_.axes[inner].owner = t;
+  Tensor& tv = f_.tensors[t];
+  tv.transforms.push_back({.kind = AxisTransform::Kind::Split,
+                           .in = src,
+                           .out = outer,
+                           .out2 = inner,
+                           .factor = factor,
+                           .inner_split = inner_split});
+  loop.erase(loop.begin() + static_cast<std::ptrdiff_t>(i));
+  loop.insert(loop.begin() + static_cast<std::ptrdiff_t>(i), {outer, inner});
+  tv.loop = std::move(loop);
+}
+
+void ImportBuilder::mergeLoop(TensorId t, size_t a, size_t b) {
+  std::vector<AxisId> loop = f_.tensors[t].loopDomain();
+  FC_CHECK(a < loop.size() && b < loop.size() && a != b, "merge of loop axes out of range");
+  AxisId x = loop[a], y = loop[b];
+  AxisId out = axis(f_.axes[x].iter, derived(ScalarOp::Mul, f_.axes[x].extent, f_.axes[y].extent));
+  f_.axes[out].owner = t;
+  Tensor& tv = f_.tensors[t];
+  tv.transforms.push_back({.kind = AxisTransform::Kind::Merge, .in = x, .in2 = y, .out = out});
+  loop.erase(loop.begin() + static_cast<std::ptrdiff_t>(std::max(a, b)));
+  loop[std::min(a, b)] = out;
+  tv.loop = std::move(loop);
+}
+
 }  // namespace fc

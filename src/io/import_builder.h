@@ -62,6 +62,13 @@ class ImportBuilder {
   // an op's output clones its operand's axes).
   AxisId copyAxis(AxisId a) { return cloneAxis(a); }
 
+  // Loop-domain transforms as nvFuser's TensorView::split / merge make them, recorded in t's
+  // transforms: loop axis `i` split by `factor` into an outer and an inner axis (the inner one
+  // of extent `factor` when `inner_split`, else the outer), or loop axes `a` and `b` merged
+  // into one at min(a, b). The caller checks the indices.
+  void splitLoop(TensorId t, size_t i, ScalarId factor, bool inner_split);
+  void mergeLoop(TensorId t, size_t a, size_t b);
+
   // Sets memory types as nvFuser does: fusion inputs/outputs global, the rest local; gives
   // op outputs the mesh of their inputs when they have none (sharding propagation of meshes).
   void finish();

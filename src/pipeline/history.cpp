@@ -30,14 +30,7 @@ const std::vector<SwitchInfo>& switchTable() {
     std::vector<SwitchInfo> v;
 #define FC_SWITCH(Name, key, Initial, doc, evidence, ...) \
   v.push_back({#Name, key, doc, evidence, static_cast<uint8_t>(Name::Initial), splitNames(#__VA_ARGS__)});
-#define FC_CHANGE(...)
-#define FC_NVCHECK(...)
-#define FC_NVCHECK_AT(...)
 #include "pipeline/nvfuser_history.def"
-#undef FC_SWITCH
-#undef FC_CHANGE
-#undef FC_NVCHECK
-#undef FC_NVCHECK_AT
     return v;
   }();
   return t;
@@ -45,15 +38,8 @@ const std::vector<SwitchInfo>& switchTable() {
 
 const std::vector<CheckInfo>& checkTable() {
   static const std::vector<CheckInfo> t = {
-#define FC_SWITCH(...)
-#define FC_CHANGE(...)
 #define FC_NVCHECK(Name, message, where) {#Name, message, where},
-#define FC_NVCHECK_AT(...)
 #include "pipeline/nvfuser_history.def"
-#undef FC_SWITCH
-#undef FC_CHANGE
-#undef FC_NVCHECK
-#undef FC_NVCHECK_AT
   };
   return t;
 }
@@ -104,34 +90,20 @@ const Data& data() {
     for (uint32_t i = 0; i < d.commits.size(); ++i) d.pos.emplace(d.commits[i].hash, i);
     for (const auto& r : tsvRows(versionsTsv()))
       if (r.size() >= 3) d.versions.push_back({r[0], r[1], r[2]});
-#define FC_SWITCH(...)
 #define FC_CHANGE(Name, Value, pr, commit, date, title, evidence, effect)                                  \
   d.changes.push_back({Switch::Name, static_cast<uint8_t>(Name::Value), pr, commit, date, title, evidence, \
                        effect, must(d, commit, "#" #pr)});
-#define FC_NVCHECK(...)
-#define FC_NVCHECK_AT(...)
 #include "pipeline/nvfuser_history.def"
-#undef FC_SWITCH
-#undef FC_CHANGE
-#undef FC_NVCHECK
-#undef FC_NVCHECK_AT
     std::stable_sort(d.changes.begin(), d.changes.end(),
                      [](const Change& a, const Change& b) { return a.pos < b.pos; });
     d.by_switch.resize(kSwitches);
     for (const Change& c : d.changes) d.by_switch[static_cast<size_t>(c.sw)].push_back(&c);
     d.sites.resize(kChecks);
-#define FC_SWITCH(...)
-#define FC_CHANGE(...)
-#define FC_NVCHECK(...)
 #define FC_NVCHECK_AT(Name, pr, commit, date, file, line, macro, cond)                            \
   d.sites[static_cast<size_t>(Check::Name)].push_back({Check::Name, pr, commit, date, file, line, \
                                                        Macro::macro, cond,                        \
                                                        must(d, commit, "a check of " #Name)});
 #include "pipeline/nvfuser_history.def"
-#undef FC_SWITCH
-#undef FC_CHANGE
-#undef FC_NVCHECK
-#undef FC_NVCHECK_AT
     for (auto& s : d.sites)
       std::stable_sort(s.begin(), s.end(),
                        [](const CheckSite& a, const CheckSite& b) { return a.pos < b.pos; });

@@ -16,57 +16,26 @@ namespace fc::nv {
 
 // One enum per switch, its values in the order the table lists them.
 #define FC_SWITCH(Name, key, Initial, doc, evidence, ...) enum class Name : uint8_t { __VA_ARGS__ };
-#define FC_CHANGE(...)
-#define FC_NVCHECK(...)
-#define FC_NVCHECK_AT(...)
 #include "pipeline/nvfuser_history.def"
-#undef FC_SWITCH
-#undef FC_CHANGE
-#undef FC_NVCHECK
-#undef FC_NVCHECK_AT
 
 enum class Switch : uint8_t {
 #define FC_SWITCH(Name, ...) Name,
-#define FC_CHANGE(...)
-#define FC_NVCHECK(...)
-#define FC_NVCHECK_AT(...)
 #include "pipeline/nvfuser_history.def"
-#undef FC_SWITCH
-#undef FC_CHANGE
-#undef FC_NVCHECK
-#undef FC_NVCHECK_AT
 };
 
 enum class Check : uint8_t {
-#define FC_SWITCH(...)
-#define FC_CHANGE(...)
 #define FC_NVCHECK(Name, ...) Name,
-#define FC_NVCHECK_AT(...)
 #include "pipeline/nvfuser_history.def"
-#undef FC_SWITCH
-#undef FC_CHANGE
-#undef FC_NVCHECK
-#undef FC_NVCHECK_AT
 };
 
 #define FC_SWITCH(...) +1
-#define FC_CHANGE(...)
-#define FC_NVCHECK(...)
-#define FC_NVCHECK_AT(...)
 inline constexpr size_t kSwitches = 0
 #include "pipeline/nvfuser_history.def"
     ;
-#undef FC_SWITCH
-#undef FC_NVCHECK
-#define FC_SWITCH(...)
 #define FC_NVCHECK(...) +1
 inline constexpr size_t kChecks = 0
 #include "pipeline/nvfuser_history.def"
     ;
-#undef FC_SWITCH
-#undef FC_CHANGE
-#undef FC_NVCHECK
-#undef FC_NVCHECK_AT
 
 // The switch an enum belongs to: switchOf<DidBinding>() == Switch::DidBinding.
 template <class E>
@@ -76,14 +45,7 @@ constexpr Switch switchOf();
   constexpr Switch switchOf<Name>() { \
     return Switch::Name;              \
   }
-#define FC_CHANGE(...)
-#define FC_NVCHECK(...)
-#define FC_NVCHECK_AT(...)
 #include "pipeline/nvfuser_history.def"
-#undef FC_SWITCH
-#undef FC_CHANGE
-#undef FC_NVCHECK
-#undef FC_NVCHECK_AT
 
 struct SwitchInfo {
   std::string_view name;  // "InputRewrite"

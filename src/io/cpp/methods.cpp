@@ -365,24 +365,7 @@ std::optional<Value> Reader::tensorMethod(Value& obj, const std::string& name, s
       if (!toInt(args[2], b, at, "inner_split")) return std::nullopt;
       inner = b != 0;
     }
-    std::vector<AxisId> loop = tv.loopDomain();
-    AxisId src = loop[static_cast<size_t>(i)];
-    ScalarId rest = b_.derived(ScalarOp::CeilDiv, f_.axes[src].extent, fac);
-    AxisId outer = b_.axis(f_.axes[src].iter, inner ? rest : fac);
-    AxisId in2 = b_.axis(f_.axes[src].iter, inner ? fac : rest);
-    f_.axes[outer].owner = t;
-    f_.axes[in2].owner = t;
-    AxisTransform tr;
-    tr.kind = AxisTransform::Kind::Split;
-    tr.in = src;
-    tr.out = outer;
-    tr.out2 = in2;
-    tr.factor = fac;
-    tr.inner_split = inner;
-    tv.transforms.push_back(tr);
-    loop.erase(loop.begin() + i);
-    loop.insert(loop.begin() + i, {outer, in2});
-    tv.loop = loop;
+    b_.splitLoop(t, static_cast<size_t>(i), fac, inner);
     return obj;
   }
   if (name == "merge") {
@@ -392,21 +375,9 @@ std::optional<Value> Reader::tensorMethod(Value& obj, const std::string& name, s
     if (!loopIndex(args[0], a, 0)) return std::nullopt;
     b = a + 1;
     if (args.size() > 1 && !loopIndex(args[1], b, 0)) return std::nullopt;
-    std::vector<AxisId> loop = tv.loopDomain();
-    if (b >= static_cast<int64_t>(loop.size()) || a == b)
+    if (b >= static_cast<int64_t>(tv.loopDomain().size()) || a == b)
       return error(DiagCode::ImportSyntax, "merge: the axes are out of range", at), std::nullopt;
-    AxisId x = loop[static_cast<size_t>(a)], y = loop[static_cast<size_t>(b)];
-    AxisId out = b_.axis(f_.axes[x].iter, b_.derived(ScalarOp::Mul, f_.axes[x].extent, f_.axes[y].extent));
-    f_.axes[out].owner = t;
-    AxisTransform tr;
-    tr.kind = AxisTransform::Kind::Merge;
-    tr.in = x;
-    tr.in2 = y;
-    tr.out = out;
-    tv.transforms.push_back(tr);
-    loop.erase(loop.begin() + std::max(a, b));
-    loop[static_cast<size_t>(std::min(a, b))] = out;
-    tv.loop = loop;
+    b_.mergeLoop(t, static_cast<size_t>(a), static_cast<size_t>(b));
     return obj;
   }
   if (name == "reorder") {

@@ -145,6 +145,8 @@ class Reader {
   // struct's field), else an opaque value of the statement since `at`; empty names are skipped.
   void bindElements(const std::vector<std::string>& names, const Value& v, size_t at);
   void skipStatement(const std::string& why, size_t from);
+  // Evaluates tokens [from, to) as an expression (p_ ends after it).
+  std::optional<Value> exprIn(size_t from, size_t to);
   bool condition(size_t from, size_t to, std::optional<bool>& value);
   void skippedStatement(size_t from, const std::string& what);
 

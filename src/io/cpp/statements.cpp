@@ -396,14 +396,19 @@ bool Reader::declaration(size_t te) {
   }
 }
 
-// Evaluates tokens [from, to) as an expression; `value` is set when the result is known.
-bool Reader::condition(size_t from, size_t to, std::optional<bool>& value) {
+std::optional<Value> Reader::exprIn(size_t from, size_t to) {
   p_ = from;
   size_t saved_end = end_;
   end_ = to;
-  int before = errors_;
   auto v = expr();
   end_ = saved_end;
+  return v;
+}
+
+// Evaluates tokens [from, to) as a condition; `value` is set when the result is known.
+bool Reader::condition(size_t from, size_t to, std::optional<bool>& value) {
+  int before = errors_;
+  auto v = exprIn(from, to);
   p_ = to + 1;
   if (errors_ != before) return false;
   value.reset();
@@ -566,11 +571,7 @@ bool Reader::forStatement() {
     std::string var;
     for (size_t k = open + 1; k < colon; ++k)
       if (isIdent(k)) var = std::string(str(k));
-    p_ = colon + 1;
-    size_t saved_end = end_;
-    end_ = close;
-    auto range = expr();
-    end_ = saved_end;
+    auto range = exprIn(colon + 1, close);
     if (!range) return false;
     p_ = body;
     if (range->k != Value::K::List) {
@@ -614,12 +615,7 @@ bool Reader::forStatement() {
     p_ = body;
     if (!statement()) return false;
     after = p_;
-    p_ = semi2 + 1;
-    size_t saved_end = end_;
-    end_ = close;
-    auto step = expr();
-    end_ = saved_end;
-    if (!step) return false;
+    if (!exprIn(semi2 + 1, close)) return false;
   }
   p_ = body;
   if (after == SIZE_MAX) {

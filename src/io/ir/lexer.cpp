@@ -3,14 +3,12 @@
 
 #include <cstring>
 
+#include "io/ascii_class.h"
+
 namespace fc::ir_text {
-namespace {
-
-bool identStart(unsigned char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; }
-bool identChar(unsigned char c) { return identStart(c) || (c >= '0' && c <= '9'); }
-bool digit(unsigned char c) { return c >= '0' && c <= '9'; }
-
-}  // namespace
+using ascii::digit;
+using ascii::identChar;
+using ascii::identStart;
 
 Lexer::Lexer(std::string_view text) : text_(text.substr(0, UINT32_MAX - 1)) {
   const size_t n = text_.size();

@@ -19,19 +19,6 @@
 namespace fc::py {
 namespace {
 
-Ref tensorValue(const std::shared_ptr<FusionRecorder>& rec, TensorId t) {
-  Ref v = mk(VK::Tensor);
-  v->id = t;
-  v->rec = rec;
-  return v;
-}
-Ref scalarValue(const std::shared_ptr<FusionRecorder>& rec, ScalarId s) {
-  Ref v = mk(VK::Scalar);
-  v->id = s;
-  v->rec = rec;
-  return v;
-}
-
 // nvFuser's computeTensorDescriptor: contiguity in allocation order and the stride order.
 void tensorDescriptor(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
                       std::vector<std::optional<bool>>& contig, std::vector<int64_t>& order) {

@@ -124,10 +124,7 @@ class OpArgs {
     std::vector<Ref> items;
     for (TensorId t : ts) {
       rec_->noteTensor(t, off_);
-      Ref v = mk(VK::Tensor);
-      v->id = t;
-      v->rec = rec_;
-      items.push_back(v);
+      items.push_back(tensorValue(rec_, t));
     }
     if (items.size() == 1) return items[0];
     return mkSeq(VK::Tuple, items);

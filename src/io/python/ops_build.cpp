@@ -13,22 +13,6 @@
 #include "support/suggest.h"
 
 namespace fc::py {
-namespace {
-
-Ref tensorRef(const std::shared_ptr<FusionRecorder>& rec, TensorId t) {
-  Ref v = mk(VK::Tensor);
-  v->id = t;
-  v->rec = rec;
-  return v;
-}
-Ref scalarRef(const std::shared_ptr<FusionRecorder>& rec, ScalarId s) {
-  Ref v = mk(VK::Scalar);
-  v->id = s;
-  v->rec = rec;
-  return v;
-}
-
-}  // namespace
 
 Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::string& name, Args& in_args) {
   const FrontendOp* op = findFrontendOp(name);
@@ -139,9 +123,9 @@ Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::
     if (!outs) fail(fname + ": " + err, args.off);
     rec->noteExprs(args.off);
     for (TensorId t : *outs) rec->noteTensor(t, args.off);
-    if (outs->size() == 1) return tensorRef(rec, (*outs)[0]);
+    if (outs->size() == 1) return tensorValue(rec, (*outs)[0]);
     std::vector<Ref> items;
-    for (TensorId t : *outs) items.push_back(tensorRef(rec, t));
+    for (TensorId t : *outs) items.push_back(tensorValue(rec, t));
     return mkSeq(VK::Tuple, items);
   };
 
@@ -161,7 +145,7 @@ Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::
         if (dd < 0 || static_cast<size_t>(dd) >= rank) fail("fd.ops.size: dim out of range", offOf("dim"));
         ScalarId s = f.addSize(t, static_cast<int32_t>(dd));
         rec->noteScalar(s, args.off);
-        return scalarRef(rec, s);
+        return scalarValue(rec, s);
       }
       Ref v = mk(op->form == PyForm::Shape ? VK::Vector : VK::Tuple);
       v->rec = rec;
@@ -170,7 +154,7 @@ Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::
         if (v->k == VK::Vector)
           v->ids.push_back(s);
         else
-          v->items.push_back(scalarRef(rec, s));
+          v->items.push_back(scalarValue(rec, s));
       }
       return v;
     }
@@ -181,7 +165,7 @@ Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::
       if (i < 0) i += static_cast<int64_t>(v->ids.size());
       if (i < 0 || static_cast<size_t>(i) >= v->ids.size())
         fail("fd.ops.at: index out of range", offOf("index"));
-      return scalarRef(rec, v->ids[static_cast<size_t>(i)]);
+      return scalarValue(rec, v->ids[static_cast<size_t>(i)]);
     }
     case PyForm::Elementwise: {
       std::vector<ValueRef> ins;
@@ -216,7 +200,7 @@ Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::
                  isIntegral(f.scalars[ins[1].id].dtype))
           sop = ScalarOp::Mod;
         else if (name == "set" || name == "segment_set")
-          return scalarRef(rec, ins[0].id);
+          return scalarValue(rec, ins[0].id);
         if (sop == ScalarOp::None) {
           if (!kind) fail("`" + fname + "` is an nvFuser op fusecheck does not model yet", args.off);
           // nvFuser records a scalar expr whose output has the operands' promoted dtype
@@ -232,11 +216,11 @@ Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::
                      "extents)",
                  args.off);
           rec->noteScalar(s, args.off);
-          return scalarRef(rec, s);
+          return scalarValue(rec, s);
         }
         ScalarId s = b.derived(sop, ins[0].id, ins.size() > 1 ? ins[1].id : kNone);
         rec->noteScalar(s, args.off);
-        return scalarRef(rec, s);
+        return scalarValue(rec, s);
       }
       if (!kind) fail("`" + fname + "` is an nvFuser op fusecheck does not model yet", args.off);
       if (*kind == OpKind::Gelu && has("approximate")) {
@@ -266,9 +250,9 @@ Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::
                              *d->dtype);
           else
             s = b.constInt(cv.kind == ConstValue::Kind::Float ? static_cast<int64_t>(cv.f) : cv.i, *d->dtype);
-          return scalarRef(rec, s);
+          return scalarValue(rec, s);
         }
-        if (isIntegral(sc.dtype) && isIntegral(*d->dtype)) return scalarRef(rec, v.id);
+        if (isIntegral(sc.dtype) && isIntegral(*d->dtype)) return scalarValue(rec, v.id);
         fail("`fd.ops.cast` of a non-constant " + std::string(dtypeName(sc.dtype)) + " scalar to " +
                  std::string(dtypeName(*d->dtype)) + " is not modelled",
              args.off);

@@ -304,14 +304,36 @@ class Parser {
     return r;
   }
 
-  NodeId def(std::vector<NodeId> decos) {
+  // An element of a display or a tuple: `*x` or an expression.
+  NodeId element() { return isOp("*") ? starred() : namedExpr(); }
+
+  // The elements after the first of `seq`, each after a ',' (a trailing ',' allowed), then
+  // `close`.
+  NodeId restOfSequence(NodeId seq, std::string_view close) {
+    while (acceptOp(",")) {
+      if (isOp(close)) break;
+      NodeId k = element();
+      N(seq).a.push_back(k);
+    }
+    expectOp(close);
+    return seq;
+  }
+
+  // `def NAME` / `class NAME` (the keyword is the current token): the node,
+  // with its name and decorators.
+  NodeId namedHeader(NK kind, std::vector<NodeId> decos, const char* what) {
     uint32_t off = peek().off;
     ++p_;
-    if (peek().kind != TokKind::Name) fail("expected a function name, found " + found());
-    NodeId r = make(NK::Def, off);
+    if (peek().kind != TokKind::Name) fail(std::string("expected a ") + what + " name, found " + found());
+    NodeId r = make(kind, off);
     N(r).s = std::string(peek().s);
     N(r).c = std::move(decos);
     ++p_;
+    return r;
+  }
+
+  NodeId def(std::vector<NodeId> decos) {
+    NodeId r = namedHeader(NK::Def, std::move(decos), "function");
     expectOp("(");
     std::vector<NodeId> params = paramList(")");
     N(r).a = std::move(params);
@@ -357,13 +379,7 @@ class Parser {
   }
 
   NodeId classDef(std::vector<NodeId> decos) {
-    uint32_t off = peek().off;
-    ++p_;
-    if (peek().kind != TokKind::Name) fail("expected a class name, found " + found());
-    NodeId r = make(NK::Class, off);
-    N(r).s = std::string(peek().s);
-    N(r).c = std::move(decos);
-    ++p_;
+    NodeId r = namedHeader(NK::Class, std::move(decos), "class");
     if (acceptOp("(")) {
       std::vector<NodeId> bases;
       while (!isOp(")")) {
@@ -846,7 +862,7 @@ class Parser {
     Depth d(*this);  // one level per bracket
     if (acceptOp("(")) {
       if (acceptOp(")")) return make(NK::Tuple, off);
-      NodeId first = isOp("*") ? starred() : namedExpr();
+      NodeId first = element();
       if (isName("for")) {
         NodeId g = comprehension("gen", first, kNoNode, off);
         expectOp(")");
@@ -858,31 +874,19 @@ class Parser {
       }
       NodeId tup = make(NK::Tuple, off);
       N(tup).a.push_back(first);
-      while (acceptOp(",")) {
-        if (isOp(")")) break;
-        NodeId k = isOp("*") ? starred() : namedExpr();
-        N(tup).a.push_back(k);
-      }
-      expectOp(")");
-      return tup;
+      return restOfSequence(tup, ")");
     }
     if (acceptOp("[")) {
       NodeId l = make(NK::List, off);
       if (acceptOp("]")) return l;
-      NodeId first = isOp("*") ? starred() : namedExpr();
+      NodeId first = element();
       if (isName("for")) {
         NodeId g = comprehension("list", first, kNoNode, off);
         expectOp("]");
         return g;
       }
       N(l).a.push_back(first);
-      while (acceptOp(",")) {
-        if (isOp("]")) break;
-        NodeId k = isOp("*") ? starred() : namedExpr();
-        N(l).a.push_back(k);
-      }
-      expectOp("]");
-      return l;
+      return restOfSequence(l, "]");
     }
     if (acceptOp("{")) {
       if (acceptOp("}")) return make(NK::Dict, off);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -45,5 +46,19 @@ class FusionRecorder {
     v[i] = at;
   }
 };
+
+// The script's value of tensor `t` / scalar `s` of `rec`'s fusion.
+inline Ref tensorValue(const std::shared_ptr<FusionRecorder>& rec, TensorId t) {
+  Ref v = mk(VK::Tensor);
+  v->id = t;
+  v->rec = rec;
+  return v;
+}
+inline Ref scalarValue(const std::shared_ptr<FusionRecorder>& rec, ScalarId s) {
+  Ref v = mk(VK::Scalar);
+  v->id = s;
+  v->rec = rec;
+  return v;
+}
 
 }  // namespace fc::py

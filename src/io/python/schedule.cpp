@@ -202,26 +202,7 @@ Ref Interpreter::tensorMethod(const Ref& t, const std::string& m, Args& args) {
         fail("unsupported argument `" + args.kw[k].first + "` of " + m, args.kw_off[k]);
     size_t i = loopIndex(ax);
     if (factor <= 0) fail("split: factor not positive", args.off);
-    std::vector<AxisId> loop = tv.loopDomain();
-    AxisId src = loop[i];
-    ScalarId fac = rec.b.constInt(factor);
-    ScalarId rest = rec.b.derived(ScalarOp::CeilDiv, f.axes[src].extent, fac);
-    AxisId outer = rec.b.axis(f.axes[src].iter, inner ? rest : fac);
-    AxisId innr = rec.b.axis(f.axes[src].iter, inner ? fac : rest);
-    Tensor& tv2 = f.tensors[t->id];
-    f.axes[outer].owner = t->id;
-    f.axes[innr].owner = t->id;
-    AxisTransform tr;
-    tr.kind = AxisTransform::Kind::Split;
-    tr.in = src;
-    tr.out = outer;
-    tr.out2 = innr;
-    tr.factor = fac;
-    tr.inner_split = inner;
-    tv2.transforms.push_back(tr);
-    loop.erase(loop.begin() + static_cast<long>(i));
-    loop.insert(loop.begin() + static_cast<long>(i), {outer, innr});
-    tv2.loop = loop;
+    rec.b.splitLoop(t->id, i, rec.b.constInt(factor), inner);
     return mkNone();
   }
   if (m == "set_allocation_as_loop" || m == "set_allocation_domain") {
