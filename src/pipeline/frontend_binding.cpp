@@ -1,21 +1,29 @@
 #include "pipeline/frontend_binding.h"
 
+#include <vector>
+
 #include "analysis/axis_map.h"
+#include "support/step_counters.h"
 
 namespace fc {
 
 bool preScheduleBinding(const Fusion& f, const std::string& file, DiagnosticSink& sink) {
   bool failed = false;
+  // The sizes the repro gives each tensor (the last entry when it names one twice); one pass, so
+  // that the walk over the inputs stays linear.
+  std::vector<const ConcreteInput*> given_for(f.tensors.size(), nullptr);
+  for (const ConcreteInput& c : f.concrete_inputs)
+    if (c.value.isTensor() && c.value.id < given_for.size()) given_for[c.value.id] = &c;
+  steps::counters.binding_steps += f.concrete_inputs.size();
   for (const ValueRef& in : f.inputs) {
     if (!in.isTensor()) continue;
     const TensorId t = in.id;
     const Tensor& tv = f.tensors[t];
     if (tv.mesh == kNone) continue;
-    const ConcreteInput* given = nullptr;
-    for (const ConcreteInput& c : f.concrete_inputs)
-      if (c.value.isTensor() && c.value.id == t) given = &c;
+    const ConcreteInput* given = given_for[t];
     const Mesh& mesh = f.meshes[tv.mesh];
     size_t k = 0;  // index into the given sizes (non-Reduction axes)
+    steps::counters.binding_steps += tv.logical.size();
     for (size_t pos = 0; pos < tv.logical.size(); ++pos) {
       const Axis& ax = f.axes[tv.logical[pos]];
       if (ax.iter == IterType::Reduction) continue;

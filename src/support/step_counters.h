@@ -17,6 +17,7 @@ struct Counters {
   uint64_t scratch_inits = 0;      // per-view scratch arrays: elements initialized
   uint64_t dedup_compares = 0;     // runPipeline: diagnostics compared when dropping duplicates
   uint64_t trace_elements = 0;     // traced pipeline: whole-fusion elements walked per traced view
+  uint64_t binding_steps = 0;      // frontend bindings: concrete inputs and input axes visited
 
   // Adds another thread's counts (a pass run on a worker thread).
   Counters& operator+=(const Counters& o) {
@@ -27,6 +28,7 @@ struct Counters {
     scratch_inits += o.scratch_inits;
     dedup_compares += o.dedup_compares;
     trace_elements += o.trace_elements;
+    binding_steps += o.binding_steps;
     return *this;
   }
 };

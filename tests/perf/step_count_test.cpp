@@ -24,7 +24,7 @@ namespace {
 
 uint64_t total(const steps::Counters& c) {
   return c.eval_steps + c.eval_resets + c.eval_slots + c.free_symbol_steps + c.scratch_inits +
-         c.dedup_compares;
+         c.dedup_compares + c.binding_steps;
 }
 
 // On one thread unless `threads` says otherwise: the counts then do not
@@ -92,6 +92,31 @@ TEST(StepCounts, FailingShardedPipelineIsLinearInDiagnostics) {
   EXPECT_GE(big_errors, 3 * small_errors);
   expectLinear(a, b, 4.0, "failing tp transformer");
   EXPECT_LE(b.dedup_compares, 2 * big_errors) << "duplicate removal compares more than a hash lookup";
+}
+
+// The legacy Python frontend's binding before schedule() (2024-07-31, Python MultiDeviceExecutor)
+// looks up the sizes the repro gives each sharded input: a scan of every concrete input per
+// input was quadratic (5 minutes at 1M exprs).
+TEST(StepCounts, PythonPreScheduleBindingIsLinear) {
+  auto steps = [](const Fusion& f) {
+    DiagnosticSink sink;
+    EXPECT_TRUE(verifyFusion(f, sink));
+    PipelineOptions o;
+    o.profile = test::profileFor(f, "2024-07-31", "python", "mde");
+    EXPECT_TRUE(o.profile.pre_schedule_binding);
+    o.threads = 1;
+    steps::reset();
+    runPipeline(f, o);
+    return steps::counters;
+  };
+  Fusion small = synth::transformer({2000, 3, true});
+  Fusion big = synth::transformer({8000, 3, true});
+  ASSERT_GT(small.concrete_inputs.size(), 10u);
+  auto a = steps(small);
+  auto b = steps(big);
+  EXPECT_GT(a.binding_steps, small.concrete_inputs.size());
+  EXPECT_LE(b.binding_steps, 5 * a.binding_steps) << a.binding_steps << " -> " << b.binding_steps;
+  expectLinear(a, b, 4.0, "python 2024-07 tp transformer");
 }
 
 // The same in chunks on 4 threads (a fixed count: the per-thread work is
