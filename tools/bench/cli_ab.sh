@@ -1,11 +1,13 @@
 #!/bin/bash
 # A/B end-to-end timings of two fusecheck binaries on the same synthetic
 # repros in the same run: wall, user, sys and peak RSS per command,
-# best of REPS, runs of A and B interleaved, and the ratio B/A of the best
-# walls. For comparing a change against its baseline on a quiet machine.
+# best of REPS, runs of A and B interleaved, the ratio B/A of the best
+# walls and of the median walls. For comparing a change against its
+# baseline on a quiet machine.
 #
 # Usage: tools/bench/cli_ab.sh A_BIN B_BIN SYNTH_BIN [SIZES="100000 1000000"] [REPS=3] [CMDS="check validate"]
 # Extra environment for B only: AB_B_ENV="MIMALLOC_LARGE_OS_PAGES=0" (e.g.).
+# The repro shapes: AB_KINDS (default "transformer sharded").
 set -u
 A=$1; B=$2; SYNTH=$3
 SIZES=${4:-"100000 1000000"}
@@ -18,8 +20,11 @@ echo "A=$A B=$B ${AB_B_ENV:+(B env: $AB_B_ENV)}"
 best() {  # best() FILE: the line with the smallest first field
   sort -n "$1" | head -1
 }
+median() {  # median() FILE: the median of the first fields (the lower middle one for an even count)
+  sort -n "$1" | awk '{w[NR] = $1} END {print w[int((NR + 1) / 2)]}'
+}
 for n in $SIZES; do
-  for kind in transformer sharded; do
+  for kind in ${AB_KINDS:-transformer sharded}; do
     flag=""; [ "$kind" = sharded ] && flag="--sharded"
     f="$tmp/$kind-$n.json"
     "$SYNTH" --exprs "$n" --seed 1 $flag -o "$f" > /dev/null || { echo "synth failed"; continue; }
@@ -34,8 +39,11 @@ for n in $SIZES; do
       read -r aw au as am <<< "$(best "$tmp/a")"
       read -r bw bu bs bm <<< "$(best "$tmp/b")"
       ratio=$(awk -v a="$aw" -v b="$bw" 'BEGIN{printf "%.2f", (a > 0 ? b / a : 0)}')
-      printf '%-8s %-11s %8s exprs %4s MB  A %6ss (%5su %5ss) %5d MiB  B %6ss (%5su %5ss) %5d MiB  B/A %s  %s\n' \
-        "$cmd" "$kind" "$n" "$mb" "$aw" "$au" "$as" $((am / 1024)) "$bw" "$bu" "$bs" $((bm / 1024)) "$ratio" "$same"
+      amed=$(median "$tmp/a"); bmed=$(median "$tmp/b")
+      mratio=$(awk -v a="$amed" -v b="$bmed" 'BEGIN{printf "%.3f", (a > 0 ? b / a : 0)}')
+      printf '%-8s %-11s %8s exprs %4s MB  A %6ss (%5su %5ss) %5d MiB  B %6ss (%5su %5ss) %5d MiB  B/A %s  median A %ss B %ss B/A %s  %s\n' \
+        "$cmd" "$kind" "$n" "$mb" "$aw" "$au" "$as" $((am / 1024)) "$bw" "$bu" "$bs" $((bm / 1024)) "$ratio" \
+        "$amed" "$bmed" "$mratio" "$same"
     done
     rm -f "$f"
   done
