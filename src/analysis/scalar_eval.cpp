@@ -114,19 +114,7 @@ void ScalarEval::evaluate(ScalarId root) {
     std::optional<int64_t> a = sc.lhs != kNone ? value_[sc.lhs] : std::nullopt;
     std::optional<int64_t> b = sc.rhs != kNone ? value_[sc.rhs] : std::nullopt;
     if (!a || (sc.rhs != kNone && !b)) continue;  // known symbolically only
-    std::optional<int64_t> r;
-    switch (sc.op) {
-      case ScalarOp::Add: r = checkedAdd(*a, *b); break;
-      case ScalarOp::Sub: r = checkedSub(*a, *b); break;
-      case ScalarOp::Mul: r = checkedMul(*a, *b); break;
-      case ScalarOp::Div: r = checkedDiv(*a, *b); break;
-      case ScalarOp::Mod: r = checkedMod(*a, *b); break;
-      case ScalarOp::CeilDiv: r = checkedCeilDiv(*a, *b); break;
-      case ScalarOp::Max: r = std::max(*a, *b); break;
-      case ScalarOp::Min: r = std::min(*a, *b); break;
-      case ScalarOp::Neg: r = checkedSub(0, *a); break;
-      default: break;
-    }
+    std::optional<int64_t> r = foldIntScalarOp(sc.op, *a, b.value_or(0));
     value_[s] = r;  // nullopt on overflow / division by zero: known but not concrete
   }
 }

@@ -1,5 +1,7 @@
 #include "diag/diagnostic.h"
 
+#include "support/escape.h"
+
 namespace fc {
 namespace {
 
@@ -48,14 +50,8 @@ size_t DiagnosticSink::errorCount() const {
 JsonPointer JsonPointer::key(std::string_view k) const {
   std::string out = p_;
   out += '/';
-  for (char c : k) {
-    if (c == '~')
-      out += "~0";
-    else if (c == '/')
-      out += "~1";
-    else
-      out += c;
-  }
+  static constexpr EscapeTable kTokenEscapes{{'~', "~0"}, {'/', "~1"}};
+  appendEscaped(out, k, kTokenEscapes);
   return JsonPointer(std::move(out));
 }
 

@@ -5,37 +5,16 @@
 // message are escaped as the runner reads them (% \r \n, and : , in
 // properties). Linear time.
 #include "diag/render.h"
+#include "support/escape.h"
 
 namespace fc {
 namespace {
 
-std::string escapeData(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '%')
-      out += "%25";
-    else if (c == '\r')
-      out += "%0D";
-    else if (c == '\n')
-      out += "%0A";
-    else
-      out += c;
-  }
-  return out;
-}
+constexpr EscapeTable kDataEscapes{{'%', "%25"}, {'\r', "%0D"}, {'\n', "%0A"}};
+constexpr EscapeTable kPropertyEscapes = kDataEscapes.with(':', "%3A").with(',', "%2C");
 
-std::string escapeProperty(const std::string& s) {
-  std::string out;
-  for (char c : escapeData(s)) {
-    if (c == ':')
-      out += "%3A";
-    else if (c == ',')
-      out += "%2C";
-    else
-      out += c;
-  }
-  return out;
-}
+std::string escapeData(const std::string& s) { return escaped(s, kDataEscapes); }
+std::string escapeProperty(const std::string& s) { return escaped(s, kPropertyEscapes); }
 
 const char* command(Severity s) {
   switch (s) {

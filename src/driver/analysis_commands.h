@@ -6,17 +6,14 @@
 #include <string>
 
 #include "driver/common.h"
+#include "driver/repro_args.h"
 
 namespace fc::driver {
 
-struct CheckArgs {
-  std::string file;
-  PipelineFlags flags;
+struct CheckArgs : PipelineArgs {
   bool matrix = false;      // --matrix: the repro's path at every change point
   bool matrix_all = false;  // --matrix=all: every frontend x executor that existed
   int expect_fixed_by = 0;  // --expect-fixed-by PR (with --matrix)
-  OutputFormat format = OutputFormat::Text;
-  uint64_t max_bytes = 0;
 };
 int check(const CheckArgs& a, std::ostream& out, std::ostream& err);
 // The --matrix part of check (matrix.cpp).
@@ -26,43 +23,27 @@ int checkMatrix(const CheckArgs& a, const Loaded& loaded, const PipelineOptions&
 // verdict line, and what it rests on (checked, approximate).
 void renderVerdictText(const PipelineResult& r, std::ostream& out);
 
-struct SegmentArgs {
-  std::string file;
-  PipelineFlags flags;
+struct SegmentArgs : PipelineArgs {
   bool ranks = false;
   std::string emit_dir;
-  OutputFormat format = OutputFormat::Text;
-  uint64_t max_bytes = 0;
 };
 int segment(const SegmentArgs& a, std::ostream& out, std::ostream& err);
 
-struct ConcretizeArgs {
-  std::string file;
-  PipelineFlags flags;
+struct ConcretizeArgs : PipelineArgs {
   int segment = -1;  // -1: all
-  OutputFormat format = OutputFormat::Text;
-  uint64_t max_bytes = 0;
 };
 int concretize(const ConcretizeArgs& a, std::ostream& out, std::ostream& err);
 
-struct ExplainArgs {
-  std::string file;
+struct ExplainArgs : PipelineArgs {
   std::string symbol;
   std::string error_text;  // --error
-  PipelineFlags flags;
-  OutputFormat format = OutputFormat::Text;
-  uint64_t max_bytes = 0;
 };
 int explain(const ExplainArgs& a, std::ostream& out, std::ostream& err);
 
-struct FixArgs {
-  std::string file;
+struct FixArgs : PipelineArgs {
   std::string output;
   std::string fix = "auto";
   bool in_place = false;
-  PipelineFlags flags;
-  OutputFormat format = OutputFormat::Text;
-  uint64_t max_bytes = 0;
 };
 int fix(const FixArgs& a, std::ostream& out, std::ostream& err);
 

@@ -20,6 +20,13 @@ void report(const DiagnosticSink& sink, const SourceText* src, OutputFormat fmt,
     emitDiagnostics(sink.all(), src, fmt, out);
 }
 
+// The repro of a, or nullopt after reporting why it does not load.
+std::optional<Loaded> load(const ReproArgs& a, DiagnosticSink& sink, std::ostream& out, std::ostream& err) {
+  auto loaded = loadRepro(a.file, sink, a.max_bytes);
+  if (!loaded) report(sink, nullptr, a.format, out, err);
+  return loaded;
+}
+
 }  // namespace
 
 int validate(const ValidateArgs& a, std::ostream& out, std::ostream& err) {
@@ -41,22 +48,16 @@ int validate(const ValidateArgs& a, std::ostream& out, std::ostream& err) {
 
 int print(const PrintArgs& a, std::ostream& out, std::ostream& err) {
   DiagnosticSink sink;
-  auto loaded = loadRepro(a.file, sink, a.max_bytes);
-  if (!loaded) {
-    report(sink, nullptr, a.format, out, err);
-    return kExitBadInput;
-  }
+  auto loaded = load(a, sink, out, err);
+  if (!loaded) return kExitBadInput;
   out << printFusionMath(loaded->fusion, a.style);
   return kExitClean;
 }
 
 int convert(const ConvertArgs& a, std::ostream& out, std::ostream& err) {
   DiagnosticSink sink;
-  auto loaded = loadRepro(a.file, sink, a.max_bytes);
-  if (!loaded) {
-    report(sink, nullptr, a.format, out, err);
-    return kExitBadInput;
-  }
+  auto loaded = load(a, sink, out, err);
+  if (!loaded) return kExitBadInput;
   // Format /1 -> /2: the era a repro records becomes its nvFuser point
   // (the era names are points: 2024-06, 2024-07, head).
   Fusion& f = loaded->fusion;

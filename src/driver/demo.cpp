@@ -27,6 +27,12 @@ int demo(const DemoArgs& a, std::ostream& out, std::ostream& err) {
   std::string fixed = (dir / "matmul_allreduce_bias.fixed.json").string();
   bool ok = true;
   auto step = [&](const std::string& title) { out << "\n### " << title << "\n\n"; };
+  // The arguments of a command on `file` under nvFuser 2024-06.
+  auto at2024 = [](auto args, const std::string& file) {
+    args.file = file;
+    args.flags.nvfuser = "2024-06";
+    return args;
+  };
 
   out << "fusecheck demo: nvFuser issue #2481 (matmul -> allreduce -> bias add), fixed by PR #2487\n";
   out << "repro: " << seed << "\n";
@@ -45,31 +51,21 @@ int demo(const DemoArgs& a, std::ostream& out, std::ostream& err) {
   step("3. Why 2024-06 fails: fusecheck check --nvfuser=2024-06");
   // The seed comes from a C++ test that runs the MultiDeviceExecutor with a
   // FusionExecutorCache per segment (its origin says so).
-  CheckArgs ca;
-  ca.file = seed;
-  ca.flags.nvfuser = "2024-06";
   std::ostringstream diag;
-  ok &= check(ca, diag, err) == kExitFindings;
+  ok &= check(at2024(CheckArgs{}, seed), diag, err) == kExitFindings;
   ok &= diag.str().find("FC0301") != std::string::npos && diag.str().find("extent i0") != std::string::npos;
   out << diag.str();
 
   step("4. Repair: fusecheck fix -o " + fixed);
-  FixArgs fa;
-  fa.file = seed;
+  FixArgs fa = at2024(FixArgs{}, seed);
   fa.output = fixed;
-  fa.flags.nvfuser = "2024-06";
   ok &= fix(fa, out, err) == kExitClean;
 
   step("5. Re-check the repaired repro under 2024-06");
-  CheckArgs ra;
-  ra.file = fixed;
-  ra.flags.nvfuser = "2024-06";
-  ok &= check(ra, out, err) == kExitClean;
+  ok &= check(at2024(CheckArgs{}, fixed), out, err) == kExitClean;
 
   step("6. Does the repaired program compute the right thing?  fusecheck run --fix (CPU, 2 simulated ranks)");
-  RunArgs ua;
-  ua.file = seed;
-  ua.flags.nvfuser = "2024-06";
+  RunArgs ua = at2024(RunArgs{}, seed);
   std::ostringstream unfixed;
   ok &= run(ua, unfixed, err) == kExitFindings;  // the original fails where nvFuser 2024-06 fails
   ok &= unfixed.str().find("FC0301") != std::string::npos;

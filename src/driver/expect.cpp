@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "driver/expect_internal.h"
+#include "support/escape.h"
 
 namespace fc::driver::expect {
 namespace {
@@ -40,31 +41,6 @@ std::vector<std::string> words(const std::string& s) {
   return out;
 }
 
-void escapeString(const std::string& s, std::string& out) {
-  static const char* hex = "0123456789abcdef";
-  out += '"';
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          out += "\\u00";
-          out += hex[c >> 4];
-          out += hex[c & 15];
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  out += '"';
-}
-
 // Python's repr of a float: the shortest text that reads back the same,
 // with ".0" on integral values and exponents as 1e-05.
 std::string pyFloat(double d) {
@@ -85,6 +61,7 @@ std::string pyFloat(double d) {
   return s;
 }
 
+// As Python's json.dumps writes v (DEL escaped, floats as repr).
 void dumpTo(const ojson& v, std::string& out) {
   switch (v.type()) {
     case ojson::value_t::object: {
@@ -93,7 +70,7 @@ void dumpTo(const ojson& v, std::string& out) {
       for (auto it = v.begin(); it != v.end(); ++it) {
         if (!first) out += ", ";
         first = false;
-        escapeString(it.key(), out);
+        appendJsonString(out, it.key(), /*escape_del=*/true);
         out += ": ";
         dumpTo(it.value(), out);
       }
@@ -109,7 +86,7 @@ void dumpTo(const ojson& v, std::string& out) {
       out += ']';
       break;
     }
-    case ojson::value_t::string: escapeString(v.get<std::string>(), out); break;
+    case ojson::value_t::string: appendJsonString(out, v.get<std::string>(), /*escape_del=*/true); break;
     case ojson::value_t::boolean: out += v.get<bool>() ? "true" : "false"; break;
     case ojson::value_t::null: out += "null"; break;
     case ojson::value_t::number_float: out += pyFloat(v.get<double>()); break;
@@ -251,54 +228,30 @@ std::vector<std::string> Invocation::command(const std::string& input) const {
 
 std::vector<Invocation> expand(const ojson& data) {
   std::vector<Invocation> invs, fixed;
-  for (size_t i = 0; i < data["runs"].size(); ++i) {
-    const ojson& run = data["runs"][i];
-    std::string fmt = run.value("format", "json");
-    std::vector<std::string> args;
-    for (const auto& a : run["args"]) args.push_back(a.get<std::string>());
-    if (!run.contains("points")) {
-      Invocation inv;
-      inv.run_index = i;
-      inv.args = args;
-      inv.format = fmt;
-      inv.outcome = mergedOutcome(run, ojson::object());
-      invs.push_back(std::move(inv));
-      continue;
-    }
-    for (auto it = run["points"].begin(); it != run["points"].end(); ++it) {
-      ojson outcome = mergedOutcome(run, it.value());
-      for (const Spec& spec : parsePointKey(it.key())) {
-        Invocation inv;
-        inv.run_index = i;
-        inv.args = {args.front()};
-        std::vector<std::string> flags = pointFlags(spec);
-        inv.args.insert(inv.args.end(), flags.begin(), flags.end());
-        inv.args.insert(inv.args.end(), args.begin() + 1, args.end());
-        inv.format = fmt;
-        inv.outcome = outcome;
-        inv.spec = spec;
-        invs.push_back(inv);
-        if (outcome.contains("fixed_by")) {
-          int64_t pr = outcome["fixed_by"].get<int64_t>();
-          std::vector<std::string> fargs{args.front(), "--matrix", "--expect-fixed-by", std::to_string(pr)};
-          fargs.insert(fargs.end(), flags.begin(), flags.end());
-          fargs.insert(fargs.end(), args.begin() + 1, args.end());
-          bool dup = false;
-          for (const Invocation& f : fixed) dup |= f.args == fargs;
-          if (dup) continue;
+  for (size_t i = 0; i < data["runs"].size(); ++i)
+    for (Invocation& inv : updateInvocations(data["runs"][i], i)) {
+      // A point with fixed_by: its arguments after `check --matrix
+      // --expect-fixed-by N`, once per distinct command.
+      if (inv.spec && inv.outcome.contains("fixed_by")) {
+        int64_t pr = inv.outcome["fixed_by"].get<int64_t>();
+        std::vector<std::string> fargs = inv.args;
+        fargs.insert(fargs.begin() + 1, {"--matrix", "--expect-fixed-by", std::to_string(pr)});
+        bool dup = false;
+        for (const Invocation& f : fixed) dup |= f.args == fargs;
+        if (!dup) {
           Invocation f;
           f.run_index = i;
           f.kind = Invocation::Kind::FixedBy;
-          f.args = fargs;
+          f.args = std::move(fargs);
           f.format = "json";
           f.outcome = ojson{{"exit", 0}};
-          f.spec = spec;
+          f.spec = inv.spec;
           f.fixed_by = pr;
           fixed.push_back(std::move(f));
         }
       }
+      invs.push_back(std::move(inv));
     }
-  }
   invs.insert(invs.end(), fixed.begin(), fixed.end());
   return invs;
 }

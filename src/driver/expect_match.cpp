@@ -103,6 +103,29 @@ std::vector<T> pick(const std::vector<T>& v, const std::vector<size_t>& idx) {
   return out;
 }
 
+// Expected and actual diagnostics paired as the project's runner pairs them:
+// `exact` by diagMatches, then `near` by locationMatches among those left
+// (free_e, free_a: the indices `exact` leaves, in order; `near` in the order
+// of the expected index).
+struct Pairing {
+  std::map<size_t, size_t> exact;
+  std::vector<size_t> free_e, free_a;
+  std::vector<std::pair<size_t, size_t>> near;
+};
+Pairing pairDiagnostics(const std::vector<ojson>& expected, const std::vector<Actual>& actual) {
+  Pairing p;
+  p.exact = match(expected, actual, diagMatches);
+  std::set<size_t> used;
+  for (auto [e, a] : p.exact) used.insert(a);
+  for (size_t i = 0; i < expected.size(); ++i)
+    if (!p.exact.count(i)) p.free_e.push_back(i);
+  for (size_t i = 0; i < actual.size(); ++i)
+    if (!used.count(i)) p.free_a.push_back(i);
+  for (auto [ne, na] : match(pick(expected, p.free_e), pick(actual, p.free_a), locationMatches))
+    p.near.emplace_back(p.free_e[ne], p.free_a[na]);
+  return p;
+}
+
 // Code points of a UTF-8 string up to byte `b`.
 size_t cpAt(const std::string& s, size_t b) { return codePoints(std::string_view(s).substr(0, b)); }
 // Byte offset of code point `n`.
@@ -147,29 +170,21 @@ std::vector<Actual> actualDiagnostics(const ojson& doc) {
 
 std::vector<std::string> compareDiagnostics(const ojson& expected_json, const std::vector<Actual>& actual) {
   std::vector<ojson> expected(expected_json.begin(), expected_json.end());
-  std::map<size_t, size_t> pairs = match(expected, actual, diagMatches);
-  std::vector<size_t> free_e, free_a;
-  std::set<size_t> used;
-  for (auto [e, a] : pairs) used.insert(a);
-  for (size_t i = 0; i < expected.size(); ++i)
-    if (!pairs.count(i)) free_e.push_back(i);
-  for (size_t i = 0; i < actual.size(); ++i)
-    if (!used.count(i)) free_a.push_back(i);
+  Pairing pairs = pairDiagnostics(expected, actual);
   std::vector<std::string> problems;
-  std::map<size_t, size_t> near = match(pick(expected, free_e), pick(actual, free_a), locationMatches);
   std::set<size_t> near_e, near_a;
-  for (auto [ne, na] : near) {
-    const ojson& e = expected[free_e[ne]];
-    const Actual& a = actual[free_a[na]];
+  for (auto [ei, ai] : pairs.near) {
+    const ojson& e = expected[ei];
+    const Actual& a = actual[ai];
     std::string words;
     for (const std::string& p : wordsProblems(e, a)) words += (words.empty() ? "" : "; ") + p;
     problems.push_back("diagnostic " + describe(e, false) + ": " + words);
-    near_e.insert(free_e[ne]);
-    near_a.insert(free_a[na]);
+    near_e.insert(ei);
+    near_a.insert(ai);
   }
-  for (size_t i : free_e)
+  for (size_t i : pairs.free_e)
     if (!near_e.count(i)) problems.push_back("missing diagnostic    " + describe(expected[i]));
-  for (size_t i : free_a)
+  for (size_t i : pairs.free_a)
     if (!near_a.count(i)) problems.push_back("unexpected diagnostic " + describe(actual[i]));
   return problems;
 }
@@ -222,16 +237,9 @@ std::string distinctive(const std::string& message) {
 std::pair<ojson, std::vector<std::string>> recordedDiagnostics(const ojson& old_json,
                                                                const std::vector<Actual>& actual) {
   std::vector<ojson> old(old_json.begin(), old_json.end());
-  std::map<size_t, size_t> pairs = match(old, actual, diagMatches);
-  std::vector<size_t> rest_e, rest_a;
-  std::set<size_t> used;
-  for (auto [e, a] : pairs) used.insert(a);
-  for (size_t i = 0; i < old.size(); ++i)
-    if (!pairs.count(i)) rest_e.push_back(i);
-  for (size_t i = 0; i < actual.size(); ++i)
-    if (!used.count(i)) rest_a.push_back(i);
-  for (auto [ne, na] : match(pick(old, rest_e), pick(actual, rest_a), locationMatches))
-    pairs[rest_e[ne]] = rest_a[na];
+  Pairing paired = pairDiagnostics(old, actual);
+  std::map<size_t, size_t> pairs = std::move(paired.exact);
+  for (auto [ei, ai] : paired.near) pairs[ei] = ai;
   std::map<size_t, const ojson*> by_actual;
   for (auto [ei, ai] : pairs) by_actual[ai] = &old[ei];
   ojson out = ojson::array();

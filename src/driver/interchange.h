@@ -6,26 +6,21 @@
 #include <string>
 
 #include "driver/common.h"
+#include "driver/repro_args.h"
 
 namespace fc::driver {
 
-struct ImportArgs {
-  std::string file;
+struct ImportArgs : ReproArgs {
   std::string output;  // "-" or empty: stdout
   std::string from;    // empty: detect
   std::string dump;    // printed IR: which dump of a log (IrImportOptions::dump)
   bool list = false;   // list the dumps of a printed-IR text instead of importing
-  OutputFormat format = OutputFormat::Text;
-  uint64_t max_bytes = 0;
 };
 int importRepro(const ImportArgs& a, std::ostream& out, std::ostream& err);
 
-struct ExportArgs {
-  std::string file;
+struct ExportArgs : ReproArgs {
   std::string output;
   std::string to = "nvfuser-python";  // or nvfuser-cpp-test
-  OutputFormat format = OutputFormat::Text;
-  uint64_t max_bytes = 0;
 };
 int exportRepro(const ExportArgs& a, std::ostream& out, std::ostream& err);
 

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "driver/test_internal.h"
+#include "support/escape.h"
 
 namespace fc::driver::testcmd {
 namespace {
@@ -115,24 +116,11 @@ std::pair<std::vector<std::string>, std::vector<std::string>> updateSidecar(
 
 namespace {
 
+// XML 1.0 allows tab, newline and carriage return among the control
+// characters; the others become '?'.
 std::string xmlEscape(const std::string& s) {
-  std::string out;
-  for (unsigned char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default:
-        // XML 1.0 allows tab, newline and carriage return among the control characters.
-        if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
-          out += "?";
-        else
-          out += static_cast<char>(c);
-    }
-  }
-  return out;
+  static constexpr EscapeTable kXml = kMarkupEscapes.with('\'', "&apos;");
+  return escaped(s, kXml, ReplaceControls{"\t\n\r", "?"});
 }
 
 std::string seconds(double s) {

@@ -75,6 +75,13 @@ std::string field(const nlohmann::json& o, const char* key) {
   return o.is_object() && o.contains(key) ? str(o[key]) : std::string();
 }
 
+// Each member of `row` from its key of o, by field().
+template <class Row>
+void readFields(const nlohmann::json& o, Row& row,
+                std::initializer_list<std::pair<std::string Row::*, const char*>> fields) {
+  for (auto [member, key] : fields) row.*member = field(o, key);
+}
+
 // o[key] when it is a boolean, else false.
 bool flag(const nlohmann::json& o, const char* key) {
   auto it = o.find(key);
@@ -175,12 +182,13 @@ std::optional<viz::RunTable> parseRunResults(const std::string& text, std::strin
     return std::nullopt;
   }
   viz::RunTable t;
-  t.device = field(r, "device");
-  t.era = field(r, "nvfuser");
-  t.reference = field(r, "reference");
-  t.communicator = field(r, "communicator");
-  t.seed = field(r, "seed");
-  t.ranks = field(r, "ranks");
+  readFields(r, t,
+             {{&viz::RunTable::device, "device"},
+              {&viz::RunTable::era, "nvfuser"},
+              {&viz::RunTable::reference, "reference"},
+              {&viz::RunTable::communicator, "communicator"},
+              {&viz::RunTable::seed, "seed"},
+              {&viz::RunTable::ranks, "ranks"}});
   t.fix = flag(r, "fix");
   t.passed = flag(r, "passed");
   if (r.contains("fix_actions") && r["fix_actions"].is_array())
@@ -188,12 +196,13 @@ std::optional<viz::RunTable> parseRunResults(const std::string& text, std::strin
   if (r.contains("segments") && r["segments"].is_array())
     for (const auto& s : r["segments"]) {
       viz::RunSegmentRow row;
-      row.id = field(s, "id");
-      row.kind = field(s, "kind");
+      readFields(s, row,
+                 {{&viz::RunSegmentRow::id, "id"},
+                  {&viz::RunSegmentRow::kind, "kind"},
+                  {&viz::RunSegmentRow::status, "status"},
+                  {&viz::RunSegmentRow::summary, "summary"}});
       std::string comm = field(s, "comm");
       if (!comm.empty()) row.kind += " (" + comm + ")";
-      row.status = field(s, "status");
-      row.summary = field(s, "summary");
       t.segments.push_back(std::move(row));
     }
   for (const auto& o : r["outputs"]) {
@@ -201,27 +210,26 @@ std::optional<viz::RunTable> parseRunResults(const std::string& text, std::strin
       error = "an entry of \"outputs\" is not an object";
       return std::nullopt;
     }
-    viz::RunOutputRow row;
-    row.name = field(o, "name");
-    row.dtype = field(o, "dtype");
-    row.shape = field(o, "shape");
+    using Out = viz::RunOutputRow;
+    Out row;
+    readFields(o, row,
+               {{&Out::name, "name"},
+                {&Out::dtype, "dtype"},
+                {&Out::shape, "shape"},
+                {&Out::numel, "numel"},
+                {&Out::mismatches, "mismatches"},
+                {&Out::max_abs, "max_abs_error"},
+                {&Out::max_rel, "max_rel_error"},
+                {&Out::max_ulp, "max_ulp"},
+                {&Out::note, "replica_note"}});
     row.passed = flag(o, "passed");
-    row.numel = field(o, "numel");
-    row.mismatches = field(o, "mismatches");
-    row.max_abs = field(o, "max_abs_error");
-    row.max_rel = field(o, "max_rel_error");
-    row.max_ulp = field(o, "max_ulp");
-    if (o.contains("tolerance") && o["tolerance"].is_object()) {
-      row.rtol = field(o["tolerance"], "rtol");
-      row.atol = field(o["tolerance"], "atol");
-      row.policy = field(o["tolerance"], "policy");
-    }
+    if (o.contains("tolerance") && o["tolerance"].is_object())
+      readFields(o["tolerance"], row, {{&Out::rtol, "rtol"}, {&Out::atol, "atol"}, {&Out::policy, "policy"}});
     if (o.contains("worst") && o["worst"].is_array())
       for (const auto& w : o["worst"])
         row.worst.push_back("at " + field(w, "index") + ": got " + field(w, "actual") + ", reference " +
                             field(w, "expected") + " (error " + field(w, "abs_error") + ", allowed " +
                             field(w, "allowed") + ")");
-    row.note = field(o, "replica_note");
     t.outputs.push_back(std::move(row));
   }
   if (r.contains("diagnostics") && r["diagnostics"].is_array())

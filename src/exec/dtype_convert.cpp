@@ -14,23 +14,25 @@
 namespace fc::exec {
 namespace {
 
-uint16_t halfBits(double x) {
-  __half_raw r = __double2half(x);
+// The storage bits of a CUDA 16-bit float (__half, __nv_bfloat16) through
+// its raw struct `Raw`, and the value of such bits.
+template <class Raw, class T>
+uint16_t rawBits(T v) {
+  Raw r = v;
   return r.x;
 }
-double halfValue(uint16_t b) {
-  __half_raw r;
+template <class T, class Raw>
+T fromRawBits(uint16_t b) {
+  Raw r;
   r.x = b;
-  return static_cast<double>(__half2float(__half(r)));
+  return T(r);
 }
-uint16_t bf16Bits(double x) {
-  __nv_bfloat16_raw r = __double2bfloat16(x);
-  return r.x;
-}
+
+uint16_t halfBits(double x) { return rawBits<__half_raw>(__double2half(x)); }
+double halfValue(uint16_t b) { return static_cast<double>(__half2float(fromRawBits<__half, __half_raw>(b))); }
+uint16_t bf16Bits(double x) { return rawBits<__nv_bfloat16_raw>(__double2bfloat16(x)); }
 double bf16Value(uint16_t b) {
-  __nv_bfloat16_raw r;
-  r.x = b;
-  return static_cast<double>(__bfloat162float(__nv_bfloat16(r)));
+  return static_cast<double>(__bfloat162float(fromRawBits<__nv_bfloat16, __nv_bfloat16_raw>(b)));
 }
 uint8_t fp8Bits(double x, __nv_fp8_interpretation_t kind) {
   return static_cast<uint8_t>(__nv_cvt_double_to_fp8(x, __NV_SATFINITE, kind));

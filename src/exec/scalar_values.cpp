@@ -155,19 +155,11 @@ bool ScalarValues::compute(ScalarId s, std::string& why) {
     value_[s] = ScalarValue::ofFloat(r);
     return true;
   }
-  std::optional<int64_t> r;
-  switch (sc.op) {
-    case ScalarOp::Add: r = checkedAdd(a.i, b.i); break;
-    case ScalarOp::Sub: r = checkedSub(a.i, b.i); break;
-    case ScalarOp::Mul: r = checkedMul(a.i, b.i); break;
-    case ScalarOp::Div: r = checkedDiv(a.i, b.i); break;
-    case ScalarOp::Mod: r = checkedMod(a.i, b.i); break;
-    case ScalarOp::CeilDiv: r = checkedCeilDiv(a.i, b.i); break;
-    case ScalarOp::Max: r = std::max(a.i, b.i); break;
-    case ScalarOp::Min: r = std::min(a.i, b.i); break;
-    case ScalarOp::Neg: r = checkedSub(0, a.i); break;
-    default: why = "unsupported scalar op"; return false;
+  if (!isIntArithmetic(sc.op)) {
+    why = "unsupported scalar op";
+    return false;
   }
+  std::optional<int64_t> r = foldIntScalarOp(sc.op, a.i, b.i);
   if (!r) {
     why = std::string("integer ") + std::string(scalarOpName(sc.op)) + " overflows or divides by zero";
     return false;

@@ -10,6 +10,31 @@
 
 namespace fc::exec {
 
+namespace {
+
+// Walks the `n` elements of a row-major layout `front` that holds dim k of
+// another layout first, the other dims after it in order: calls
+// f(i, off) with `i` the element's index in `front` and `off` its offset in
+// the other layout, whose strides are `strides`.
+template <class F>
+void forEachMovedElement(int64_t n, const Shape& front, const std::vector<int64_t>& strides, int64_t k,
+                         F&& f) {
+  auto rank = static_cast<int64_t>(strides.size());
+  std::vector<int64_t> idx(front.size(), 0);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t off = idx[0] * strides[k];
+    for (int64_t d = 0, j = 1; d < rank; ++d)
+      if (d != k) off += idx[j++] * strides[d];
+    f(i, off);
+    for (size_t d = front.size(); d-- > 0;) {
+      if (++idx[d] < front[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
+}  // namespace
+
 // Moves dim k to the front (so that its chunks are contiguous).
 HostTensor moveToFront(const HostTensor& x, int64_t k) {
   Shape s = x.shape();
@@ -17,18 +42,7 @@ HostTensor moveToFront(const HostTensor& x, int64_t k) {
   for (int64_t d = 0; d < x.rank(); ++d)
     if (d != k) o.push_back(s[d]);
   HostTensor r(x.dtype(), o, x.budget());
-  auto xs = x.strides();
-  std::vector<int64_t> idx(o.size(), 0);
-  for (int64_t i = 0; i < r.numel(); ++i) {
-    int64_t off = idx[0] * xs[k];
-    for (int64_t d = 0, j = 1; d < x.rank(); ++d)
-      if (d != k) off += idx[j++] * xs[d];
-    r[i] = x[off];
-    for (size_t d = o.size(); d-- > 0;) {
-      if (++idx[d] < o[d]) break;
-      idx[d] = 0;
-    }
-  }
+  forEachMovedElement(r.numel(), o, x.strides(), k, [&](int64_t i, int64_t off) { r[i] = x[off]; });
   return r;
 }
 
@@ -38,18 +52,7 @@ HostTensor moveFromFront(const HostTensor& x, int64_t k) {
   for (int64_t d = 1; d < x.rank(); ++d) o.push_back(x.size(d));
   o.insert(o.begin() + k, x.size(0));
   HostTensor r(x.dtype(), o, x.budget());
-  auto rs = r.strides();
-  std::vector<int64_t> idx(x.rank(), 0);
-  for (int64_t i = 0; i < x.numel(); ++i) {
-    int64_t off = idx[0] * rs[k];
-    for (int64_t d = 0, j = 1; d < r.rank(); ++d)
-      if (d != k) off += idx[j++] * rs[d];
-    r[off] = x[i];
-    for (size_t d = x.rank(); d-- > 0;) {
-      if (++idx[d] < x.size(d)) break;
-      idx[d] = 0;
-    }
-  }
+  forEachMovedElement(x.numel(), x.shape(), r.strides(), k, [&](int64_t i, int64_t off) { r[off] = x[i]; });
   return r;
 }
 

@@ -3,8 +3,8 @@
 #include "exec/tensor_file.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
-#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -108,12 +108,16 @@ uint64_t loadLE(const uint8_t* p, int n, bool big) {
 void storeLE(uint8_t* p, int n, uint64_t v) {
   for (int i = 0; i < n; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
 }
+// The dtype whose bit patterns (fromBits, toBits) a 16- or 8-bit float file
+// dtype holds; Double for the others.
+DType narrowFloatDType(FileDType t) { return dtypeOfFile(t).value_or(DType::Double); }
 }  // namespace
 
 // Decodes `n` elements of `t` from `p` into `out`. Throws on an integer
 // beyond 2^53 in magnitude.
 void decode(FileDType t, const uint8_t* p, int64_t n, bool big_endian, double* out, const std::string& what) {
   int w = fileDTypeBytes(t);
+  DType narrow = narrowFloatDType(t);
   for (int64_t i = 0; i < n; ++i, p += w) {
     uint64_t bits = loadLE(p, w, big_endian);
     double v = 0;
@@ -131,18 +135,12 @@ void decode(FileDType t, const uint8_t* p, int64_t n, bool big_endian, double* o
                               ", beyond 2^53: fusecheck holds values in fp64 and cannot keep it exactly");
         break;
       }
-      case FileDType::F16: v = fromBits(DType::Half, bits); break;
-      case FileDType::BF16: v = fromBits(DType::BFloat16, bits); break;
-      case FileDType::F32: {
-        auto u = static_cast<uint32_t>(bits);
-        float f;
-        std::memcpy(&f, &u, 4);
-        v = f;
-        break;
-      }
-      case FileDType::F64: std::memcpy(&v, &bits, 8); break;
-      case FileDType::F8_E4M3: v = fromBits(DType::Float8_e4m3fn, bits); break;
-      case FileDType::F8_E5M2: v = fromBits(DType::Float8_e5m2, bits); break;
+      case FileDType::F16:
+      case FileDType::BF16:
+      case FileDType::F8_E4M3:
+      case FileDType::F8_E5M2: v = fromBits(narrow, bits); break;
+      case FileDType::F32: v = std::bit_cast<float>(static_cast<uint32_t>(bits)); break;
+      case FileDType::F64: v = std::bit_cast<double>(bits); break;
     }
     out[i] = v;
   }
@@ -151,6 +149,7 @@ void decode(FileDType t, const uint8_t* p, int64_t n, bool big_endian, double* o
 // Encodes `n` values (already representable in `t`) little-endian.
 void encode(FileDType t, const double* in, int64_t n, uint8_t* p) {
   int w = fileDTypeBytes(t);
+  DType narrow = narrowFloatDType(t);
   for (int64_t i = 0; i < n; ++i, p += w) {
     double v = in[i];
     uint64_t bits = 0;
@@ -163,18 +162,12 @@ void encode(FileDType t, const double* in, int64_t n, uint8_t* p) {
         bits = static_cast<uint32_t>(static_cast<int32_t>(roundTo(DType::Int32, v)));
         break;
       case FileDType::I64: bits = static_cast<uint64_t>(static_cast<int64_t>(roundTo(DType::Int, v))); break;
-      case FileDType::F16: bits = toBits(DType::Half, v); break;
-      case FileDType::BF16: bits = toBits(DType::BFloat16, v); break;
-      case FileDType::F32: {
-        auto f = static_cast<float>(v);
-        uint32_t u;
-        std::memcpy(&u, &f, 4);
-        bits = u;
-        break;
-      }
-      case FileDType::F64: std::memcpy(&bits, &v, 8); break;
-      case FileDType::F8_E4M3: bits = toBits(DType::Float8_e4m3fn, v); break;
-      case FileDType::F8_E5M2: bits = toBits(DType::Float8_e5m2, v); break;
+      case FileDType::F16:
+      case FileDType::BF16:
+      case FileDType::F8_E4M3:
+      case FileDType::F8_E5M2: bits = toBits(narrow, v); break;
+      case FileDType::F32: bits = std::bit_cast<uint32_t>(static_cast<float>(v)); break;
+      case FileDType::F64: bits = std::bit_cast<uint64_t>(v); break;
     }
     storeLE(p, w, bits);
   }
@@ -423,38 +416,35 @@ class DictParser {
   size_t i_ = 0;
 };
 
+// The numpy descr (byte order, kind, width) fusecheck writes for each file
+// dtype numpy holds; it reads the same kinds in any byte order.
+struct NpyDescr {
+  FileDType t;
+  std::string_view descr;
+};
+
+constexpr NpyDescr kNpyDescrs[] = {
+    {FileDType::Bool, "|b1"}, {FileDType::U8, "|u1"},  {FileDType::I8, "|i1"},
+    {FileDType::I16, "<i2"},  {FileDType::I32, "<i4"}, {FileDType::I64, "<i8"},
+    {FileDType::F16, "<f2"},  {FileDType::F32, "<f4"}, {FileDType::F64, "<f8"},
+};
+
 // numpy descr -> file dtype and byte order.
 std::optional<FileDType> npyDType(const std::string& d, bool* big) {
   if (d.size() < 3) return std::nullopt;
   char order = d[0];
   *big = order == '>';
   if (order != '<' && order != '>' && order != '|' && order != '=') return std::nullopt;
-  std::string k = d.substr(1);
-  if (k == "b1") return FileDType::Bool;
-  if (k == "u1") return FileDType::U8;
-  if (k == "i1") return FileDType::I8;
-  if (k == "i2") return FileDType::I16;
-  if (k == "i4") return FileDType::I32;
-  if (k == "i8") return FileDType::I64;
-  if (k == "f2") return FileDType::F16;
-  if (k == "f4") return FileDType::F32;
-  if (k == "f8") return FileDType::F64;
+  std::string_view k = std::string_view(d).substr(1);
+  for (const NpyDescr& n : kNpyDescrs)
+    if (n.descr.substr(1) == k) return n.t;
   return std::nullopt;
 }
 
 std::string npyDescr(FileDType t) {
-  switch (t) {
-    case FileDType::Bool: return "|b1";
-    case FileDType::U8: return "|u1";
-    case FileDType::I8: return "|i1";
-    case FileDType::I16: return "<i2";
-    case FileDType::I32: return "<i4";
-    case FileDType::I64: return "<i8";
-    case FileDType::F16: return "<f2";
-    case FileDType::F32: return "<f4";
-    case FileDType::F64: return "<f8";
-    default: return "";
-  }
+  for (const NpyDescr& n : kNpyDescrs)
+    if (n.t == t) return std::string(n.descr);
+  return "";
 }
 
 }  // namespace

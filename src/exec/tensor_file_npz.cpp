@@ -20,17 +20,23 @@ std::string zipError(zip_t* z) {
   return s ? s : "unknown libzip error";
 }
 
+// The message of zip_open's error code `code`.
+std::string zipOpenError(int code) {
+  zip_error_t ze;
+  zip_error_init_with_code(&ze, code);
+  std::string why = zip_error_strerror(&ze);
+  zip_error_fini(&ze);
+  return why;
+}
+
 }  // namespace
 
 TensorFile readNpz(const std::string& path, MemoryBudget* budget) {
   int err = 0;
   zip_t* z = zip_open(path.c_str(), ZIP_RDONLY, &err);
   if (!z) {
-    zip_error_t ze;
-    zip_error_init_with_code(&ze, err);
-    std::string why = zip_error_strerror(&ze);
-    zip_error_fini(&ze);
-    fail("cannot read " + path + " as an .npz (zip) file: " + why, "", DiagCode::TensorFileMalformed);
+    fail("cannot read " + path + " as an .npz (zip) file: " + zipOpenError(err), "",
+         DiagCode::TensorFileMalformed);
   }
   std::unique_ptr<zip_t, void (*)(zip_t*)> guard(z, [](zip_t* p) { zip_discard(p); });
   TensorFile out;
@@ -67,11 +73,7 @@ void writeNpz(const std::string& path, const TensorFile& file) {
     fail("cannot write " + path + ": " + why, "", DiagCode::WriteFailed);
   };
   if (!z) {
-    zip_error_t ze;
-    zip_error_init_with_code(&ze, err);
-    std::string why = zip_error_strerror(&ze);
-    zip_error_fini(&ze);
-    writeFail(why);
+    writeFail(zipOpenError(err));
   }
   // libzip reads the buffers at zip_close; they live until then.
   std::vector<std::string> blobs;

@@ -1,46 +1,27 @@
-// Topological expr order for the exporters (see export_common.h).
+// Helpers shared by the exporters (see export_common.h).
 #include "io/export_common.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "ir/topo_order.h"
 
 namespace fc {
 
-std::optional<int64_t> constIntOf(const Fusion& f, ScalarId s) {
-  if (s >= f.scalars.size()) return std::nullopt;
-  const Scalar& sc = f.scalars[s];
-  if (sc.kind == ScalarKind::Constant && sc.value.kind == ConstValue::Kind::Int) return sc.value.i;
-  return std::nullopt;
+std::string doubleLiteral(double v, const char* nan, const char* inf, const char* neg_inf) {
+  if (std::isnan(v)) return nan;
+  if (std::isinf(v)) return v < 0 ? neg_inf : inf;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  std::string s = buf;
+  if (s.find_first_of(".eE") == std::string::npos) s += ".0";
+  return s;
 }
 
 std::vector<ExprId> definitionOrder(const Fusion& f) {
-  const size_t ne = f.exprs.size(), nt = f.tensors.size();
-  std::vector<char> state(ne, 0);  // 0 new, 1 on stack, 2 done
-  std::vector<ExprId> out;
-  struct Frame {
-    ExprId e;
-    size_t next;
-  };
-  for (ExprId r = 0; r < ne; ++r) {
-    if (state[r]) continue;
-    std::vector<Frame> stack{{r, 0}};
-    state[r] = 1;
-    while (!stack.empty()) {
-      Frame& fr = stack.back();
-      const Expr& e = f.exprs[fr.e];
-      if (fr.next < e.inputs.size()) {
-        const ValueRef& v = e.inputs[fr.next++];
-        if (!v.isTensor() || v.id >= nt) continue;
-        ExprId d = f.tensors[v.id].definition;
-        if (d < ne && state[d] == 0) {
-          state[d] = 1;
-          stack.push_back({d, 0});
-        }
-        continue;
-      }
-      state[fr.e] = 2;
-      out.push_back(fr.e);
-      stack.pop_back();
-    }
-  }
-  return out;
+  ProducerWalk walk(f);
+  for (ExprId e = 0; e < f.exprs.size(); ++e) walk.visit(e);
+  return walk.take();
 }
 
 }  // namespace fc

@@ -1,6 +1,5 @@
 // Helpers shared by the exporters: a topological order of the exprs (producers before
-// consumers, ties by expr index), computed iteratively, linear in the fusion; an integer
-// constant's value; lists written between brackets.
+// consumers, ties by expr index); double literals; lists written between brackets.
 #pragma once
 
 #include <cstdint>
@@ -17,13 +16,12 @@ namespace fc {
 // Every expr exactly once; exprs on a cycle (malformed input) come last in index order.
 // Unlike topoOrder (ir/topo_order.h, nvFuser's order from the outputs), each
 // expr follows its producers as early as the repro's own order allows, so
-// that an exported definition read back numbers its tensors as before. (This
-// function was also named topoOrder once: which of the two a binary used
-// depended on link order, and the CLI's exports used the other one.)
+// that an exported definition read back numbers its tensors as before.
 std::vector<ExprId> definitionOrder(const Fusion& f);
 
-// The value of scalar `s` when it is an integer constant (nothing for an id out of range).
-std::optional<int64_t> constIntOf(const Fusion& f, ScalarId s);
+// `v` as a literal that reads back to the same double ("%.17g", with ".0" added to whole
+// numbers); NaN and the infinities as the target language spells them.
+std::string doubleLiteral(double v, const char* nan, const char* inf, const char* neg_inf);
 
 // `open` f(v[0]), f(v[1]), ... `close`: "[1, 2]", "{a, b}".
 template <typename T, typename F>

@@ -14,31 +14,11 @@ namespace {
 
 std::string cppDT(DType t) { return "DataType::" + std::string(dtypeName(t)); }
 
-std::string atenDT(DType t) {
-  switch (t) {
-    case DType::Bool: return "at::kBool";
-    case DType::Int32: return "at::kInt";
-    case DType::Int:
-    case DType::Index: return "at::kLong";
-    case DType::Half: return "at::kHalf";
-    case DType::BFloat16: return "at::kBFloat16";
-    case DType::Float: return "at::kFloat";
-    case DType::Double: return "at::kDouble";
-    case DType::Float8_e4m3fn: return "at::kFloat8_e4m3fn";
-    case DType::Float8_e5m2: return "at::kFloat8_e5m2";
-  }
-  return "at::kFloat";
-}
+std::string atenDT(DType t) { return "at::" + std::string(dtypeAtenName(t)); }
 
 std::string cppDouble(double v) {
-  if (std::isnan(v)) return "std::numeric_limits<double>::quiet_NaN()";
-  if (std::isinf(v))
-    return v < 0 ? "-std::numeric_limits<double>::infinity()" : "std::numeric_limits<double>::infinity()";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  std::string s = buf;
-  if (s.find_first_of(".eE") == std::string::npos) s += ".0";
-  return s;
+  return doubleLiteral(v, "std::numeric_limits<double>::quiet_NaN()",
+                       "std::numeric_limits<double>::infinity()", "-std::numeric_limits<double>::infinity()");
 }
 
 template <typename T, typename F>

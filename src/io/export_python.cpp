@@ -13,30 +13,10 @@
 namespace fc {
 namespace {
 
-std::string torchDType(DType t) {
-  switch (t) {
-    case DType::Bool: return "torch.bool";
-    case DType::Int32: return "torch.int32";
-    case DType::Int:
-    case DType::Index: return "torch.int64";
-    case DType::Half: return "torch.float16";
-    case DType::BFloat16: return "torch.bfloat16";
-    case DType::Float: return "torch.float32";
-    case DType::Double: return "torch.float64";
-    case DType::Float8_e4m3fn: return "torch.float8_e4m3fn";
-    case DType::Float8_e5m2: return "torch.float8_e5m2";
-  }
-  return "torch.float32";
-}
+std::string torchDType(DType t) { return "torch." + std::string(dtypeTorchName(t)); }
 
 std::string pyFloat(double v) {
-  if (std::isnan(v)) return "float(\"nan\")";
-  if (std::isinf(v)) return v < 0 ? "float(\"-inf\")" : "float(\"inf\")";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  std::string s = buf;
-  if (s.find_first_of(".eE") == std::string::npos) s += ".0";
-  return s;
+  return doubleLiteral(v, "float(\"nan\")", "float(\"inf\")", "float(\"-inf\")");
 }
 
 std::string pyConst(const ConstValue& v) {

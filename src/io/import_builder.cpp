@@ -65,30 +65,13 @@ ScalarId ImportBuilder::constInt(int64_t v, DType dtype) { return f_.addConstInt
 ScalarId ImportBuilder::constFloat(double v, DType dtype) { return f_.addConstFloat(v, dtype); }
 ScalarId ImportBuilder::constBool(bool v) { return f_.addConstBool(v); }
 
-std::optional<int64_t> ImportBuilder::constValue(ScalarId s) const {
-  if (s >= f_.scalars.size()) return std::nullopt;
-  const Scalar& sc = f_.scalars[s];
-  if (sc.kind != ScalarKind::Constant || sc.value.kind != ConstValue::Kind::Int) return std::nullopt;
-  return sc.value.i;
-}
+std::optional<int64_t> ImportBuilder::constValue(ScalarId s) const { return constIntOf(f_, s); }
 
 ScalarId ImportBuilder::derived(ScalarOp op, ScalarId a, ScalarId b) {
   auto ca = constValue(a);
   auto cb = b == kNone ? std::optional<int64_t>() : constValue(b);
   if (ca && (op == ScalarOp::Neg || cb)) {
-    std::optional<int64_t> r;
-    switch (op) {
-      case ScalarOp::Add: r = checkedAdd(*ca, *cb); break;
-      case ScalarOp::Sub: r = checkedSub(*ca, *cb); break;
-      case ScalarOp::Mul: r = checkedMul(*ca, *cb); break;
-      case ScalarOp::Div: r = checkedDiv(*ca, *cb); break;
-      case ScalarOp::Mod: r = checkedMod(*ca, *cb); break;
-      case ScalarOp::CeilDiv: r = checkedCeilDiv(*ca, *cb); break;
-      case ScalarOp::Max: r = std::max(*ca, *cb); break;
-      case ScalarOp::Min: r = std::min(*ca, *cb); break;
-      case ScalarOp::Neg: r = checkedSub(0, *ca); break;
-      default: break;
-    }
+    std::optional<int64_t> r = foldIntScalarOp(op, *ca, cb.value_or(0));
     if (r) return constInt(*r, f_.scalars[a].dtype);
   }
   // x + 0, x * 1, x / 1 keep x.

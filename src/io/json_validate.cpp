@@ -100,7 +100,20 @@ std::optional<JsonProblem> validateJson(std::string_view t) {
 
   enum class St { Value, ArrValueOrEnd, ObjKeyOrEnd, ObjKey, AfterValue };
   St s = St::Value;
-  size_t pos = skipWs(t, 0);
+  size_t pos = 0;
+  // The innermost array or object ends at `pos`, which a comma or the end of its parent may follow.
+  auto close = [&] {
+    st.pop_back();
+    ++pos;
+    s = St::AfterValue;
+  };
+  // `close` where the container may end before its first element (`[]`, `{}`, state `where`).
+  auto closesEmpty = [&](St where, char closer) {
+    if (s != where || t[pos] != closer) return false;
+    close();
+    return true;
+  };
+  pos = skipWs(t, 0);
   if (pos >= t.size()) return truncated("before any value (the file is empty)");
   while (true) {
     pos = skipWs(t, pos);
@@ -108,13 +121,8 @@ std::optional<JsonProblem> validateJson(std::string_view t) {
       case St::Value:
       case St::ArrValueOrEnd: {
         if (pos >= t.size()) return truncated("where a value was expected");
+        if (closesEmpty(St::ArrValueOrEnd, ']')) break;
         char c = t[pos];
-        if (s == St::ArrValueOrEnd && c == ']') {
-          st.pop_back();
-          ++pos;
-          s = St::AfterValue;
-          break;
-        }
         if (c == '{' || c == '[') {
           if (st.size() >= kMaxJsonDepth)
             return problem(DiagCode::JsonTooDeep, pos,
@@ -162,13 +170,8 @@ std::optional<JsonProblem> validateJson(std::string_view t) {
       case St::ObjKeyOrEnd:
       case St::ObjKey: {
         if (pos >= t.size()) return truncated("inside an object");
+        if (closesEmpty(St::ObjKeyOrEnd, '}')) break;
         char c = t[pos];
-        if (s == St::ObjKeyOrEnd && c == '}') {
-          st.pop_back();
-          ++pos;
-          s = St::AfterValue;
-          break;
-        }
         if (c != '"')
           return problem(DiagCode::JsonSyntax, pos, std::string("expected a string key, found '") + c + "'");
         Frame& f = st.back();
@@ -208,8 +211,7 @@ std::optional<JsonProblem> validateJson(std::string_view t) {
           break;
         }
         if (c == (f.object ? '}' : ']')) {
-          st.pop_back();
-          ++pos;
+          close();
           break;
         }
         return problem(DiagCode::JsonSyntax, pos,

@@ -25,12 +25,9 @@ std::optional<bool> parseApproximation(std::string_view s) {
 }  // namespace
 
 void Reader::readExprs(sj::value& v) {
-  sj::array a;
-  size_t open = 0;
-  if (!readsHere(v, Chunked::Exprs, a, open)) return;
-  size_t n = countElements(a);
-  if (n > 0) f_.exprs.reserve(f_.exprs.size() + n);
-  eachRecordedElement(a, open, n, [&](size_t, sj::value& x) { return readExpr(0, x); });
+  readTopArray(
+      v, Chunked::Exprs, [&](size_t n) { f_.exprs.reserve(f_.exprs.size() + n); },
+      [&](size_t, sj::value& x) { return readExpr(0, x); });
 }
 
 // One element of "exprs" (index i).

@@ -95,22 +95,7 @@ void Reader::patchPending() {
     ps(s.rhs);
     pt(s.size_of);
   }
-  for (Axis& a : f_.axes) {
-    ps(a.extent);
-    ps(a.expanded);
-  }
-  for (Tensor& t : f_.tensors)
-    for (AxisTransform& tr : t.transforms) ps(tr.factor);
-  for (Expr& e : f_.exprs) {
-    for (ValueRef& r : e.inputs) pv(r);
-    for (TensorId& t : e.outputs) pt(t);
-    eachAttrScalar(e.attrs, ps);
-  }
-  for (ValueRef& r : f_.inputs) pv(r);
-  for (TensorId& t : f_.outputs) pt(t);
-  for (ConcreteInput& c : f_.concrete_inputs) pv(c.value);
-  if (f_.segmentation)
-    for (ForwardedExtent& fe : f_.segmentation->forward) ps(fe.symbol);
+  forEachIdRef(f_, ps, pt, pv);
   // Anonymous derived nodes whose operands were pending: recompute dtypes
   // (operands always precede in id order except named ones, which carry
   // their declared dtype).

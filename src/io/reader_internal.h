@@ -87,21 +87,6 @@ enum class Want : uint8_t { Tensor, Scalar, Either };
 // tensor's end.
 enum class Slot : uint8_t { Root, Logical, Allocation, Loop, TrIn, TrOuter, TrInner, TrOut };
 
-// Every scalar id that an expr's attributes hold.
-template <class F>
-void eachAttrScalar(Attrs& a, F&& f) {
-  for (ScalarId& s : a.shape) f(s);
-  for (ScalarId& s : a.pad) f(s);
-  for (SliceRange& r : a.ranges) {
-    f(r.start);
-    f(r.stop);
-    f(r.step);
-  }
-  f(a.value);
-  f(a.start);
-  f(a.step);
-}
-
 class Reader final : public Cursor, public ScalarNameResolver {
  public:
   Reader(const SourceText& src, DiagnosticSink& sink, const ReadOptions& opts, bool allow_split = true)
@@ -180,6 +165,19 @@ class Reader final : public Cursor, public ScalarNameResolver {
   template <class F>
   bool readNameRefArray(sj::value& v, Want w, F&& push);
 
+  // The elements of array `a` (its '[' at `open`), each read by element(index, value) and
+  // recorded; before them, reserve(n) with their count n when there are some.
+  template <class Reserve, class F>
+  void readArrayElements(sj::array& a, size_t open, Reserve&& reserve, F&& element);
+  // readArrayElements of a top-level array of `what` that this reader reads (readsHere).
+  template <class Reserve, class F>
+  void readTopArray(sj::value& v, Chunked what, Reserve&& reserve, F&& element);
+  // A node's "name", `a_name` ("a tensor name"): a string that isScalarName accepts. False after
+  // reporting why not: a value that is no string, or `code` "\"<name>\" is not a valid tensor name
+  // (letters, digits and _, not a reserved word<reserved>)".
+  bool readNodeName(sj::value& v, std::string_view& name, std::string_view a_name, DiagCode code,
+                    std::string_view reserved);  // reader_scalars.cpp
+
   // ---- values (reader_values.cpp)
   ScalarId constScalar(const ConstValue& c, DType int_dtype);
   ScalarId readScalar(sj::value& v, DType int_dtype, bool fresh_root = false);
@@ -226,6 +224,10 @@ class Reader final : public Cursor, public ScalarNameResolver {
 
   // ---- "segmentation" (reader_segmentation.cpp)
   void readSegmentation(sj::value& v);
+  // readObject of an object whose values are strings: fn(key index, string) for each.
+  template <size_t N, class F>
+  bool readStringObject(sj::value& v, const std::array<std::string_view, N>& keys, uint32_t& seen,
+                        F&& fn);         // reader_origin.cpp
   void readOrigin(sj::value& v);         // reader_origin.cpp
   void readRecordedPoint(sj::value& v);  // reader_origin.cpp
   void readSource(sj::value& v);         // reader_origin.cpp
@@ -334,6 +336,20 @@ bool Reader::readNameRefArray(sj::value& v, Want w, F&& push) {
     push(r);
     return true;
   });
+}
+
+template <class Reserve, class F>
+void Reader::readArrayElements(sj::array& a, size_t open, Reserve&& reserve, F&& element) {
+  size_t n = countElements(a);
+  if (n > 0) reserve(n);
+  eachRecordedElement(a, open, n, element);
+}
+
+template <class Reserve, class F>
+void Reader::readTopArray(sj::value& v, Chunked what, Reserve&& reserve, F&& element) {
+  sj::array a;
+  size_t open = 0;
+  if (readsHere(v, what, a, open)) readArrayElements(a, open, reserve, element);
 }
 
 template <class F>

@@ -35,14 +35,19 @@ constexpr std::array<std::string_view, 4> kOriginExecutors = {"fec", "mde", "mde
 
 }  // namespace
 
+template <size_t N, class F>
+bool Reader::readStringObject(sj::value& v, const std::array<std::string_view, N>& keys, uint32_t& seen,
+                              F&& fn) {
+  return readObject(v, keys, seen, [&](int k, sj::value& y) {
+    std::string_view s;
+    if (getString(y, s)) fn(k, s);
+  });
+}
+
 void Reader::readOrigin(sj::value& v) {
-  sj::object o;
-  if (!getObject(v, o)) return;
   ReproOrigin r;
   uint32_t seen = 0;
-  eachField(o, kOriginKeys, seen, [&](int k, sj::value& y) {
-    std::string_view s;
-    if (!getString(y, s)) return;
+  bool read = readStringObject(v, kOriginKeys, seen, [&](int k, std::string_view s) {
     // The first three keys take a word from a closed set.
     auto closed = [&](const auto& set, const char* what) {
       if (std::find(set.begin(), set.end(), s) != set.end()) return true;
@@ -65,30 +70,24 @@ void Reader::readOrigin(sj::value& v) {
       default: r.detail = std::string(s); return;
     }
   });
-  if (stop() || !requireKeys(seen, kOriginKeys, {0})) return;
+  if (!read || !requireKeys(seen, kOriginKeys, {0})) return;
   f_.origin = std::move(r);
 }
 
 void Reader::readRecordedPoint(sj::value& v) {
-  sj::object o;
-  if (!getObject(v, o)) return;
   RecordedPoint r;
   uint32_t seen = 0;
-  eachField(o, kNvfuserKeys, seen, [&](int k, sj::value& y) {
-    std::string_view s;
-    if (!getString(y, s)) return;
+  bool read = readStringObject(v, kNvfuserKeys, seen, [&](int k, std::string_view s) {
     (k == 0 ? r.point : k == 1 ? r.version : r.commit) = std::string(s);
   });
-  if (stop()) return;
+  if (!read) return;
   f_.nvfuser = std::move(r);
 }
 
 void Reader::readSource(sj::value& v) {
-  sj::object o;
-  if (!getObject(v, o)) return;
   SourcePositions p;
   uint32_t seen = 0;
-  eachField(o, kSourceKeys, seen, [&](int k, sj::value& y) {
+  bool read = readObject(v, kSourceKeys, seen, [&](int k, sj::value& y) {
     if (k == 0) {
       std::string_view s;
       if (getString(y, s)) p.file = std::string(s);
@@ -114,7 +113,7 @@ void Reader::readSource(sj::value& v) {
       return true;
     });
   });
-  if (stop() || !requireKeys(seen, kSourceKeys, {0})) return;
+  if (!read || !requireKeys(seen, kSourceKeys, {0})) return;
   f_.source = std::move(p);
 }
 

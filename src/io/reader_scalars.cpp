@@ -25,12 +25,22 @@ void Reader::readScalars(sj::value& v) {
     if (s->key != kScalarsSplit) return giveUpSplit();
     return readSplitScalars(open, s->elements);
   }
-  size_t n = countElements(a);
-  if (n > 0) {
-    f_.scalars.reserve(f_.scalars.size() + 2 * n);
-    f_.names.reserve(f_.names.size() + n);
-  }
-  eachRecordedElement(a, open, n, [&](size_t i, sj::value& x) { return readScalarElement(i, x); });
+  readArrayElements(
+      a, open,
+      [&](size_t n) {
+        f_.scalars.reserve(f_.scalars.size() + 2 * n);
+        f_.names.reserve(f_.names.size() + n);
+      },
+      [&](size_t i, sj::value& x) { return readScalarElement(i, x); });
+}
+
+bool Reader::readNodeName(sj::value& v, std::string_view& name, std::string_view a_name, DiagCode code,
+                          std::string_view reserved) {
+  if (!getString(v, name, a_name)) return false;
+  if (isScalarName(name)) return true;
+  error(code, "\"" + std::string(name) + "\" is not a valid " + std::string(a_name.substr(2)) +
+                  " (letters, digits and _, not a reserved word" + std::string(reserved) + ")");
+  return false;
 }
 
 // One element of "scalars" (index i).
@@ -42,14 +52,8 @@ bool Reader::readScalarElement(size_t i, sj::value& x) {
   bool bad = false;
   bool read = readObject(x, kScalarKeys, seen, [&](int k, sj::value& y) {
     if (k == 0) {
-      if (!getString(y, name, "a scalar name")) {
+      if (!readNodeName(y, name, "a scalar name", DiagCode::BadScalarExpr, " such as inf, nan, max, size"))
         bad = true;
-      } else if (!isScalarName(name)) {
-        error(DiagCode::BadScalarExpr, "\"" + std::string(name) +
-                                           "\" is not a valid scalar name (letters, digits and _, not a "
-                                           "reserved word such as inf, nan, max, size)");
-        bad = true;
-      }
     } else if (k == 1) {
       if (!readEnum(y, parseDType, dtype, DiagCode::BadEnum, "dtype")) bad = true;
     } else {

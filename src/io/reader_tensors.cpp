@@ -28,16 +28,14 @@ enum TensorKey {
 }  // namespace
 
 void Reader::readTensors(sj::value& v) {
-  sj::array a;
-  size_t open = 0;
-  if (!readsHere(v, Chunked::Tensors, a, open)) return;
-  size_t n = countElements(a);
-  if (n > 0) {
-    f_.tensors.reserve(f_.tensors.size() + n);
-    f_.names.reserve(f_.names.size() + n);
-    f_.axes.reserve(f_.axes.size() + 4 * n);  // a guess: growth stays amortized when wrong
-  }
-  eachRecordedElement(a, open, n, [&](size_t i, sj::value& x) { return readTensor(i, x); });
+  readTopArray(
+      v, Chunked::Tensors,
+      [&](size_t n) {
+        f_.tensors.reserve(f_.tensors.size() + n);
+        f_.names.reserve(f_.names.size() + n);
+        f_.axes.reserve(f_.axes.size() + 4 * n);  // a guess: growth stays amortized when wrong
+      },
+      [&](size_t i, sj::value& x) { return readTensor(i, x); });
 }
 
 // One element of "tensors" (index i).
@@ -54,14 +52,7 @@ bool Reader::readTensor(size_t i, sj::value& x) {
     Tensor& t = tensorAt(tid);
     switch (k) {
       case kTName:
-        if (!getString(y, name, "a tensor name")) {
-          bad = true;
-        } else if (!isScalarName(name)) {
-          error(DiagCode::WrongType, "\"" + std::string(name) +
-                                         "\" is not a valid tensor name (letters, digits and _, not a "
-                                         "reserved word)");
-          bad = true;
-        }
+        if (!readNodeName(y, name, "a tensor name", DiagCode::WrongType, "")) bad = true;
         return;
       case kTDType: readEnum(y, parseDType, t.dtype, DiagCode::BadEnum, "dtype"); return;
       case kTMemory:

@@ -96,8 +96,7 @@ class Parser {
       ScalarId id = parseSum();
       if (ok() && (skipWs(), pos_ < t_.size())) fail("unexpected '" + std::string(1, t_[pos_]) + "'");
       if (ok() && opts_.fresh_root && root_is_name_) {
-        pos_ = start;
-        fail("a named scalar's value must be a constant or an expression, not another name");
+        failAt(start, "a named scalar's value must be a constant or an expression, not another name");
       }
       if (ok()) r.id = id;
     }
@@ -116,6 +115,12 @@ class Parser {
     if (!ok()) return;
     error_ = std::move(msg);
     error_pos_ = pos_;
+  }
+  // fail() with the error at `at`, where the parse also stands after it; kNone, for returning.
+  ScalarId failAt(size_t at, std::string msg) {
+    pos_ = at;
+    fail(std::move(msg));
+    return kNone;
   }
   void skipWs() {
     while (pos_ < t_.size() && (t_[pos_] == ' ' || t_[pos_] == '\t' || t_[pos_] == '\n' || t_[pos_] == '\r'))
@@ -157,32 +162,33 @@ class Parser {
     return f_.addDerived(op, a, b, d);
   }
 
-  ScalarId parseSum() {
-    ScalarId lhs = parseProduct();
+  // A left-associative chain `operand (op operand)*`: opOf(c) is the op of the operator
+  // character c, None for a character that ends the chain.
+  template <class OpOf>
+  ScalarId parseChain(ScalarId (Parser::*operand)(), OpOf opOf) {
+    ScalarId lhs = (this->*operand)();
     while (ok()) {
       skipWs();
-      if (pos_ >= t_.size() || (t_[pos_] != '+' && t_[pos_] != '-')) break;
-      ScalarOp op = t_[pos_] == '+' ? ScalarOp::Add : ScalarOp::Sub;
+      ScalarOp op = pos_ < t_.size() ? opOf(t_[pos_]) : ScalarOp::None;
+      if (op == ScalarOp::None) break;
       ++pos_;
-      ScalarId rhs = parseProduct();
+      ScalarId rhs = (this->*operand)();
       if (!ok()) break;
       lhs = addBinary(op, lhs, rhs);
     }
     return lhs;
   }
 
+  ScalarId parseSum() {
+    return parseChain(&Parser::parseProduct, [](char c) {
+      return c == '+' ? ScalarOp::Add : c == '-' ? ScalarOp::Sub : ScalarOp::None;
+    });
+  }
+
   ScalarId parseProduct() {
-    ScalarId lhs = parseUnary();
-    while (ok()) {
-      skipWs();
-      if (pos_ >= t_.size() || (t_[pos_] != '*' && t_[pos_] != '/' && t_[pos_] != '%')) break;
-      ScalarOp op = t_[pos_] == '*' ? ScalarOp::Mul : t_[pos_] == '/' ? ScalarOp::Div : ScalarOp::Mod;
-      ++pos_;
-      ScalarId rhs = parseUnary();
-      if (!ok()) break;
-      lhs = addBinary(op, lhs, rhs);
-    }
-    return lhs;
+    return parseChain(&Parser::parseUnary, [](char c) {
+      return c == '*' ? ScalarOp::Mul : c == '/' ? ScalarOp::Div : c == '%' ? ScalarOp::Mod : ScalarOp::None;
+    });
   }
 
   // Every nesting (parentheses, calls, unary minus) passes through here.
@@ -316,15 +322,11 @@ class Parser {
       std::string_view tname = t_.substr(ns, pos_ - ns);
       if (!ok()) return kNone;
       if (!isScalarName(tname)) {
-        pos_ = ns;
-        fail("size() expects a tensor name as its first argument");
-        return kNone;
+        return failAt(ns, "size() expects a tensor name as its first argument");
       }
       std::optional<TensorId> t = names_.tensor(tname);
       if (!t) {
-        pos_ = ns;
-        fail("size() names no tensor '" + std::string(tname) + "'");
-        return kNone;
+        return failAt(ns, "size() names no tensor '" + std::string(tname) + "'");
       }
       expect(',');
       skipWs();
@@ -335,9 +337,7 @@ class Parser {
       int32_t dim = 0;
       auto [p, ec] = std::from_chars(t_.data() + pos_, t_.data() + pos_ + n, dim);
       if (n == 0 || f || ec != std::errc() || p != t_.data() + pos_ + n) {
-        pos_ = ds;
-        fail("size() expects a non-negative axis index as its second argument");
-        return kNone;
+        return failAt(ds, "size() expects a non-negative axis index as its second argument");
       }
       pos_ += n;
       expect(')');
@@ -346,15 +346,11 @@ class Parser {
       return f_.addSize(*t, dim);
     }
     if (isReserved(word)) {
-      pos_ = start;
-      fail("'" + std::string(word) + "' is a reserved word");
-      return kNone;
+      return failAt(start, "'" + std::string(word) + "' is a reserved word");
     }
     std::optional<ScalarId> s = names_.scalar(word);
     if (!s) {
-      pos_ = start;
-      fail("unknown scalar '" + std::string(word) + "'");
-      return kNone;
+      return failAt(start, "unknown scalar '" + std::string(word) + "'");
     }
     return *s;
   }

@@ -15,38 +15,13 @@
 #include <vector>
 
 #include "io/scalar_expr.h"
+#include "support/escape.h"
 #include "support/internal_error.h"
 
 namespace fc {
 namespace {
 
 constexpr int64_t kMaxExactJsonInt = int64_t{1} << 53;
-
-void appendJsonString(std::string& out, std::string_view s) {
-  static const char* kHex = "0123456789abcdef";
-  out += '"';
-  for (char ch : s) {
-    auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          out += "\\u00";
-          out += kHex[c >> 4];
-          out += kHex[c & 15];
-        } else {
-          out += ch;  // UTF-8 passes through
-        }
-    }
-  }
-  out += '"';
-}
 
 class Writer {
  public:
@@ -91,68 +66,38 @@ class Writer {
       indent(1);
       out_ += '}';
     }
-    if (!f_.meshes.empty()) {
-      next(1, "meshes");
-      lines(f_.meshes.size(), [&](size_t i) {
-        const Mesh& m = f_.meshes[i];
-        out_ += "{\"shape\": ";
-        ints(m.shape);
-        out_ += ", \"devices\": ";
-        ints(m.devices);
-        out_ += '}';
-      });
-    }
+    linesField(1, "meshes", f_.meshes, [&](const Mesh& m) {
+      out_ += "{\"shape\": ";
+      ints(m.shape);
+      out_ += ", \"devices\": ";
+      ints(m.devices);
+      out_ += '}';
+    });
     writeScalars();
     next(1, "tensors");
     writeTensors();
     next(1, "exprs");
     lines(f_.exprs.size(), [&](size_t i) { writeExpr(f_.exprs[i]); });
     next(1, "inputs");
-    out_ += '[';
-    for (size_t i = 0; i < f_.inputs.size(); ++i) {
-      if (i) out_ += ", ";
-      valueRef(f_.inputs[i]);
-    }
-    out_ += ']';
+    row(f_.inputs.size(), [&](size_t i) { valueRef(f_.inputs[i]); });
     next(1, "outputs");
-    out_ += '[';
-    for (size_t i = 0; i < f_.outputs.size(); ++i) {
-      if (i) out_ += ", ";
-      tensorName(f_.outputs[i]);
-    }
-    out_ += ']';
-    if (!f_.concrete_inputs.empty()) {
-      next(1, "concrete_inputs");
-      lines(f_.concrete_inputs.size(), [&](size_t i) {
-        const ConcreteInput& c = f_.concrete_inputs[i];
-        out_ += "{\"input\": ";
-        valueRef(c.value);
-        if (!c.shape.empty()) {
-          out_ += ", \"shape\": ";
-          ints(c.shape);
-        }
-        if (!c.strides.empty()) {
-          out_ += ", \"strides\": ";
-          ints(c.strides);
-        }
-        if (c.scalar) {
-          out_ += ", \"value\": ";
-          constant(*c.scalar);
-        }
-        if (c.range) {
-          out_ += ", \"range\": [";
-          number(c.range->first);
-          out_ += ", ";
-          number(c.range->second);
-          out_ += ']';
-        }
-        if (c.fill) {
-          out_ += ", \"fill\": ";
-          number(*c.fill);
-        }
-        out_ += '}';
-      });
-    }
+    row(f_.outputs.size(), [&](size_t i) { tensorName(f_.outputs[i]); });
+    linesField(1, "concrete_inputs", f_.concrete_inputs, [&](const ConcreteInput& c) {
+      out_ += "{\"input\": ";
+      valueRef(c.value);
+      member(!c.shape.empty(), "shape", [&] { ints(c.shape); });
+      member(!c.strides.empty(), "strides", [&] { ints(c.strides); });
+      member(c.scalar.has_value(), "value", [&] { constant(*c.scalar); });
+      if (c.range) {
+        out_ += ", \"range\": [";
+        number(c.range->first);
+        out_ += ", ";
+        number(c.range->second);
+        out_ += ']';
+      }
+      member(c.fill.has_value(), "fill", [&] { number(*c.fill); });
+      out_ += '}';
+    });
     if (f_.seed) {
       next(1, "seed");
       out_ += std::to_string(*f_.seed);
@@ -191,14 +136,28 @@ class Writer {
     out_ += ",\n";
     field(level, k);
   }
-  template <class T>
-  void ints(const std::vector<T>& v) {
+  // `, "k": ` and the value `write` appends, on the same line, when `present`.
+  template <class F>
+  void member(bool present, std::string_view k, F&& write) {
+    if (!present) return;
+    out_ += ", \"";
+    out_ += k;
+    out_ += "\": ";
+    write();
+  }
+  // An array on one line: [a, b, c].
+  template <class F>
+  void row(size_t n, F&& each) {
     out_ += '[';
-    for (size_t i = 0; i < v.size(); ++i) {
+    for (size_t i = 0; i < n; ++i) {
       if (i) out_ += ", ";
-      out_ += std::to_string(v[i]);
+      each(i);
     }
     out_ += ']';
+  }
+  template <class T>
+  void ints(const std::vector<T>& v) {
+    row(v.size(), [&](size_t i) { out_ += std::to_string(v[i]); });
   }
   // An array with one element per line at the given indentation (level 2).
   template <class F>
@@ -216,6 +175,16 @@ class Writer {
     out_ += '\n';
     indent(level - 1);
     out_ += ']';
+  }
+
+  // `key: [...]` with one element of v per line (each(element) writes it),
+  // at the given level; left out when v is empty.
+  template <class T, class F>
+  void linesField(int level, std::string_view key, const std::vector<T>& v, F&& each) {
+    if (v.empty()) return;
+    next(level, key);
+    lines(
+        v.size(), [&](size_t i) { each(v[i]); }, level + 1);
   }
 
   // A number as a constant: integral values as integers, others as floats.
@@ -310,21 +279,19 @@ class Writer {
       out_ += ",\n";
       indent(2);
       str(key);
-      out_ += ": [";
-      for (size_t i = 0; i < n; ++i) {
-        if (i) out_ += ", ";
+      out_ += ": ";
+      row(n, [&](size_t i) {
         LineCol lc = at(i);
         if (lc.line <= 0) {
           out_ += "null";
-          continue;
+          return;
         }
         out_ += '"';
         out_ += std::to_string(lc.line);
         out_ += ':';
         out_ += std::to_string(lc.col);
         out_ += '"';
-      }
-      out_ += ']';
+      });
     };
     auto of = [](const std::vector<LineCol>& v, size_t i) { return i < v.size() ? v[i] : LineCol{}; };
     list("tensors", std::min(p.tensors.size(), f_.tensors.size()),
@@ -337,22 +304,17 @@ class Writer {
 
   void writeScalars() {
     std::vector<ScalarId> named = namedScalars();
-    if (named.empty()) return;
-    next(1, "scalars");
-    lines(named.size(), [&](size_t i) {
-      const Scalar& x = f_.scalars[named[i]];
+    linesField(1, "scalars", named, [&](ScalarId id) {
+      const Scalar& x = f_.scalars[id];
       out_ += "{\"name\": ";
       str(f_.names.str(x.name));
-      if (x.dtype != DType::Index) {
-        out_ += ", \"dtype\": ";
-        str(dtypeName(x.dtype));
-      }
+      member(x.dtype != DType::Index, "dtype", [&] { str(dtypeName(x.dtype)); });
       if (x.kind == ScalarKind::Constant) {
         out_ += ", \"value\": ";
         constant(x.value);
       } else if (x.kind == ScalarKind::Derived) {
         out_ += ", \"value\": ";
-        str(printScalarDefinition(f_, named[i]));
+        str(printScalarDefinition(f_, id));
       }
       out_ += '}';
     });
@@ -369,14 +331,8 @@ class Writer {
     str(f_.names.str(t.name));
     out_ += ", \"dtype\": ";
     str(dtypeName(t.dtype));
-    if (t.memory != MemoryType::Local) {
-      out_ += ", \"memory\": ";
-      str(memoryTypeName(t.memory));
-    }
-    if (t.mesh != kNone) {
-      out_ += ", \"mesh\": ";
-      out_ += std::to_string(t.mesh);
-    }
+    member(t.memory != MemoryType::Local, "memory", [&] { str(memoryTypeName(t.memory)); });
+    member(t.mesh != kNone, "mesh", [&] { out_ += std::to_string(t.mesh); });
     touched_.clear();
     domain("root", t.root);
     domain("logical", t.logical, /*always=*/true);
@@ -384,12 +340,10 @@ class Writer {
     if (!t.contiguity.empty()) {
       out_ += ",\n";
       indent(3);
-      out_ += "\"contiguity\": [";
-      for (size_t i = 0; i < t.contiguity.size(); ++i) {
-        if (i) out_ += ", ";
+      out_ += "\"contiguity\": ";
+      row(t.contiguity.size(), [&](size_t i) {
         out_ += !t.contiguity[i] ? "null" : *t.contiguity[i] ? "true" : "false";
-      }
-      out_ += ']';
+      });
     }
     domain("loop", t.loop);
     if (!t.transforms.empty()) {
@@ -436,12 +390,7 @@ class Writer {
     for (AxisId a : d)
       if (a >= defined_.size() || !defined_[a]) all_refs = false;
     if (all_refs) {
-      out_ += '[';
-      for (size_t i = 0; i < d.size(); ++i) {
-        if (i) out_ += ", ";
-        out_ += std::to_string(f_.axes[d[i]].number);
-      }
-      out_ += ']';
+      row(d.size(), [&](size_t i) { out_ += std::to_string(f_.axes[d[i]].number); });
       return;
     }
     lines(
@@ -461,117 +410,52 @@ class Writer {
     touched_.push_back(a);
     out_ += "{\"id\": ";
     out_ += std::to_string(x.number);
-    if (x.iter != IterType::Iteration) {
-      out_ += ", \"iter\": ";
-      str(iterTypeName(x.iter));
-    }
-    if (x.parallel != ParallelType::Serial) {
-      out_ += ", \"parallel\": ";
-      str(parallelTypeName(x.parallel));
-    }
+    member(x.iter != IterType::Iteration, "iter", [&] { str(iterTypeName(x.iter)); });
+    member(x.parallel != ParallelType::Serial, "parallel", [&] { str(parallelTypeName(x.parallel)); });
     out_ += ", \"extent\": ";
     scalar(x.extent);
-    if (x.expanded != kNone) {
-      out_ += ", \"expanded\": ";
-      scalar(x.expanded);
-    }
+    member(x.expanded != kNone, "expanded", [&] { scalar(x.expanded); });
     if (x.rfactor) out_ += ", \"rfactor\": true";
     out_ += '}';
   }
 
   void scalarList(const std::vector<ScalarId>& v) {
-    out_ += '[';
-    for (size_t i = 0; i < v.size(); ++i) {
-      if (i) out_ += ", ";
-      scalar(v[i]);
-    }
-    out_ += ']';
+    row(v.size(), [&](size_t i) { scalar(v[i]); });
   }
 
   void writeExpr(const Expr& e) {
     out_ += "{\"op\": ";
     str(opName(e.op));
-    if (!e.attrs.name.empty()) {
-      out_ += ", \"name\": ";
-      str(e.attrs.name);
-    }
-    if (!e.inputs.empty()) {
-      out_ += ", \"inputs\": [";
-      for (size_t i = 0; i < e.inputs.size(); ++i) {
-        if (i) out_ += ", ";
-        valueRef(e.inputs[i]);
-      }
-      out_ += ']';
-    }
-    out_ += ", \"outputs\": [";
-    for (size_t i = 0; i < e.outputs.size(); ++i) {
-      if (i) out_ += ", ";
-      tensorName(e.outputs[i]);
-    }
-    out_ += ']';
+    member(!e.attrs.name.empty(), "name", [&] { str(e.attrs.name); });
+    member(!e.inputs.empty(), "inputs",
+           [&] { row(e.inputs.size(), [&](size_t i) { valueRef(e.inputs[i]); }); });
+    out_ += ", \"outputs\": ";
+    row(e.outputs.size(), [&](size_t i) { tensorName(e.outputs[i]); });
     const Attrs& a = e.attrs;
-    if (a.dtype) {
-      out_ += ", \"dtype\": ";
-      str(dtypeName(*a.dtype));
-    }
+    member(a.dtype.has_value(), "dtype", [&] { str(dtypeName(*a.dtype)); });
     if (a.approximate_tanh) out_ += ", \"approximate\": \"tanh\"";
-    if (!a.flags.empty()) {
-      out_ += ", \"flags\": [";
-      for (size_t i = 0; i < a.flags.size(); ++i) {
-        if (i) out_ += ", ";
-        out_ += a.flags[i] ? "true" : "false";
-      }
-      out_ += ']';
-    }
-    if (!a.shape.empty()) {
-      out_ += ", \"shape\": ";
-      scalarList(a.shape);
-    }
-    if (!a.dims.empty()) {
-      out_ += ", \"dims\": ";
-      ints(a.dims);
-    }
+    member(!a.flags.empty(), "flags",
+           [&] { row(a.flags.size(), [&](size_t i) { out_ += a.flags[i] ? "true" : "false"; }); });
+    member(!a.shape.empty(), "shape", [&] { scalarList(a.shape); });
+    member(!a.dims.empty(), "dims", [&] { ints(a.dims); });
     if (!a.ranges.empty()) {
-      out_ += ", \"ranges\": [";
-      for (size_t i = 0; i < a.ranges.size(); ++i) {
-        if (i) out_ += ", ";
+      out_ += ", \"ranges\": ";
+      row(a.ranges.size(), [&](size_t i) {
         out_ += "{\"start\": ";
         scalar(a.ranges[i].start);
         out_ += ", \"stop\": ";
         scalar(a.ranges[i].stop);
-        if (a.ranges[i].step != kNone) {
-          out_ += ", \"step\": ";
-          scalar(a.ranges[i].step);
-        }
+        member(a.ranges[i].step != kNone, "step", [&] { scalar(a.ranges[i].step); });
         out_ += '}';
-      }
-      out_ += ']';
+      });
     }
-    if (!a.pad.empty()) {
-      out_ += ", \"pad\": ";
-      scalarList(a.pad);
-    }
-    if (a.value != kNone) {
-      out_ += ", \"value\": ";
-      scalar(a.value);
-    }
-    if (a.dim != 0) {
-      out_ += ", \"dim\": ";
-      out_ += std::to_string(a.dim);
-    }
+    member(!a.pad.empty(), "pad", [&] { scalarList(a.pad); });
+    member(a.value != kNone, "value", [&] { scalar(a.value); });
+    member(a.dim != 0, "dim", [&] { out_ += std::to_string(a.dim); });
     if (a.keepdim) out_ += ", \"keepdim\": true";
-    if (a.correction != 1) {
-      out_ += ", \"correction\": ";
-      out_ += std::to_string(a.correction);
-    }
-    if (a.start != kNone) {
-      out_ += ", \"start\": ";
-      scalar(a.start);
-    }
-    if (a.step != kNone) {
-      out_ += ", \"step\": ";
-      scalar(a.step);
-    }
+    member(a.correction != 1, "correction", [&] { out_ += std::to_string(a.correction); });
+    member(a.start != kNone, "start", [&] { scalar(a.start); });
+    member(a.step != kNone, "step", [&] { scalar(a.step); });
     out_ += '}';
   }
 
@@ -584,10 +468,7 @@ class Writer {
         [&](size_t i) {
           out_ += "{\"exprs\": ";
           ints(s.segments[i].exprs);
-          if (!s.segments[i].scheduler.empty()) {
-            out_ += ", \"scheduler\": ";
-            str(s.segments[i].scheduler);
-          }
+          member(!s.segments[i].scheduler.empty(), "scheduler", [&] { str(s.segments[i].scheduler); });
           out_ += '}';
         },
         3);
@@ -595,27 +476,16 @@ class Writer {
       next(2, "input_rewrite");
       str(inputRewriteName(*s.input_rewrite));
     }
-    if (!s.forward.empty()) {
-      next(2, "forward");
-      lines(
-          s.forward.size(),
-          [&](size_t i) {
-            out_ += "{\"segment\": ";
-            out_ += std::to_string(s.forward[i].segment);
-            out_ += ", \"symbol\": ";
-            scalar(s.forward[i].symbol);
-            out_ += '}';
-          },
-          3);
-    }
+    linesField(2, "forward", s.forward, [&](const auto& f) {
+      out_ += "{\"segment\": ";
+      out_ += std::to_string(f.segment);
+      out_ += ", \"symbol\": ";
+      scalar(f.symbol);
+      out_ += '}';
+    });
     if (!s.applied_fixes.empty()) {
       next(2, "applied_fixes");
-      out_ += '[';
-      for (size_t i = 0; i < s.applied_fixes.size(); ++i) {
-        if (i) out_ += ", ";
-        str(s.applied_fixes[i]);
-      }
-      out_ += ']';
+      row(s.applied_fixes.size(), [&](size_t i) { str(s.applied_fixes[i]); });
     }
     out_ += '\n';
     indent(1);

@@ -44,4 +44,19 @@ struct Expr {
   Attrs attrs;
 };
 
+// Calls f(ScalarId&) on every scalar id that an expr's attributes hold.
+template <class F>
+void eachAttrScalar(Attrs& a, F&& f) {
+  for (ScalarId& s : a.shape) f(s);
+  for (ScalarId& s : a.pad) f(s);
+  for (SliceRange& r : a.ranges) {
+    f(r.start);
+    f(r.stop);
+    f(r.step);
+  }
+  f(a.value);
+  f(a.start);
+  f(a.step);
+}
+
 }  // namespace fc

@@ -131,23 +131,17 @@ void Fusion::indexNames() const {
   indexed_scalars_ = scalars.size();
 }
 
-std::optional<TensorId> Fusion::findTensor(std::string_view n) const {
+template <typename Id>
+std::optional<Id> Fusion::findNamed(std::string_view n, const std::vector<Id>& by_name) const {
   NameId id = names.find(n);
   if (id == kNoName) return std::nullopt;
   indexNames();
-  TensorId t = tensor_by_name_[id];
-  if (t == kNone) return std::nullopt;
-  return t;
+  if (by_name[id] == kNone) return std::nullopt;
+  return by_name[id];
 }
 
-std::optional<ScalarId> Fusion::findScalar(std::string_view n) const {
-  NameId id = names.find(n);
-  if (id == kNoName) return std::nullopt;
-  indexNames();
-  ScalarId s = scalar_by_name_[id];
-  if (s == kNone) return std::nullopt;
-  return s;
-}
+std::optional<TensorId> Fusion::findTensor(std::string_view n) const { return findNamed(n, tensor_by_name_); }
+std::optional<ScalarId> Fusion::findScalar(std::string_view n) const { return findNamed(n, scalar_by_name_); }
 
 int64_t Fusion::tensorNumber(TensorId t) const {
   std::string_view n = tensorName(t);
@@ -204,6 +198,13 @@ bool holdsOpaqueOp(const Fusion& f) {
   for (const Expr& x : f.exprs)
     if (isOpaque(x.op)) return true;
   return false;
+}
+
+std::optional<int64_t> constIntOf(const Fusion& f, ScalarId s) {
+  if (s >= f.scalars.size()) return std::nullopt;
+  const Scalar& sc = f.scalars[s];
+  if (sc.kind == ScalarKind::Constant && sc.value.kind == ConstValue::Kind::Int) return sc.value.i;
+  return std::nullopt;
 }
 
 void copyReproMetadata(const Fusion& from, Fusion& to) {

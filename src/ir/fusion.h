@@ -142,6 +142,9 @@ class Fusion {
   mutable std::vector<ExprId> use_list_;
   void buildUses() const;
   void indexNames() const;
+  // The id `by_name` holds for name `n` (tensor_by_name_ or scalar_by_name_), if any.
+  template <typename Id>
+  std::optional<Id> findNamed(std::string_view n, const std::vector<Id>& by_name) const;
 };
 
 // Whether an expr of `f` is an op fusecheck has no shape rule for (OpCategory::Opaque).
@@ -153,5 +156,32 @@ bool holdsOpaqueOp(const Fusion& f);
 // the part replays under the same profile, and the scalars (ids unchanged,
 // names interned into `to`).
 void copyReproMetadata(const Fusion& from, Fusion& to);
+
+// Calls on_scalar(ScalarId&), on_tensor(TensorId&) and on_value(ValueRef&) on every id the
+// fusion holds outside the scalar arena: axis extents, transform factors, expr operands,
+// outputs and attributes, the fusion's inputs and outputs, concrete inputs and forwarded
+// extents. (A derived scalar's operands and a size's tensor are the caller's business.)
+template <class OnScalar, class OnTensor, class OnValue>
+void forEachIdRef(Fusion& f, OnScalar&& on_scalar, OnTensor&& on_tensor, OnValue&& on_value) {
+  for (Axis& a : f.axes) {
+    on_scalar(a.extent);
+    on_scalar(a.expanded);
+  }
+  for (Tensor& t : f.tensors)
+    for (AxisTransform& tr : t.transforms) on_scalar(tr.factor);
+  for (Expr& e : f.exprs) {
+    for (ValueRef& r : e.inputs) on_value(r);
+    for (TensorId& t : e.outputs) on_tensor(t);
+    eachAttrScalar(e.attrs, on_scalar);
+  }
+  for (ValueRef& r : f.inputs) on_value(r);
+  for (TensorId& t : f.outputs) on_tensor(t);
+  for (ConcreteInput& c : f.concrete_inputs) on_value(c.value);
+  if (f.segmentation)
+    for (ForwardedExtent& fe : f.segmentation->forward) on_scalar(fe.symbol);
+}
+
+// The value of scalar `s` when it is an integer constant (nothing for an id out of range).
+std::optional<int64_t> constIntOf(const Fusion& f, ScalarId s);
 
 }  // namespace fc

@@ -23,6 +23,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ir/topo_order.h"
+
 namespace fc {
 namespace {
 
@@ -387,36 +389,11 @@ class Printer {
     std::vector<ExprId> roots;
     for (TensorId t = 0; t < nt; ++t)
       if (!used[t] && f_.tensors[t].definition < ne) roots.push_back(f_.tensors[t].definition);
-    std::vector<char> state(ne, 0);  // 0 new, 1 on stack, 2 done
-    std::vector<ExprId> result;
-    struct Frame {
-      ExprId e;
-      size_t next;
-    };
-    for (ExprId r : roots) {
-      if (state[r]) continue;
-      std::vector<Frame> stack{{r, 0}};
-      state[r] = 1;
-      while (!stack.empty()) {
-        Frame& fr = stack.back();
-        const Expr& e = f_.exprs[fr.e];
-        if (fr.next < e.inputs.size()) {
-          const ValueRef& v = e.inputs[fr.next++];
-          if (!v.isTensor() || v.id >= nt) continue;
-          ExprId d = f_.tensors[v.id].definition;
-          if (d < ne && state[d] == 0) {
-            state[d] = 1;
-            stack.push_back({d, 0});
-          }
-          continue;
-        }
-        state[fr.e] = 2;
-        result.push_back(fr.e);
-        stack.pop_back();
-      }
-    }
+    ProducerWalk walk(f_);
+    for (ExprId r : roots) walk.visit(r);
+    std::vector<ExprId> result = walk.order();
     for (ExprId e = 0; e < ne; ++e)
-      if (state[e] != 2) result.push_back(e);
+      if (!walk.visited(e)) result.push_back(e);
     return result;
   }
 

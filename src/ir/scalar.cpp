@@ -1,5 +1,9 @@
 #include "ir/scalar.h"
 
+#include <algorithm>
+
+#include "support/checked.h"
+
 namespace fc {
 
 std::string_view scalarOpName(ScalarOp op) {
@@ -17,6 +21,25 @@ std::string_view scalarOpName(ScalarOp op) {
     case ScalarOp::Size: return "size";
   }
   return "?";
+}
+
+bool isIntArithmetic(ScalarOp op) { return op != ScalarOp::None && op != ScalarOp::Size; }
+
+std::optional<int64_t> foldIntScalarOp(ScalarOp op, int64_t a, int64_t b) {
+  switch (op) {
+    case ScalarOp::Add: return checkedAdd(a, b);
+    case ScalarOp::Sub: return checkedSub(a, b);
+    case ScalarOp::Mul: return checkedMul(a, b);
+    case ScalarOp::Div: return checkedDiv(a, b);
+    case ScalarOp::Mod: return checkedMod(a, b);
+    case ScalarOp::CeilDiv: return checkedCeilDiv(a, b);
+    case ScalarOp::Max: return std::max(a, b);
+    case ScalarOp::Min: return std::min(a, b);
+    case ScalarOp::Neg: return checkedSub(0, a);
+    case ScalarOp::None:
+    case ScalarOp::Size: break;
+  }
+  return std::nullopt;
 }
 
 }  // namespace fc

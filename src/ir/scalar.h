@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "ir/ids.h"
 #include "ir/types.h"
@@ -31,6 +32,12 @@ enum class ScalarOp : uint8_t {
   Size,  // size(T, d): logical extent of axis d of tensor T
 };
 std::string_view scalarOpName(ScalarOp op);  // "add", "ceilDiv", "size", ...
+
+// Add through Neg: the ops foldIntScalarOp computes.
+bool isIntArithmetic(ScalarOp op);
+// `a op b` on integers as nvFuser's scalar evaluation computes it (Neg reads `a` only);
+// nothing on overflow, division by zero, or an op that is not integer arithmetic.
+std::optional<int64_t> foldIntScalarOp(ScalarOp op, int64_t a, int64_t b);
 
 struct ConstValue {
   enum class Kind : uint8_t { Int, Float, Bool };

@@ -16,6 +16,13 @@ constexpr std::array<std::string_view, kNumDTypes> kDTypeNames = {
     "Bool", "Int32", "Int", "Index", "Half", "BFloat16", "Float", "Double", "Float8_e4m3fn", "Float8_e5m2"};
 constexpr std::array<std::string_view, kNumDTypes> kDTypeCpp = {
     "bool", "int", "int64_t", "nvfuser_index_t", "__half", "__bfloat", "float", "double", "__e4m3", "__e5m2"};
+// torch's dtype attribute names (torch.float16, ...) and ATen's scalar types (at::kHalf, ...).
+constexpr std::array<std::string_view, kNumDTypes> kDTypeTorch = {
+    "bool",     "int32",   "int64",   "int64",         "float16",
+    "bfloat16", "float32", "float64", "float8_e4m3fn", "float8_e5m2"};
+constexpr std::array<std::string_view, kNumDTypes> kDTypeAten = {
+    "kBool",     "kInt",   "kLong",   "kLong",          "kHalf",
+    "kBFloat16", "kFloat", "kDouble", "kFloat8_e4m3fn", "kFloat8_e5m2"};
 constexpr std::array<int, kNumDTypes> kDTypeBytes = {1, 4, 8, 8, 2, 2, 4, 8, 1, 1};
 
 constexpr std::array<std::string_view, 7> kIterNames = {
@@ -53,6 +60,8 @@ constexpr std::array<std::string_view, 3> kEraNames = {"2024-06", "2024-07", "he
 std::string_view dtypeName(DType t) { return kDTypeNames[static_cast<size_t>(t)]; }
 std::optional<DType> parseDType(std::string_view s) { return lookup<DType>(kDTypeNames, s); }
 std::string_view dtypeCppName(DType t) { return kDTypeCpp[static_cast<size_t>(t)]; }
+std::string_view dtypeTorchName(DType t) { return kDTypeTorch[static_cast<size_t>(t)]; }
+std::string_view dtypeAtenName(DType t) { return kDTypeAten[static_cast<size_t>(t)]; }
 int dtypeBytes(DType t) { return kDTypeBytes[static_cast<size_t>(t)]; }
 bool isFloatingPoint(DType t) {
   switch (t) {

@@ -28,6 +28,10 @@ std::string_view dtypeName(DType t);
 std::optional<DType> parseDType(std::string_view s);
 // C++ spelling nvFuser prints (`__half`, `float`, `int64_t`, ...).
 std::string_view dtypeCppName(DType t);
+// torch's name for the element type (`float16`, `int64`: Int and Index are both int64).
+std::string_view dtypeTorchName(DType t);
+// ATen's scalar type (`kHalf`, `kLong`).
+std::string_view dtypeAtenName(DType t);
 // Size of one element in bytes.
 int dtypeBytes(DType t);
 bool isFloatingPoint(DType t);

@@ -135,19 +135,8 @@ void Checks::finishScalar(ScalarId s, Reporter& r) {
   }
   st_.scalar_int[s] = all_int;
   if (!all_int || !v[0] || (nops == 2 && !v[1])) return;
-  std::optional<int64_t> folded;
-  switch (sc.op) {
-    case ScalarOp::Add: folded = checkedAdd(*v[0], *v[1]); break;
-    case ScalarOp::Sub: folded = checkedSub(*v[0], *v[1]); break;
-    case ScalarOp::Mul: folded = checkedMul(*v[0], *v[1]); break;
-    case ScalarOp::Div: folded = checkedDiv(*v[0], *v[1]); break;
-    case ScalarOp::Mod: folded = checkedMod(*v[0], *v[1]); break;
-    case ScalarOp::CeilDiv: folded = checkedCeilDiv(*v[0], *v[1]); break;
-    case ScalarOp::Max: folded = std::max(*v[0], *v[1]); break;
-    case ScalarOp::Min: folded = std::min(*v[0], *v[1]); break;
-    case ScalarOp::Neg: folded = checkedSub(0, *v[0]); break;
-    default: return;
-  }
+  if (!isIntArithmetic(sc.op)) return;
+  std::optional<int64_t> folded = foldIntScalarOp(sc.op, *v[0], nops == 2 ? *v[1] : 0);
   // Overflow / division by zero: not constant here; extents report it
   // (checkExtent), other scalars are left to the evaluators.
   st_.scalar_const[s] = folded;

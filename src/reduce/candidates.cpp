@@ -297,32 +297,11 @@ namespace {
 // scalar arena (derived operands are the caller's business).
 template <class Fn>
 void forEachScalarRef(Fusion& g, Fn&& fn) {
-  for (Axis& a : g.axes) {
-    fn(a.extent);
-    fn(a.expanded);
-  }
-  for (Tensor& t : g.tensors)
-    for (AxisTransform& tr : t.transforms) fn(tr.factor);
-  for (Expr& e : g.exprs) {
-    for (ValueRef& v : e.inputs)
-      if (v.isScalar()) fn(v.id);
-    for (ScalarId& s : e.attrs.shape) fn(s);
-    for (ScalarId& s : e.attrs.pad) fn(s);
-    for (SliceRange& r : e.attrs.ranges) {
-      fn(r.start);
-      fn(r.stop);
-      fn(r.step);
-    }
-    fn(e.attrs.value);
-    fn(e.attrs.start);
-    fn(e.attrs.step);
-  }
-  for (ValueRef& v : g.inputs)
-    if (v.isScalar()) fn(v.id);
-  for (ConcreteInput& c : g.concrete_inputs)
-    if (c.value.isScalar()) fn(c.value.id);
-  if (g.segmentation)
-    for (ForwardedExtent& fe : g.segmentation->forward) fn(fe.symbol);
+  forEachIdRef(
+      g, fn, [](TensorId&) {},
+      [&](ValueRef& v) {
+        if (v.isScalar()) fn(v.id);
+      });
 }
 
 }  // namespace

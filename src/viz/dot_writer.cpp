@@ -8,6 +8,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "support/escape.h"
+
 #ifdef FC_HAVE_GRAPHVIZ
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
@@ -189,6 +191,13 @@ void styleEdge(Agedge_t* e, const char* color, const char* width, bool overlay) 
   set(e, "penwidth", width);
 }
 
+// A filled node of the given shape.
+void fill(Agnode_t* n, const char* shape, const char* color) {
+  set(n, "shape", shape);
+  set(n, "style", "filled");
+  set(n, "fillcolor", color);
+}
+
 void setHtml(Agraph_t* root, void* obj, const char* name, const std::string& html) {
   char* h = agstrdup_html(root, c(html));
   agsafeset(obj, const_cast<char*>(name), h, const_cast<char*>(""));
@@ -197,16 +206,8 @@ void setHtml(Agraph_t* root, void* obj, const char* name, const std::string& htm
 
 // Graphviz escString: a literal backslash must be doubled; "\n" centres a line.
 std::string escString(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    if (ch == '\\')
-      out += "\\\\";
-    else if (ch == '\n')
-      out += "\\n";
-    else
-      out += ch;
-  }
-  return out;
+  static constexpr EscapeTable kEscString{{'\\', "\\\\"}, {'\n', "\\n"}};
+  return escaped(s, kEscString);
 }
 
 void declare(Agraph_t* g, int kind, const char* name, const char* def) {
@@ -316,21 +317,11 @@ DotOutput writeDot(const VizGraph& vg) {
     set(n, "id", vg.id_prefix + vn.anchor);
     set(n, "tooltip", escString(vn.tooltip));
     switch (vn.kind) {
-      case NodeKind::Tensor:
-        if (vn.unbound) set(n, "color", "red"), set(n, "penwidth", "2");
-        break;
-      case NodeKind::Expr:
-        set(n, "shape", "ellipse");
-        set(n, "style", "filled");
-        set(n, "fillcolor", "#e8e8f4");
-        if (vn.unbound) set(n, "color", "red"), set(n, "penwidth", "2");
-        break;
-      case NodeKind::Scalar:
-        set(n, "shape", "note");
-        set(n, "style", "filled");
-        set(n, "fillcolor", "#fffbe6");
-        break;
+      case NodeKind::Tensor: break;  // the default box
+      case NodeKind::Expr: fill(n, "ellipse", "#e8e8f4"); break;
+      case NodeKind::Scalar: fill(n, "note", "#fffbe6"); break;
     }
+    if (vn.unbound && vn.kind != NodeKind::Scalar) set(n, "color", "red"), set(n, "penwidth", "2");
     if (vn.truncated) set(n, "peripheries", "2");
     if (vn.focus) set(n, "fillcolor", "#fff3c4");
     nodes.push_back(n);

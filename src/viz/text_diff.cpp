@@ -37,54 +37,54 @@ bool middleSnake(const Seq& A, const Seq& B, size_t a0, size_t b0, int64_t n, in
   int64_t k1start = 0, k1end = 0, k2start = 0, k2end = 0;
   auto a = [&](int64_t i) { return A[a0 + static_cast<size_t>(i)]; };
   auto b = [&](int64_t j) { return B[b0 + static_cast<size_t>(j)]; };
+  // The end (x, y) of the furthest reaching path on diagonal k after d
+  // edits in one direction, stored in v (that direction's x per diagonal);
+  // same(x, y) says whether lines x and y, counted in that direction, are
+  // equal. The diagonal range [kstart, kend] shrinks when the path leaves
+  // the board; `on` says whether it stays on it.
+  struct Reach {
+    int64_t x, y;
+    bool on;
+  };
+  auto reach = [&](std::vector<int64_t>& v, int64_t k, int64_t d, int64_t& kstart, int64_t& kend,
+                   auto same) -> Reach {
+    const int64_t i = off + k;
+    int64_t x = (k == -d || (k != d && v[static_cast<size_t>(i - 1)] < v[static_cast<size_t>(i + 1)]))
+                    ? v[static_cast<size_t>(i + 1)]
+                    : v[static_cast<size_t>(i - 1)] + 1;
+    int64_t y = x - k;
+    while (x < n && y < m && same(x, y)) ++x, ++y;
+    v[static_cast<size_t>(i)] = x;
+    if (x > n)
+      kend += 2;
+    else if (y > m)
+      kstart += 2;
+    return {x, y, x <= n && y <= m};
+  };
   for (int64_t d = 0; d < max_d; ++d) {
     for (int64_t k1 = -d + k1start; k1 <= d - k1end; k1 += 2) {
-      const int64_t i1 = off + k1;
-      int64_t x1 =
-          (k1 == -d || (k1 != d && vf[static_cast<size_t>(i1 - 1)] < vf[static_cast<size_t>(i1 + 1)]))
-              ? vf[static_cast<size_t>(i1 + 1)]
-              : vf[static_cast<size_t>(i1 - 1)] + 1;
-      int64_t y1 = x1 - k1;
-      while (x1 < n && y1 < m && a(x1) == b(y1)) ++x1, ++y1;
-      vf[static_cast<size_t>(i1)] = x1;
-      if (x1 > n) {
-        k1end += 2;
-      } else if (y1 > m) {
-        k1start += 2;
-      } else if (front) {
-        const int64_t i2 = off + delta - k1;
-        if (i2 >= 0 && i2 < len && vb[static_cast<size_t>(i2)] != -1) {
-          if (x1 >= n - vb[static_cast<size_t>(i2)]) {
-            sx = x1;
-            sy = y1;
-            return true;
-          }
-        }
+      auto [x1, y1, on] =
+          reach(vf, k1, d, k1start, k1end, [&](int64_t x, int64_t y) { return a(x) == b(y); });
+      if (!on || !front) continue;
+      const int64_t i2 = off + delta - k1;
+      if (i2 >= 0 && i2 < len && vb[static_cast<size_t>(i2)] != -1 && x1 >= n - vb[static_cast<size_t>(i2)]) {
+        sx = x1;
+        sy = y1;
+        return true;
       }
     }
     for (int64_t k2 = -d + k2start; k2 <= d - k2end; k2 += 2) {
-      const int64_t i2 = off + k2;
-      int64_t x2 =
-          (k2 == -d || (k2 != d && vb[static_cast<size_t>(i2 - 1)] < vb[static_cast<size_t>(i2 + 1)]))
-              ? vb[static_cast<size_t>(i2 + 1)]
-              : vb[static_cast<size_t>(i2 - 1)] + 1;
-      int64_t y2 = x2 - k2;
-      while (x2 < n && y2 < m && a(n - x2 - 1) == b(m - y2 - 1)) ++x2, ++y2;
-      vb[static_cast<size_t>(i2)] = x2;
-      if (x2 > n) {
-        k2end += 2;
-      } else if (y2 > m) {
-        k2start += 2;
-      } else if (!front) {
-        const int64_t i1 = off + delta - k2;
-        if (i1 >= 0 && i1 < len && vf[static_cast<size_t>(i1)] != -1) {
-          const int64_t x1 = vf[static_cast<size_t>(i1)];
-          const int64_t y1 = off + x1 - i1;
-          if (x1 >= n - x2) {
-            sx = x1;
-            sy = y1;
-            return true;
-          }
+      auto [x2, y2, on] = reach(vb, k2, d, k2start, k2end,
+                                [&](int64_t x, int64_t y) { return a(n - x - 1) == b(m - y - 1); });
+      if (!on || front) continue;
+      const int64_t i1 = off + delta - k2;
+      if (i1 >= 0 && i1 < len && vf[static_cast<size_t>(i1)] != -1) {
+        const int64_t x1 = vf[static_cast<size_t>(i1)];
+        const int64_t y1 = off + x1 - i1;
+        if (x1 >= n - x2) {
+          sx = x1;
+          sy = y1;
+          return true;
         }
       }
     }

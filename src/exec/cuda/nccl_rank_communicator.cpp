@@ -15,6 +15,7 @@
 #include "exec/cuda/device_tensor.h"
 #include "exec/cuda/nccl_communicator.h"
 #include "exec/exec_error.h"
+#include "exec/multirank/unsupported.h"
 #include "support/internal_error.h"
 
 namespace fc::exec::cuda {
@@ -26,6 +27,11 @@ ncclRedOp_t ncclOpOf(ReduceOp op) { return static_cast<ncclRedOp_t>(ncclRedOpOf(
 void requireReducible(DType t) { requireNcclReducible(t); }
 
 void requireOne(size_t n) { FC_CHECK(n == 1, "a one-rank-per-process communicator takes one buffer"); }
+// One buffer of a dtype NCCL reduces.
+void requireOneReducible(std::span<const CommBuffer> bufs) {
+  requireOne(bufs.size());
+  requireReducible(bufs[0].dtype);
+}
 
 Clock::time_point after(double s) {
   return Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(s * 1000));
@@ -149,8 +155,7 @@ int NcclRankCommunicator::typeFor(DType t) {
 }
 
 void NcclRankCommunicator::allreduce(std::span<CommBuffer> bufs, ReduceOp op) {
-  requireOne(bufs.size());
-  requireReducible(bufs[0].dtype);
+  requireOneReducible(bufs);
   auto c = static_cast<ncclComm_t>(comm_);
   auto s = static_cast<cudaStream_t>(stream_);
   FC_RANK_CALL(ncclAllReduce(bufs[0].data, bufs[0].data, bufs[0].count,
@@ -159,9 +164,8 @@ void NcclRankCommunicator::allreduce(std::span<CommBuffer> bufs, ReduceOp op) {
 
 void NcclRankCommunicator::reduceScatter(std::span<const CommBuffer> send, std::span<CommBuffer> recv,
                                          ReduceOp op) {
-  requireOne(send.size());
   requireOne(recv.size());
-  requireReducible(send[0].dtype);
+  requireOneReducible(send);
   auto c = static_cast<ncclComm_t>(comm_);
   auto s = static_cast<cudaStream_t>(stream_);
   FC_RANK_CALL(ncclReduceScatter(send[0].data, recv[0].data, recv[0].count,
@@ -169,8 +173,7 @@ void NcclRankCommunicator::reduceScatter(std::span<const CommBuffer> send, std::
 }
 
 void NcclRankCommunicator::reduce(std::span<CommBuffer> bufs, int64_t root, ReduceOp op) {
-  requireOne(bufs.size());
-  requireReducible(bufs[0].dtype);
+  requireOneReducible(bufs);
   auto c = static_cast<ncclComm_t>(comm_);
   auto s = static_cast<cudaStream_t>(stream_);
   FC_RANK_CALL(ncclReduce(bufs[0].data, bufs[0].data, bufs[0].count,
@@ -197,13 +200,13 @@ void NcclRankCommunicator::broadcast(std::span<CommBuffer> bufs, int64_t root) {
 }
 
 void NcclRankCommunicator::gather(std::span<const CommBuffer>, CommBuffer, int64_t) {
-  fail("Gather is not supported in multi-process runs yet", "", DiagCode::ExecutionFailed);
+  multirank::failUnsupportedInMultiProcess("Gather");
 }
 void NcclRankCommunicator::scatter(CommBuffer, int64_t, std::span<CommBuffer>) {
-  fail("Scatter is not supported in multi-process runs yet", "", DiagCode::ExecutionFailed);
+  multirank::failUnsupportedInMultiProcess("Scatter");
 }
 void NcclRankCommunicator::sendRecv(CommBuffer, int64_t, CommBuffer, int64_t) {
-  fail("SendRecv is not supported in multi-process runs yet", "", DiagCode::ExecutionFailed);
+  multirank::failUnsupportedInMultiProcess("SendRecv");
 }
 
 #undef FC_RANK_CALL
@@ -226,49 +229,57 @@ void toHost(const DeviceTensor& d, const CommBuffer& b, MemoryBudget* budget) {
 
 CommBuffer devBuf(DeviceTensor& d) { return CommBuffer{d.data(), d.numel(), d.dtype()}; }
 
+// Runs `call` on a device copy of the host buffer `b` (one in-place buffer),
+// then copies the result back into `b`.
+template <class Call>
+void stagedInPlace(const CommBuffer& b, MemoryBudget* budget, Call&& call) {
+  DeviceTensor d = toDevice(b, budget);
+  CommBuffer db = devBuf(d);
+  call(std::span<CommBuffer>(&db, 1));
+  toHost(d, b, budget);
+}
+
+// Runs `call` on a device copy of `send` and a device buffer of `recv`'s
+// size, then copies that buffer back into `recv`.
+template <class Call>
+void stagedSendRecv(const CommBuffer& send, const CommBuffer& recv, MemoryBudget* budget, Call&& call) {
+  DeviceTensor ds = toDevice(send, budget), dr(recv.dtype, Shape{recv.count}, budget);
+  CommBuffer sb = devBuf(ds), rb = devBuf(dr);
+  call(std::span<const CommBuffer>(&sb, 1), std::span<CommBuffer>(&rb, 1));
+  toHost(dr, recv, budget);
+}
+
 }  // namespace
 
 void HostStagedCommunicator::allreduce(std::span<CommBuffer> bufs, ReduceOp op) {
   requireOne(bufs.size());
-  DeviceTensor d = toDevice(bufs[0], budget_);
-  CommBuffer b = devBuf(d);
-  dev_.allreduce(std::span<CommBuffer>(&b, 1), op);
-  toHost(d, bufs[0], budget_);
+  stagedInPlace(bufs[0], budget_, [&](std::span<CommBuffer> b) { dev_.allreduce(b, op); });
 }
 
 void HostStagedCommunicator::reduceScatter(std::span<const CommBuffer> send, std::span<CommBuffer> recv,
                                            ReduceOp op) {
   requireOne(send.size());
   requireOne(recv.size());
-  DeviceTensor ds = toDevice(send[0], budget_), dr(recv[0].dtype, Shape{recv[0].count}, budget_);
-  CommBuffer sb = devBuf(ds), rb = devBuf(dr);
-  dev_.reduceScatter(std::span<const CommBuffer>(&sb, 1), std::span<CommBuffer>(&rb, 1), op);
-  toHost(dr, recv[0], budget_);
+  stagedSendRecv(send[0], recv[0], budget_, [&](std::span<const CommBuffer> sb, std::span<CommBuffer> rb) {
+    dev_.reduceScatter(sb, rb, op);
+  });
 }
 
 void HostStagedCommunicator::reduce(std::span<CommBuffer> bufs, int64_t root, ReduceOp op) {
   requireOne(bufs.size());
-  DeviceTensor d = toDevice(bufs[0], budget_);
-  CommBuffer b = devBuf(d);
-  dev_.reduce(std::span<CommBuffer>(&b, 1), root, op);
-  toHost(d, bufs[0], budget_);
+  stagedInPlace(bufs[0], budget_, [&](std::span<CommBuffer> b) { dev_.reduce(b, root, op); });
 }
 
 void HostStagedCommunicator::allgather(std::span<const CommBuffer> send, std::span<CommBuffer> recv) {
   requireOne(send.size());
   requireOne(recv.size());
-  DeviceTensor ds = toDevice(send[0], budget_), dr(recv[0].dtype, Shape{recv[0].count}, budget_);
-  CommBuffer sb = devBuf(ds), rb = devBuf(dr);
-  dev_.allgather(std::span<const CommBuffer>(&sb, 1), std::span<CommBuffer>(&rb, 1));
-  toHost(dr, recv[0], budget_);
+  stagedSendRecv(send[0], recv[0], budget_,
+                 [&](std::span<const CommBuffer> sb, std::span<CommBuffer> rb) { dev_.allgather(sb, rb); });
 }
 
 void HostStagedCommunicator::broadcast(std::span<CommBuffer> bufs, int64_t root) {
   requireOne(bufs.size());
-  DeviceTensor d = toDevice(bufs[0], budget_);
-  CommBuffer b = devBuf(d);
-  dev_.broadcast(std::span<CommBuffer>(&b, 1), root);
-  toHost(d, bufs[0], budget_);
+  stagedInPlace(bufs[0], budget_, [&](std::span<CommBuffer> b) { dev_.broadcast(b, root); });
 }
 
 void HostStagedCommunicator::gather(std::span<const CommBuffer> send, CommBuffer recv, int64_t root) {

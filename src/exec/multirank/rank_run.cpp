@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "exec/exec_error.h"
+#include "exec/multirank/unsupported.h"
 #include "exec/op_eval.h"
 #include "support/internal_error.h"
 
@@ -87,8 +88,7 @@ HubCommunicator::HubCommunicator(Links& links, std::vector<int64_t> team, double
   std::sort(sorted.begin(), sorted.end());
   for (size_t q = 0; q < sorted.size(); ++q)
     if (sorted[q] != static_cast<int64_t>(q) || static_cast<int64_t>(sorted.size()) != links_.world)
-      fail("a collective over a subset of the ranks is not supported in multi-process runs yet", "",
-           DiagCode::ExecutionFailed);
+      failUnsupportedInMultiProcess("a collective over a subset of the ranks");
 }
 
 void HubCommunicator::exchange(const CommBuffer& send, CommBuffer& recv, const Apply& apply) {
@@ -183,13 +183,13 @@ void HubCommunicator::broadcast(std::span<CommBuffer> bufs, int64_t root) {
 }
 
 void HubCommunicator::gather(std::span<const CommBuffer>, CommBuffer, int64_t) {
-  fail("Gather is not supported in multi-process runs yet", "", DiagCode::ExecutionFailed);
+  failUnsupportedInMultiProcess("Gather");
 }
 void HubCommunicator::scatter(CommBuffer, int64_t, std::span<CommBuffer>) {
-  fail("Scatter is not supported in multi-process runs yet", "", DiagCode::ExecutionFailed);
+  failUnsupportedInMultiProcess("Scatter");
 }
 void HubCommunicator::sendRecv(CommBuffer, int64_t, CommBuffer, int64_t) {
-  fail("SendRecv is not supported in multi-process runs yet", "", DiagCode::ExecutionFailed);
+  failUnsupportedInMultiProcess("SendRecv");
 }
 
 // ------------------------------------------------------------ one rank's communication
@@ -216,8 +216,7 @@ std::optional<HostTensor> communicateOnRank(const Fusion& f, const World& world,
                 std::string(f.tensorName(O)) + " over " + std::to_string(tm.size()) +
                 " ranks (one process each)";
   if (static_cast<int64_t>(tm.size()) != world.size() || indexIn(rin, me) < 0)
-    fail("a collective over a subset of the ranks is not supported in multi-process runs yet", ptr,
-         DiagCode::ExecutionFailed);
+    failUnsupportedInMultiProcess("a collective over a subset of the ranks", ptr);
   if (fault.rank == me && fault.kind == Fault::Die) {
     std::fprintf(stderr, "fusecheck: rank %lld: dying (FC_FAULT_INJECT)\n", static_cast<long long>(me));
     std::fflush(stderr);

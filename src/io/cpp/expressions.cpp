@@ -16,59 +16,15 @@ namespace {
 
 constexpr int kMaxDepth = 64;
 
+// `DataType::Half` / `at::kHalf` (and ATen's aliases such as `at::kFloat16`): the dtype.
 std::optional<DType> enumDType(std::string_view s) {
-  struct Entry {
-    const char* name;
-    DType dtype;
-  };
-  static const Entry table[] = {{"Float", DType::Float},
-                                {"Double", DType::Double},
-                                {"Half", DType::Half},
-                                {"BFloat16", DType::BFloat16},
-                                {"Int", DType::Int},
-                                {"Int32", DType::Int32},
-                                {"Index", DType::Index},
-                                {"Bool", DType::Bool},
-                                {"Float8_e4m3fn", DType::Float8_e4m3fn},
-                                {"Float8_e5m2", DType::Float8_e5m2},
-                                {"kFloat", DType::Float},
-                                {"kDouble", DType::Double},
-                                {"kHalf", DType::Half},
-                                {"kBFloat16", DType::BFloat16},
-                                {"kLong", DType::Int},
-                                {"kInt", DType::Int32},
-                                {"kBool", DType::Bool},
-                                {"kFloat8_e4m3fn", DType::Float8_e4m3fn},
-                                {"kFloat8_e5m2", DType::Float8_e5m2},
-                                {"kFloat32", DType::Float},
-                                {"kFloat64", DType::Double},
-                                {"kFloat16", DType::Half},
-                                {"kInt64", DType::Int},
-                                {"kInt32", DType::Int32}};
-  for (const Entry& e : table)
-    if (s == e.name) return e.dtype;
-  return std::nullopt;
-}
-
-std::optional<ParallelType> enumParallel(std::string_view s) {
-  if (s == "DIDx") return ParallelType::DIDx;
-  if (s == "DIDy") return ParallelType::DIDy;
-  if (s == "DIDz") return ParallelType::DIDz;
-  if (s == "Stream") return ParallelType::Stream;
-  if (s == "BIDx") return ParallelType::BIDx;
-  if (s == "BIDy") return ParallelType::BIDy;
-  if (s == "BIDz") return ParallelType::BIDz;
-  if (s == "TIDx") return ParallelType::TIDx;
-  if (s == "TIDy") return ParallelType::TIDy;
-  if (s == "TIDz") return ParallelType::TIDz;
-  if (s == "Vectorize") return ParallelType::Vectorize;
-  if (s == "Unroll") return ParallelType::Unroll;
-  if (s == "Unswitch") return ParallelType::Unswitch;
-  if (s == "Mma") return ParallelType::Mma;
-  if (s == "Group") return ParallelType::Group;
-  if (s == "Bulk") return ParallelType::Bulk;
-  if (s == "Serial") return ParallelType::Serial;
-  return std::nullopt;
+  if (auto t = parseDType(s)) return t;
+  static constexpr lex::Spelling<DType> kAtenAliases[] = {{"kFloat32", DType::Float},
+                                                          {"kFloat64", DType::Double},
+                                                          {"kFloat16", DType::Half},
+                                                          {"kInt64", DType::Int},
+                                                          {"kInt32", DType::Int32}};
+  return lex::dtypeSpelled(s, dtypeAtenName, kAtenAliases);
 }
 
 bool isTemplateFunction(std::string_view s) {
@@ -489,7 +445,7 @@ std::optional<Value> Reader::qualified(std::string name, size_t at, int depth) {
     if (!isPunct(p_, "(")) return Value::opaque(name, at);
   }
   if (name.rfind("ParallelType::", 0) == 0) {
-    if (auto pt = enumParallel(leaf)) {
+    if (auto pt = parseParallelType(leaf)) {
       Value v;
       v.k = Value::K::Parallel;
       v.parallel = *pt;

@@ -5,13 +5,14 @@
 #include <cstring>
 
 #include "io/ascii_class.h"
+#include "io/import_text.h"
 
 namespace fc::cpp_text {
 using ascii::digit;
 using ascii::identChar;
 using ascii::identStart;
 
-Lexer::Lexer(std::string_view text) : text_(text.substr(0, UINT32_MAX - 1)) {
+Lexer::Lexer(std::string_view text) : text_(lex::lexable(text)) {
   const size_t n = text_.size();
   size_t p = 0;
   bool line_start = true;
@@ -22,7 +23,7 @@ Lexer::Lexer(std::string_view text) : text_(text.substr(0, UINT32_MAX - 1)) {
       ++p;
       continue;
     }
-    if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+    if (lex::blank(c)) {
       ++p;
       continue;
     }
@@ -34,8 +35,8 @@ Lexer::Lexer(std::string_view text) : text_(text.substr(0, UINT32_MAX - 1)) {
       continue;
     }
     line_start = false;
-    if (c == '/' && p + 1 < n && text_[p + 1] == '/') {
-      while (p < n && text_[p] != '\n') ++p;
+    if (lex::lineCommentAt(text_, p)) {
+      p = lex::skipToLineEnd(text_, p);
       continue;
     }
     if (c == '/' && p + 1 < n && text_[p + 1] == '*') {
@@ -52,7 +53,7 @@ Lexer::Lexer(std::string_view text) : text_(text.substr(0, UINT32_MAX - 1)) {
     t.off = static_cast<uint32_t>(p);
     size_t s = p;
     if (identStart(c)) {
-      while (p < n && identChar(static_cast<unsigned char>(text_[p]))) ++p;
+      p = lex::skipIdentChars(text_, p);
       // A raw string R"(...)" is skipped whole.
       if (p - s == 1 && text_[s] == 'R' && p < n && text_[p] == '"') {
         size_t e = text_.find(")\"", p);
@@ -79,8 +80,7 @@ Lexer::Lexer(std::string_view text) : text_(text.substr(0, UINT32_MAX - 1)) {
       }
       t.kind = c == '"' ? Tok::String : Tok::Char;
     } else if (c >= 0x80) {
-      ++p;
-      while (p < n && (static_cast<unsigned char>(text_[p]) & 0xC0) == 0x80) ++p;
+      p = lex::skipNonAscii(text_, p);
       t.kind = Tok::Other;
     } else {
       static const char* three[] = {"<<=", ">>=", "..."};

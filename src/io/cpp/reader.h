@@ -26,6 +26,7 @@
 #include "diag/diagnostic.h"
 #include "io/cpp/lexer.h"
 #include "io/import_builder.h"
+#include "io/import_text.h"
 #include "io/source_map.h"
 #include "io/text_map.h"
 #include "ir/fusion.h"
@@ -104,24 +105,14 @@ inline const Value* Value::field(std::string_view name) const {
   return nullptr;
 }
 
-class Reader {
+class Reader : public lex::TokenCursor<Lexer, Token> {
  public:
   Reader(const MappedText& text, const Lexer& lex, DiagnosticSink& sink);
   // After run(): where each tensor and expr was built (the statement's first token) in the user's file.
   const SourceMap& sourceMap() const { return map_; }
   std::optional<Fusion> run();
 
-  // ------------------------------------------------------------ tokens and diagnostics
-  const Token& tok(size_t i) const { return toks_[i < end_ ? i : end_]; }
-  std::string_view str(size_t i) const { return i < end_ ? lex_.str(i) : std::string_view(); }
-  bool isPunct(size_t i, std::string_view s) const {
-    return i < end_ && toks_[i].kind == Tok::Punct && str(i) == s;
-  }
-  bool isIdent(size_t i, std::string_view s) const {
-    return i < end_ && toks_[i].kind == Tok::Ident && str(i) == s;
-  }
-  bool isIdent(size_t i) const { return i < end_ && toks_[i].kind == Tok::Ident; }
-  bool eat(std::string_view p);
+  // ------------------------------------------------------------ tokens (TokenCursor) and diagnostics
   bool expect(std::string_view p);
   size_t matching(size_t open) const;  // the token closing the bracket at `open`, or end_
   Location loc(size_t i) const { return text_.location(tok(i).off); }
@@ -191,9 +182,6 @@ class Reader {
 
   // ------------------------------------------------------------ state
   const MappedText& text_;
-  const Lexer& lex_;
-  const std::vector<Token>& toks_;
-  size_t p_ = 0, end_ = 0;
   DiagnosticSink& sink_;
   int errors_ = 0;
   bool returned_ = false;

@@ -28,15 +28,7 @@ bool isStorageWord(std::string_view s) {
 }  // namespace
 
 Reader::Reader(const MappedText& text, const Lexer& lex, DiagnosticSink& sink)
-    : text_(text), lex_(lex), toks_(lex.tokens()), end_(lex.tokens().size() - 1), sink_(sink), b_(f_) {}
-
-bool Reader::eat(std::string_view p) {
-  if (isPunct(p_, p)) {
-    ++p_;
-    return true;
-  }
-  return false;
-}
+    : TokenCursor(lex, 0, lex.tokens().size() - 1), text_(text), sink_(sink), b_(f_) {}
 
 bool Reader::expect(std::string_view p) {
   if (eat(p)) return true;

@@ -18,18 +18,12 @@ namespace fc::ir_text {
 namespace {
 
 std::optional<DType> castPart(std::string_view s) {
-  struct Entry {
-    const char* name;
-    DType dtype;
-  };
-  static const Entry table[] = {
+  static constexpr lex::Spelling<DType> kParts[] = {
       {"half", DType::Half},        {"float", DType::Float}, {"double", DType::Double},
       {"bfloat", DType::BFloat16},  {"int", DType::Int},     {"int32", DType::Int32},
       {"index", DType::Index},      {"bool", DType::Bool},   {"e4m3", DType::Float8_e4m3fn},
       {"e5m2", DType::Float8_e5m2}, {"uint", DType::Int},    {"uint32", DType::Int32}};
-  for (const Entry& e : table)
-    if (s == e.name) return e.dtype;
-  return std::nullopt;
+  return lex::spelled(kParts, s);
 }
 
 // `__half2float` / `half2float` / `__e4m32float` -> (from, to).
@@ -203,34 +197,32 @@ bool Reader::argInt(const Arg& a, int64_t& out) {
   return true;
 }
 
-bool Reader::argInts(const Arg& a, std::vector<int64_t>& out) {
+template <class T, class Item>
+bool Reader::argList(const Arg& a, std::vector<T>& out, Item&& item) {
   if (a.kind != Arg::Kind::List) return error(DiagCode::ImportSyntax, "expected a list `{...}` here", a.tok);
   for (const Arg& x : a.items) {
-    int64_t v = 0;
-    if (!argInt(x, v)) return false;
+    T v{};
+    if (!item(x, v)) return false;
     out.push_back(v);
   }
   return true;
 }
 
+bool Reader::argInts(const Arg& a, std::vector<int64_t>& out) {
+  return argList(a, out, [&](const Arg& x, int64_t& v) { return argInt(x, v); });
+}
+
 bool Reader::argScalars(const Arg& a, std::vector<ScalarId>& out) {
-  if (a.kind != Arg::Kind::List) return error(DiagCode::ImportSyntax, "expected a list `{...}` here", a.tok);
-  for (const Arg& x : a.items) {
-    ScalarId s = kNone;
-    if (!argScalar(x, s)) return false;
-    out.push_back(s);
-  }
-  return true;
+  return argList(a, out, [&](const Arg& x, ScalarId& s) { return argScalar(x, s); });
 }
 
 bool Reader::argBools(const Arg& a, std::vector<bool>& out) {
-  if (a.kind != Arg::Kind::List) return error(DiagCode::ImportSyntax, "expected a list `{...}` here", a.tok);
-  for (const Arg& x : a.items) {
+  return argList(a, out, [&](const Arg& x, bool& b) {
     if (x.kind != Arg::Kind::Word || (x.word != "true" && x.word != "false"))
       return error(DiagCode::ImportSyntax, "expected true or false", x.tok);
-    out.push_back(x.word == "true");
-  }
-  return true;
+    b = x.word == "true";
+    return true;
+  });
 }
 
 bool Reader::argTensor(const Arg& a, TensorId& out, std::string_view fn) {

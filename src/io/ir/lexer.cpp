@@ -4,13 +4,14 @@
 #include <cstring>
 
 #include "io/ascii_class.h"
+#include "io/import_text.h"
 
 namespace fc::ir_text {
 using ascii::digit;
 using ascii::identChar;
 using ascii::identStart;
 
-Lexer::Lexer(std::string_view text) : text_(text.substr(0, UINT32_MAX - 1)) {
+Lexer::Lexer(std::string_view text) : text_(lex::lexable(text)) {
   const size_t n = text_.size();
   toks_.reserve(n / 4 + 2);
   size_t p = 0;
@@ -23,13 +24,13 @@ Lexer::Lexer(std::string_view text) : text_(text.substr(0, UINT32_MAX - 1)) {
       ++p;
       continue;
     }
-    if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+    if (lex::blank(c)) {
       space = true;
       ++p;
       continue;
     }
-    if (c == '/' && p + 1 < n && text_[p + 1] == '/') {
-      while (p < n && text_[p] != '\n') ++p;
+    if (lex::lineCommentAt(text_, p)) {
+      p = lex::skipToLineEnd(text_, p);
       space = true;
       continue;
     }
@@ -40,12 +41,11 @@ Lexer::Lexer(std::string_view text) : text_(text.substr(0, UINT32_MAX - 1)) {
     line_start = space = false;
     size_t s = p;
     if (identStart(c)) {
-      while (p < n && identChar(static_cast<unsigned char>(text_[p]))) ++p;
+      p = lex::skipIdentChars(text_, p);
       t.kind = Tok::Ident;
     } else if (digit(c)) {
       if (c == '0' && p + 1 < n && (text_[p + 1] == 'x' || text_[p + 1] == 'X')) {
-        p += 2;
-        while (p < n && identChar(static_cast<unsigned char>(text_[p]))) ++p;
+        p = lex::skipIdentChars(text_, p + 2);
       } else {
         while (p < n && digit(static_cast<unsigned char>(text_[p]))) ++p;
         if (p + 1 < n && text_[p] == '.' && digit(static_cast<unsigned char>(text_[p + 1]))) {
@@ -70,8 +70,7 @@ Lexer::Lexer(std::string_view text) : text_(text.substr(0, UINT32_MAX - 1)) {
       }
       t.kind = Tok::Number;
     } else if (c >= 0x80) {
-      ++p;
-      while (p < n && (static_cast<unsigned char>(text_[p]) & 0xC0) == 0x80) ++p;
+      p = lex::skipNonAscii(text_, p);
       t.kind = Tok::Other;
     } else {
       static const char* two[] = {"==", "!=", "<=", ">=", "&&", "||", "->", "::", "**"};

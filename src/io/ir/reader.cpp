@@ -8,24 +8,13 @@ namespace fc::ir_text {
 
 Reader::Reader(const MappedText& text, const Lexer& lex, size_t begin, size_t end, DiagnosticSink& sink,
                ReadOptions opts)
-    : text_(text),
-      lex_(lex),
-      toks_(lex.tokens()),
+    : TokenCursor(lex, begin, std::min(end, lex.tokens().size() - 1)),
+      text_(text),
       begin_(begin),
-      end_(std::min(end, lex.tokens().size() - 1)),
-      p_(begin),
       sink_(sink),
       opts_(opts) {}
 
 // ---------------------------------------------------------------- tokens
-
-bool Reader::eat(std::string_view punct) {
-  if (isPunct(p_, punct)) {
-    ++p_;
-    return true;
-  }
-  return false;
-}
 
 bool Reader::expect(std::string_view punct) {
   if (eat(punct)) return true;
@@ -303,18 +292,8 @@ bool Reader::listEntry() {
 }
 
 std::optional<DType> cppDType(std::string_view s) {
-  struct Entry {
-    const char* name;
-    DType dtype;
-  };
-  static const Entry table[] = {
-      {"float", DType::Float},          {"double", DType::Double},     {"__half", DType::Half},
-      {"__bfloat", DType::BFloat16},    {"int64_t", DType::Int},       {"int", DType::Int32},
-      {"int32_t", DType::Int32},        {"bool", DType::Bool},         {"nvfuser_index_t", DType::Index},
-      {"__e4m3", DType::Float8_e4m3fn}, {"__e5m2", DType::Float8_e5m2}};
-  for (const Entry& e : table)
-    if (s == e.name) return e.dtype;
-  return std::nullopt;
+  static constexpr lex::Spelling<DType> kAliases[] = {{"int32_t", DType::Int32}};
+  return lex::dtypeSpelled(s, dtypeCppName, kAliases);
 }
 
 }  // namespace fc::ir_text

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "diag/diagnostic.h"
+#include "io/import_text.h"
 #include "io/ir/lexer.h"
 #include "io/source_map.h"
 #include "io/text_map.h"
@@ -32,7 +33,7 @@ struct ReadOptions {
   bool segmented = false;  // read `g{(...)` group blocks into an explicit segmentation
 };
 
-class Reader {
+class Reader : private lex::TokenCursor<Lexer, Token> {
  public:
   // Reads tokens [begin, end) of `lex` (a lexer over `text`).
   Reader(const MappedText& text, const Lexer& lex, size_t begin, size_t end, DiagnosticSink& sink,
@@ -68,19 +69,9 @@ class Reader {
   };
 
  private:
-  // ------------------------------------------------------------ tokens (reader.cpp)
-  const Token& tok(size_t i) const { return toks_[i < end_ ? i : end_]; }
+  // ------------------------------------------------------------ tokens (TokenCursor, reader.cpp)
   const Token& cur() const { return tok(p_); }
-  std::string_view str(size_t i) const { return i < end_ ? lex_.str(i) : std::string_view(); }
   bool atEnd() const { return p_ >= end_; }
-  bool isPunct(size_t i, std::string_view s) const {
-    return i < end_ && toks_[i].kind == Tok::Punct && str(i) == s;
-  }
-  bool isIdent(size_t i, std::string_view s) const {
-    return i < end_ && toks_[i].kind == Tok::Ident && str(i) == s;
-  }
-  bool isIdent(size_t i) const { return i < end_ && toks_[i].kind == Tok::Ident; }
-  bool eat(std::string_view punct);
   bool expect(std::string_view punct);
   bool eatWord(std::string_view w);
   std::string found() const;
@@ -138,6 +129,9 @@ class Reader {
   bool add(Pending& pd);
   bool argScalar(const Arg& a, ScalarId& out);
   bool argInt(const Arg& a, int64_t& out);
+  // A list argument `{...}`: item(element, value) converts each element, appended to `out`.
+  template <class T, class Item>
+  bool argList(const Arg& a, std::vector<T>& out, Item&& item);  // exprs.cpp
   bool argInts(const Arg& a, std::vector<int64_t>& out);
   bool argScalars(const Arg& a, std::vector<ScalarId>& out);
   bool argBools(const Arg& a, std::vector<bool>& out);
@@ -163,9 +157,7 @@ class Reader {
 
   // ------------------------------------------------------------ state
   const MappedText& text_;
-  const Lexer& lex_;
-  const std::vector<Token>& toks_;
-  size_t begin_, end_, p_;
+  size_t begin_;
   DiagnosticSink& sink_;
   ReadOptions opts_;
   int errors_ = 0;

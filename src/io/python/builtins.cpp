@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "io/import_text.h"
 #include "io/python/interpreter.h"
 
 namespace fc::py {
@@ -115,27 +116,17 @@ Ref Interpreter::moduleAttr(const Ref& mod, const std::string& name, uint32_t of
     return p;
   }
   if (m == "torch") {
-    static const std::pair<const char*, DType> types[] = {{"float16", DType::Half},
-                                                          {"half", DType::Half},
-                                                          {"bfloat16", DType::BFloat16},
-                                                          {"float32", DType::Float},
-                                                          {"float", DType::Float},
-                                                          {"float64", DType::Double},
-                                                          {"double", DType::Double},
-                                                          {"int32", DType::Int32},
-                                                          {"int", DType::Int32},
-                                                          {"int64", DType::Int},
-                                                          {"long", DType::Int},
-                                                          {"bool", DType::Bool},
-                                                          {"float8_e4m3fn", DType::Float8_e4m3fn},
-                                                          {"float8_e5m2", DType::Float8_e5m2}};
-    for (const auto& [n, t] : types)
-      if (name == n) {
-        Ref d = mk(VK::TorchDType);
-        d->dtype = t;
-        d->s = name;
-        return d;
-      }
+    static constexpr lex::Spelling<DType> kTorchAliases[] = {{"half", DType::Half},
+                                                             {"float", DType::Float},
+                                                             {"double", DType::Double},
+                                                             {"int", DType::Int32},
+                                                             {"long", DType::Int}};
+    if (auto t = lex::dtypeSpelled(name, dtypeTorchName, kTorchAliases)) {
+      Ref d = mk(VK::TorchDType);
+      d->dtype = *t;
+      d->s = name;
+      return d;
+    }
   }
   if (m == "math") {
     if (name == "pi") return mkFloat(M_PI);

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <string_view>
+#include <utility>
 
 #include "io/python/bind.h"
 #include "io/python/frontend_ops.h"
@@ -13,6 +15,21 @@
 #include "support/suggest.h"
 
 namespace fc::py {
+namespace {
+
+// The scalar expr the elementwise op fd.ops.`name` is on scalars only, where the name alone says
+// it (integer `mod` depends on the operands' dtypes); None for the others.
+ScalarOp scalarOpOf(std::string_view name) {
+  static constexpr std::pair<std::string_view, ScalarOp> kOps[] = {
+      {"add", ScalarOp::Add}, {"sub", ScalarOp::Sub},        {"mul", ScalarOp::Mul},
+      {"div", ScalarOp::Div}, {"maximum", ScalarOp::Max},    {"minimum", ScalarOp::Min},
+      {"neg", ScalarOp::Neg}, {"ceilDiv", ScalarOp::CeilDiv}};
+  for (const auto& [n, op] : kOps)
+    if (name == n) return op;
+  return ScalarOp::None;
+}
+
+}  // namespace
 
 Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::string& name, Args& in_args) {
   const FrontendOp* op = findFrontendOp(name);
@@ -179,25 +196,9 @@ Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::
         kind = OpKind::LogicalNot;  // bitwise_not of Bool is logical_not (csrc/ops/arith.cpp bitwise_not)
       if (!any_tensor) {
         // Scalars only: a derived scalar where fusecheck's scalar exprs can say it.
-        ScalarOp sop = ScalarOp::None;
-        if (name == "add")
-          sop = ScalarOp::Add;
-        else if (name == "sub")
-          sop = ScalarOp::Sub;
-        else if (name == "mul")
-          sop = ScalarOp::Mul;
-        else if (name == "div")
-          sop = ScalarOp::Div;
-        else if (name == "maximum")
-          sop = ScalarOp::Max;
-        else if (name == "minimum")
-          sop = ScalarOp::Min;
-        else if (name == "neg")
-          sop = ScalarOp::Neg;
-        else if (name == "ceilDiv")
-          sop = ScalarOp::CeilDiv;
-        else if ((name == "fmod" || name == "mod") && isIntegral(f.scalars[ins[0].id].dtype) &&
-                 isIntegral(f.scalars[ins[1].id].dtype))
+        ScalarOp sop = scalarOpOf(name);
+        if ((name == "fmod" || name == "mod") && isIntegral(f.scalars[ins[0].id].dtype) &&
+            isIntegral(f.scalars[ins[1].id].dtype))
           sop = ScalarOp::Mod;
         else if (name == "set" || name == "segment_set")
           return scalarValue(rec, ins[0].id);

@@ -72,6 +72,13 @@ class Parser {
     return static_cast<NodeId>(m_.nodes.size() - 1);
   }
   Node& N(NodeId id) { return m_.nodes[id]; }
+  // An operator node: kind `k` at `off`, the operator's spelling `op`, its operands `a`.
+  NodeId opNode(NK k, uint32_t off, std::string op, std::vector<NodeId> a) {
+    NodeId n = make(k, off);
+    N(n).s = std::move(op);
+    N(n).a = std::move(a);
+    return n;
+  }
 
   // ---- statements
   void block(std::vector<NodeId>& body) {
@@ -252,6 +259,14 @@ class Parser {
     return s;
   }
 
+  // An optional `as NAME` after an imported name: NAME becomes the alias's `s2`.
+  void aliasAs(NodeId al) {
+    if (!acceptName("as")) return;
+    if (peek().kind != TokKind::Name) fail("expected a name after `as`");
+    N(al).s2 = std::string(peek().s);
+    ++p_;
+  }
+
   NodeId importStmt(uint32_t off) {
     ++p_;
     NodeId r = make(NK::Import, off);
@@ -259,11 +274,7 @@ class Parser {
       NodeId al = make(NK::Alias, peek().off);
       std::string name = dottedName();
       N(al).s = std::move(name);
-      if (acceptName("as")) {
-        if (peek().kind != TokKind::Name) fail("expected a name after `as`");
-        N(al).s2 = std::string(peek().s);
-        ++p_;
-      }
+      aliasAs(al);
       N(r).a.push_back(al);
     } while (acceptOp(","));
     return r;
@@ -292,11 +303,7 @@ class Parser {
         NodeId al = make(NK::Alias, peek().off);
         N(al).s = std::string(peek().s);
         ++p_;
-        if (acceptName("as")) {
-          if (peek().kind != TokKind::Name) fail("expected a name after `as`");
-          N(al).s2 = std::string(peek().s);
-          ++p_;
-        }
+        aliasAs(al);
         N(r).a.push_back(al);
       } while (acceptOp(","));
     }
@@ -612,10 +619,7 @@ class Parser {
       uint32_t off = peek().off;
       ++p_;
       NodeId r = is_or ? boolOp(false) : notTest();
-      NodeId n = make(NK::BoolOp, off);
-      N(n).s = is_or ? "or" : "and";
-      N(n).a = {l, r};
-      l = n;
+      l = opNode(NK::BoolOp, off, is_or ? "or" : "and", {l, r});
     }
     return l;
   }
@@ -625,10 +629,7 @@ class Parser {
       uint32_t off = peek().off;
       ++p_;
       NodeId v = notTest();
-      NodeId n = make(NK::Unary, off);
-      N(n).s = "not";
-      N(n).a.push_back(v);
-      return n;
+      return opNode(NK::Unary, off, "not", {v});
     }
     return comparison();
   }
@@ -654,10 +655,7 @@ class Parser {
         return l;
       }
       NodeId r = orExpr();
-      NodeId n = make(NK::Compare, off);
-      N(n).s = op;
-      N(n).a = {l, r};
-      l = n;
+      l = opNode(NK::Compare, off, std::move(op), {l, r});
     }
   }
 
@@ -673,10 +671,7 @@ class Parser {
           uint32_t off = peek().off;
           ++p_;
           NodeId r = binaryLevel(level + 1);
-          NodeId n = make(NK::Binary, off);
-          N(n).s = std::string(op);
-          N(n).a = {l, r};
-          l = n;
+          l = opNode(NK::Binary, off, std::string(op), {l, r});
           matched = true;
           break;
         }
@@ -692,10 +687,7 @@ class Parser {
       std::string op(peek().s);
       ++p_;
       NodeId v = unary();
-      NodeId n = make(NK::Unary, off);
-      N(n).s = op;
-      N(n).a.push_back(v);
-      return n;
+      return opNode(NK::Unary, off, std::move(op), {v});
     }
     return power();
   }
@@ -706,10 +698,7 @@ class Parser {
       uint32_t off = peek().off;
       ++p_;
       NodeId e = unary();
-      NodeId n = make(NK::Binary, off);
-      N(n).s = "**";
-      N(n).a = {base, e};
-      return n;
+      return opNode(NK::Binary, off, "**", {base, e});
     }
     return base;
   }
@@ -796,6 +785,13 @@ class Parser {
     return s;
   }
 
+  // A comprehension inside brackets (its `for` is the current token), then the closing `close`.
+  NodeId comprehensionIn(const char* kind, NodeId elt, NodeId value, uint32_t off, std::string_view close) {
+    NodeId g = comprehension(kind, elt, value, off);
+    expectOp(close);
+    return g;
+  }
+
   NodeId comprehension(const char* kind, NodeId elt, NodeId value, uint32_t off) {
     NodeId c = make(NK::Comp, off);
     N(c).s = kind;
@@ -864,9 +860,7 @@ class Parser {
       if (acceptOp(")")) return make(NK::Tuple, off);
       NodeId first = element();
       if (isName("for")) {
-        NodeId g = comprehension("gen", first, kNoNode, off);
-        expectOp(")");
-        return g;
+        return comprehensionIn("gen", first, kNoNode, off, ")");
       }
       if (!isOp(",")) {
         expectOp(")");
@@ -881,9 +875,7 @@ class Parser {
       if (acceptOp("]")) return l;
       NodeId first = element();
       if (isName("for")) {
-        NodeId g = comprehension("list", first, kNoNode, off);
-        expectOp("]");
-        return g;
+        return comprehensionIn("list", first, kNoNode, off, "]");
       }
       N(l).a.push_back(first);
       return restOfSequence(l, "]");
@@ -893,27 +885,21 @@ class Parser {
       if (acceptOp("**")) {
         NodeId d0 = make(NK::Dict, off);
         NodeId v = orExpr();
-        N(d0).a.push_back(kNoNode);
-        N(d0).b.push_back(v);
+        dictEntry(d0, kNoNode, v);
         return dictRest(d0);
       }
       NodeId first = isOp("*") ? starred() : expr();
       if (acceptOp(":")) {
         NodeId v = expr();
         if (isName("for")) {
-          NodeId g = comprehension("dict", first, v, off);
-          expectOp("}");
-          return g;
+          return comprehensionIn("dict", first, v, off, "}");
         }
         NodeId d0 = make(NK::Dict, off);
-        N(d0).a.push_back(first);
-        N(d0).b.push_back(v);
+        dictEntry(d0, first, v);
         return dictRest(d0);
       }
       if (isName("for")) {
-        NodeId g = comprehension("set", first, kNoNode, off);
-        expectOp("}");
-        return g;
+        return comprehensionIn("set", first, kNoNode, off, "}");
       }
       NodeId s = make(NK::Set, off);
       N(s).a.push_back(first);
@@ -928,20 +914,24 @@ class Parser {
     fail("expected an expression, found " + found());
   }
 
+  // One entry of a dict display: `key: value`, or `**value` with the key kNoNode.
+  void dictEntry(NodeId d, NodeId key, NodeId value) {
+    N(d).a.push_back(key);
+    N(d).b.push_back(value);
+  }
+
   NodeId dictRest(NodeId d0) {
     while (acceptOp(",")) {
       if (isOp("}")) break;
       if (acceptOp("**")) {
         NodeId v = orExpr();
-        N(d0).a.push_back(kNoNode);
-        N(d0).b.push_back(v);
+        dictEntry(d0, kNoNode, v);
         continue;
       }
       NodeId k = expr();
       expectOp(":");
       NodeId v = expr();
-      N(d0).a.push_back(k);
-      N(d0).b.push_back(v);
+      dictEntry(d0, k, v);
     }
     expectOp("}");
     return d0;
