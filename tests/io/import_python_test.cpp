@@ -15,6 +15,7 @@
 
 #include "io/export_python.h"
 #include "io/import_detect.h"
+#include "io/python/frontend_ops.h"
 #include "io/reader.h"
 #include "io/writer.h"
 #include "ir/printer.h"
@@ -77,6 +78,22 @@ std::string canonical(const Fusion& f) {
     s += " transforms=" + std::to_string(t.transforms.size()) + "\n";
   }
   return s;
+}
+
+// An op of ops.def with an elementwise call form reaches the Python importer by its row alone:
+// fd.ops.<python name> resolves to that op kind, whether or not the frontend table lists it.
+TEST(ImportPython, EveryElementwiseOpsDefRowResolves) {
+  int checked = 0;
+  for (int k = 0; k < numOpKinds(); ++k) {
+    const OpInfo& info = opInfo(static_cast<OpKind>(k));
+    if (info.python_name.empty() || (info.form != OpForm::Unary && info.form != OpForm::Binary)) continue;
+    const py::FrontendOp* op = py::findFrontendOp(info.python_name);
+    ASSERT_NE(op, nullptr) << info.python_name;
+    EXPECT_EQ(py::frontendOpKind(*op), info.kind) << info.python_name;
+    ++checked;
+  }
+  EXPECT_GE(checked, 30);
+  EXPECT_EQ(py::findFrontendOp("no_such_op"), nullptr);
 }
 
 TEST(ImportPython, AtLeastFifteenFixtures) { EXPECT_GE(importFixtures().size(), 15u); }

@@ -64,6 +64,8 @@ std::span<const FrontendOp> frontendOps();
 // `op`'s parameter names, in order, and its older keyword spellings as (old, current) pairs.
 std::vector<std::string> paramNames(const FrontendOp& op);
 std::vector<std::pair<std::string, std::string>> keywordRenames(const FrontendOp& op);
+// The entry of fd.ops.<name>: the table's, else one derived from an elementwise ops.def row
+// that the table does not list; nullptr for a name neither knows.
 const FrontendOp* findFrontendOp(std::string_view name);
 // The op kind a modelled entry records (by its Python name in ops.def); nullopt otherwise.
 std::optional<OpKind> frontendOpKind(const FrontendOp& op);
