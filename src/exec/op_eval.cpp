@@ -195,7 +195,12 @@ double unaryFn(OpKind op, double x, bool tanh_approx) {
     case OpKind::Floor: return std::floor(x);
     case OpKind::Ceil: return std::ceil(x);
     case OpKind::LogicalNot: return x == 0 ? 1.0 : 0.0;
-    default: return x;
+    default:
+      // An ops.def row that neither has arithmetic here nor the NotExecuted flag (which makes `run`
+      // refuse the fusion first, FC0909): a bug in fusecheck, never a value.
+      internalError(
+          __FILE__, __LINE__,
+          "unary op " + std::string(opName(op)) + " has no arithmetic and is not flagged NotExecuted");
   }
 }
 

@@ -10,8 +10,10 @@
 
 #include "exec/dtype_convert.h"
 #include "exec/exec_error.h"
+#include "exec/op_eval.h"
 #include "exec/reference.h"
 #include "exec_test_util.h"
+#include "support/internal_error.h"
 
 namespace fc::exec {
 namespace {
@@ -484,6 +486,14 @@ TEST(Ops, EveryOpKindHasACase) {
     if (isExecuted(static_cast<OpKind>(i)))
       EXPECT_TRUE(covered.count(static_cast<OpKind>(i)))
           << opName(static_cast<OpKind>(i)) << " has no test case";
+}
+
+// A unary op without arithmetic is never computed as some other value: the evaluator stops on
+// the internal channel (`run` refuses NotExecuted ops before that, FC0909).
+TEST(Ops, AUnaryOpWithoutArithmeticIsAnInternalErrorNotAValue) {
+  ASSERT_FALSE(isExecuted(OpKind::Acos));
+  EXPECT_THROW(exec::unaryOpValue(OpKind::Acos, 0.5, false), InternalError);
+  EXPECT_DOUBLE_EQ(exec::unaryOpValue(OpKind::Neg, 0.5, false), -0.5);
 }
 
 TEST(Ops, ExactAndFaithfulDiffer) {
