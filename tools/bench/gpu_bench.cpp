@@ -1,6 +1,6 @@
 // GPU benchmark (not a test): fusecheck's CUDA execution of the seed graph
 // (nvFuser #2481, repaired with --fix) at M = N = K in half with two
-// simulated ranks, and every kernel family of docs/performance.md's GPU
+// simulated ranks, and every kernel family of docs/gpu-performance.md's
 // table against the device's own ceilings: memory-bound kernels against a
 // device-to-device copy, the GEMMs as TFLOP/s. PyTorch's side is
 // tools/bench/torch_eager.py; tools/bench/gpu_figures.py runs both in one

@@ -1,4 +1,4 @@
-"""The GPU figures of docs/performance.md in one command: runs
+"""The GPU figures of docs/gpu-performance.md in one command: runs
 tools/bench/gpu_bench (fusecheck) and tools/bench/torch_eager.py (PyTorch
 eager) one after the other on the same GPU and prints each figure beside
 PyTorch's, with the target and whether it holds. Every time is a median of
