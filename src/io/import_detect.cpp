@@ -111,7 +111,12 @@ std::optional<ImportFormat> recognizeImportFormat(std::string_view text) {
   size_t first = text.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos || text[first] == '{') return std::nullopt;
   ImportFormat f = detectImportFormat(text);
-  if (f != ImportFormat::NvfuserIr || hasPrintedTensor(text)) return f;
+  // Printed IR: a tensor as nvFuser prints it, or the print's own headings (a hand-written print
+  // whose tensors lack them is then reported by the IR reader, not as malformed JSON).
+  auto has = [&](std::string_view s) { return text.find(s) != std::string_view::npos; };
+  if (f != ImportFormat::NvfuserIr || hasPrintedTensor(text) || has("%kernel_math") ||
+      (has("Inputs:") && has("Outputs:")))
+    return f;
   return std::nullopt;
 }
 

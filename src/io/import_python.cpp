@@ -71,6 +71,7 @@ std::vector<int64_t> contiguousStrides(const std::vector<int64_t>& sizes) {
 
 std::optional<Fusion> importPython(const SourceText& source, DiagnosticSink& sink, SourceMap* map) {
   const size_t errors_before = sink.errorCount();
+  const size_t diags_before = sink.all().size();
   auto where = [&](uint32_t off) {
     LineCol lc = source.lineCol(off);
     return Location{source.path(), "", lc.line, lc.col};
@@ -131,8 +132,20 @@ std::optional<Fusion> importPython(const SourceText& source, DiagnosticSink& sin
       ++recorded;
     }
   if (!rec) {
-    if (sink.errorCount() == errors_before)
-      sink.error(DiagCode::ImportSyntax, "no `def ...(fd : FusionDefinition)` definition found", where(0));
+    if (sink.errorCount() == errors_before) {
+      // A definition the interpreter tried and skipped (a parameter the script never binds, a
+      // failing line) was found: say that no fusion was recorded, not that none was written.
+      std::optional<Location> skipped;  // the first definition skipped
+      for (size_t i = diags_before; i < sink.all().size() && !skipped; ++i)
+        if (sink.all()[i].severity == Severity::Note && sink.all()[i].message.rfind("skipped: ", 0) == 0)
+          skipped = sink.all()[i].loc;
+      if (skipped)
+        sink.error(DiagCode::ImportSyntax,
+                   "no fusion recorded: the definitions that take `fd` were skipped (the notes say why)",
+                   *skipped);
+      else
+        sink.error(DiagCode::ImportSyntax, "no `def ...(fd : FusionDefinition)` definition found", where(0));
+    }
     return std::nullopt;
   }
   if (recorded > 1)

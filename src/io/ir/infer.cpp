@@ -39,7 +39,8 @@ void Reader::finish() {
     if (errors_) return;
   }
   const size_t nt = f_.tensors.size();
-  if (f_.exprs.empty() && listed_inputs_.empty() && listed_outputs_.empty()) {
+  // No tensor at all (names listed under Inputs: / Outputs: read as scalars) is no fusion either.
+  if (nt == 0 || (f_.exprs.empty() && listed_inputs_.empty() && listed_outputs_.empty())) {
     error(DiagCode::ImportSyntax,
           nt == 0 ? "no tensor print such as `T0_g[ iS0{i0} ]` in this text"
                   : "the print shows tensors but no expr (`T1_l[ ... ] = op( ... )`) defining any of them",

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "io/import_text.h"
+#include "io/python/frontend_ops.h"
 #include "io/python/interpreter.h"
 
 namespace fc::py {
@@ -40,6 +41,8 @@ std::string nvfuserMember(const std::string& dotted) {
 Ref Interpreter::moduleAttr(const Ref& mod, const std::string& name, uint32_t off) {
   const std::string& m = mod->s;
   if (m == "fd.ops" || m == "fd.sched") {
+    // As in Python, naming an op that does not exist fails where it is named, called or not.
+    if (m == "fd.ops" && !findFrontendOp(name)) failUnknownOp(name, off);
     Ref b = mkBuiltin(m + "." + name, mod);
     b->rec = mod->rec;
     return b;

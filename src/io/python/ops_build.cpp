@@ -31,15 +31,17 @@ ScalarOp scalarOpOf(std::string_view name) {
 
 }  // namespace
 
+void Interpreter::failUnknownOp(const std::string& name, uint32_t off) {
+  std::vector<std::string> names;
+  for (const FrontendOp& o : frontendOps()) names.emplace_back(o.name);
+  fail("`fd.ops." + name + "` is not an nvFuser op" + didYouMean(name, names), off,
+       DiagCode::ImportUnresolved);
+}
+
 Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::string& name, Args& in_args) {
   const FrontendOp* op = findFrontendOp(name);
   const std::string fname = "fd.ops." + name;
-  if (!op) {
-    std::vector<std::string> names;
-    for (const FrontendOp& o : frontendOps()) names.emplace_back(o.name);
-    fail("`" + fname + "` is not an nvFuser op" + didYouMean(name, names), in_args.off,
-         DiagCode::ImportUnresolved);
-  }
+  if (!op) failUnknownOp(name, in_args.off);
   Fusion& f = rec->f;
   ImportBuilder& b = rec->b;
   rec->recorded = true;
