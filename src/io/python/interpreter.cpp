@@ -78,6 +78,7 @@ std::string Interpreter::lineCol(uint32_t off) const {
 }
 
 void Interpreter::report(Severity sev, DiagCode code, std::string message, uint32_t off) {
+  if (sev == Severity::Note && !noted_.emplace(off, message).second) return;
   if (sev == Severity::Error) ++errors_;
   LineCol lc = src_.lineCol(off);
   sink_.report(sev, code, std::move(message), Location{src_.path(), "", lc.line, lc.col});

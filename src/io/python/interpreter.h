@@ -17,7 +17,9 @@
 #pragma once
 
 #include <memory>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "diag/diagnostic.h"
@@ -163,6 +165,8 @@ class Interpreter {
   int calls_ = 0;
   int64_t iterations_ = 0;
   int errors_ = 0;
+  // The notes reported so far, by place and text: a line that a loop runs again is noted once.
+  std::set<std::pair<uint32_t, std::string>> noted_;
   Ref return_value_;
   std::unordered_map<std::string, uint32_t> global_off_;
   // Scopes of the functions that defined a fusion, newest last: a schedule function written
