@@ -338,8 +338,12 @@ Ref Interpreter::fdCall(const std::shared_ptr<FusionRecorder>& rec, const std::s
     if (a.has(1)) {
       if (a[1]->k != VK::Tensor) fail("alias_input must be a tensor", a.off[1]);
       f.provenance.emplace_back("alias:" + std::string(f.tensorName(t)), std::string(f.tensorName(a[1]->id)));
+      // The output as the script spells it (`T4`), and fusecheck's name when the two differ.
+      std::string spelled = identifierAt(a.off[0]);
+      std::string name(f.tensorName(t));
+      std::string shown = spelled.empty() || spelled == name ? name : spelled + " (fusecheck's " + name + ")";
       report(Severity::Warning, DiagCode::ImportUnsupported,
-             "output aliasing is not modeled: " + std::string(f.tensorName(t)) +
+             "output aliasing is not modeled: " + shown +
                  " is kept as an ordinary output (the alias is recorded in provenance)",
              a.off[1]);
     }

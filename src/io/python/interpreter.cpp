@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "io/ascii_class.h"
 #include "support/suggest.h"
 
 namespace fc::py {
@@ -75,6 +76,14 @@ std::shared_ptr<std::unordered_map<std::string, Ref>> Interpreter::newAttrs(
 std::string Interpreter::lineCol(uint32_t off) const {
   LineCol lc = src_.lineCol(off);
   return src_.path() + ":" + std::to_string(lc.line) + ":" + std::to_string(lc.col);
+}
+
+std::string Interpreter::identifierAt(uint32_t off) const {
+  std::string_view t = src_.text();
+  if (off >= t.size() || !ascii::identStart(static_cast<unsigned char>(t[off]))) return {};
+  size_t e = off;
+  while (e < t.size() && ascii::identChar(static_cast<unsigned char>(t[e]))) ++e;
+  return std::string(t.substr(off, e - off));
 }
 
 void Interpreter::report(Severity sev, DiagCode code, std::string message, uint32_t off) {

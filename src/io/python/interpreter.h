@@ -82,6 +82,8 @@ class Interpreter {
   double asFloat(const Ref& v, uint32_t off, const std::string& what);
   std::vector<Ref> asList(const Ref& v, uint32_t off, const std::string& what);
   std::string lineCol(uint32_t off) const;
+  // The identifier that starts at `off` in the script (`T4`); empty when none does.
+  std::string identifierAt(uint32_t off) const;
 
  private:
   enum class Flow { Normal, Return, Break, Continue };
