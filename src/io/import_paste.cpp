@@ -357,6 +357,7 @@ std::optional<Fusion> importPaste(const MappedText& text, DiagnosticSink& sink, 
   // The block to import: the first that holds a repro, by form priority.
   int best = -1;
   Form best_form = Form::Other;
+  bool best_defines = false;
   for (size_t i = 0; i < blocks.size(); ++i) {
     if (any_fence && !blocks[i].fenced) continue;
     std::string body;
@@ -367,9 +368,15 @@ std::optional<Fusion> importPaste(const MappedText& text, DiagnosticSink& sink, 
     }
     blocks[i].form = formOf(body);
     if (blocks[i].form == Form::Other) continue;
-    if (best < 0 || static_cast<int>(blocks[i].form) < static_cast<int>(best_form)) {
+    // Of two Python blocks, one that defines tensors beats one that only names nvFuser (the error
+    // banner nvFuser prints above its repro, fenced together with it).
+    const bool defines =
+        body.find("define_tensor(") != std::string::npos || body.find("from_pytorch(") != std::string::npos;
+    if (best < 0 || static_cast<int>(blocks[i].form) < static_cast<int>(best_form) ||
+        (blocks[i].form == best_form && best_form == Form::Python && defines && !best_defines)) {
       best = static_cast<int>(i);
       best_form = blocks[i].form;
+      best_defines = defines;
     }
   }
   if (best < 0) {
