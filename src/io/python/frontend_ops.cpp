@@ -209,6 +209,13 @@ std::vector<std::pair<std::string, std::string>> keywordRenames(const FrontendOp
 
 namespace {
 
+// kOps' entry for `name` (the table is sorted by name), or nullptr.
+const FrontendOp* tableOp(std::string_view name) {
+  auto it = std::lower_bound(std::begin(kOps), std::end(kOps), name,
+                             [](const FrontendOp& o, std::string_view n) { return o.name < n; });
+  return it != std::end(kOps) && it->name == name ? &*it : nullptr;
+}
+
 // The elementwise ops of ops.def (unary and binary call forms) whose Python names kOps does not
 // list, with nvFuser's elementwise parameter names: a new ops.def row imports with no edit here.
 // Which frontends have such an op is not known: kOwn.
@@ -218,9 +225,7 @@ const std::vector<FrontendOp>& derivedOps() {
     for (int k = 0; k < numOpKinds(); ++k) {
       const OpInfo& info = opInfo(static_cast<OpKind>(k));
       if (info.python_name.empty() || (info.form != OpForm::Unary && info.form != OpForm::Binary)) continue;
-      auto it = std::lower_bound(std::begin(kOps), std::end(kOps), info.python_name,
-                                 [](const FrontendOp& o, std::string_view n) { return o.name < n; });
-      if (it != std::end(kOps) && it->name == info.python_name) continue;
+      if (tableOp(info.python_name)) continue;
       r.push_back(
           {info.python_name, PyForm::Elementwise, kOwn, info.form == OpForm::Unary ? "arg" : "lhs,rhs", ""});
     }
@@ -232,9 +237,7 @@ const std::vector<FrontendOp>& derivedOps() {
 }  // namespace
 
 const FrontendOp* findFrontendOp(std::string_view name) {
-  auto it = std::lower_bound(std::begin(kOps), std::end(kOps), name,
-                             [](const FrontendOp& o, std::string_view n) { return o.name < n; });
-  if (it != std::end(kOps) && it->name == name) return &*it;
+  if (const FrontendOp* op = tableOp(name)) return op;
   for (const FrontendOp& op : derivedOps())
     if (op.name == name) return &op;
   return nullptr;
