@@ -1,6 +1,7 @@
 #include "diag/diagnostic.h"
 
 #include "support/escape.h"
+#include "support/internal_error.h"
 
 namespace fc {
 namespace {
@@ -17,6 +18,15 @@ const std::vector<DiagCodeInfo>& table() {
 }  // namespace
 
 const DiagCodeInfo& diagCodeInfo(DiagCode c) { return table()[static_cast<size_t>(c)]; }
+
+void checkPlacesRendered(const std::vector<Diagnostic>& diags) {
+  for (const Diagnostic& d : diags) {
+    bool ok = d.loc.rendered();
+    for (const Note& n : d.notes) ok = ok && n.loc.rendered();
+    FC_CHECK(ok, std::string(diagCodeInfo(d.code).id) + " \"" + d.message +
+                     "\" reached a renderer with a place io/ has not spelled (renderPlaces)");
+  }
+}
 const std::vector<DiagCodeInfo>& allDiagCodes() { return table(); }
 
 std::string_view severityName(Severity s) {

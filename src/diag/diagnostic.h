@@ -1,13 +1,17 @@
 // Diagnostic values: severity, stable code, message, location
-// (file, JSON pointer, line:col) and notes with their own locations. Passes
-// produce these as data; renderers (text, JSON, SARIF) turn them into text.
+// (file, typed place, JSON pointer, line:col) and notes with their own
+// locations. Passes produce these as data; renderers (text, JSON, SARIF)
+// turn them into text.
 #pragma once
 
 #include <iterator>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
+
+#include "diag/place.h"
 
 namespace fc {
 
@@ -30,12 +34,29 @@ const std::vector<DiagCodeInfo>& allDiagCodes();
 enum class Severity : uint8_t { Error, Warning, Note, Remark, NotDecided };
 std::string_view severityName(Severity s);
 
+// Code above io/ says where with a typed place; io/ gives the location its
+// pointer (renderPlaces, io/place_pointer.h) and line:col (fillLocations,
+// fillSourcePositions) before a renderer prints it. io/'s readers, which
+// know the document, set pointers directly.
 struct Location {
+  Location() = default;
+  Location(std::string f, std::string p = {}, int l = 0, int c = 0)
+      : file(std::move(f)), pointer(std::move(p)), line(l), col(c) {}
+
   std::string file;     // path as given on the command line; empty: none
   std::string pointer;  // RFC 6901 JSON pointer; empty: whole document
   int line = 0;         // 1-based; 0: unknown
   int col = 0;          // 1-based; 0: unknown
+  Place place;          // empty: none (or the pointer alone says where)
   bool known() const { return line > 0; }
+  // Whether io/ has spelled the place (or there is none to spell).
+  bool rendered() const { return place.empty() || !pointer.empty(); }
+  static Location at(std::string file, const Place& p) {
+    Location l;
+    l.file = std::move(file);
+    l.place = p;
+    return l;
+  }
 };
 
 struct Note {
@@ -100,6 +121,10 @@ class DiagnosticSink {
  private:
   std::vector<Diagnostic> diags_;
 };
+
+// The renderers' precondition: every location of `diags` (and of their
+// notes) is rendered(); an internal error otherwise, naming the diagnostic.
+void checkPlacesRendered(const std::vector<Diagnostic>& diags);
 
 // RFC 6901 pointer building: JsonPointer().key("tensors").index(5).str()
 // == "/tensors/5".

@@ -30,6 +30,7 @@ const char* command(Severity s) {
 }  // namespace
 
 std::string renderGithub(const std::vector<Diagnostic>& diags) {
+  checkPlacesRendered(diags);
   std::string out;
   for (const Diagnostic& d : diags) {
     const DiagCodeInfo& info = diagCodeInfo(d.code);

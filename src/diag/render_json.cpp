@@ -87,6 +87,7 @@ std::optional<std::vector<Diagnostic>> diagnosticsFromJson(std::string_view text
 }
 
 std::string renderJson(const std::vector<Diagnostic>& diags) {
+  checkPlacesRendered(diags);
   ojson arr = ojson::array();
   for (const Diagnostic& d : diags) {
     const DiagCodeInfo& info = diagCodeInfo(d.code);

@@ -103,6 +103,7 @@ std::string pathFromRoot(const std::string& file) {
 }
 
 std::string renderSarif(const std::vector<Diagnostic>& diags, const std::string& tool_version) {
+  checkPlacesRendered(diags);
   ojson rules = ojson::array();
   for (const DiagCodeInfo& info : allDiagCodes()) {
     ojson r;

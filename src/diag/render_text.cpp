@@ -119,6 +119,7 @@ bool colorFor(const std::ostream& os) {
 }
 
 void renderText(const std::vector<Diagnostic>& diags, const SourceText* source, std::ostream& os) {
+  checkPlacesRendered(diags);
   const Palette p = palette(!diags.empty() && colorFor(os));
   for (const Diagnostic& d : diags) {
     const DiagCodeInfo& info = diagCodeInfo(d.code);

@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "io/json_scan.h"
+#include "io/place_pointer.h"
 
 namespace fc {
 namespace {
@@ -270,6 +271,7 @@ void fillOne(Location& loc, const SourceText& source, ContainerIndex& idx) {
 }  // namespace
 
 void fillLocations(std::vector<Diagnostic>& diags, const SourceText& source) {
+  renderPlaces(diags);
   ContainerIndex idx;
   idx.source = &source;
   for (Diagnostic& d : diags) {

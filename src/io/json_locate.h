@@ -16,8 +16,9 @@ namespace fc {
 // pointer does not resolve (then callers fall back to its longest prefix).
 std::optional<size_t> locateJsonPointer(std::string_view json, std::string_view pointer);
 
-// Fills line/col of every diagnostic (and note) whose location has a pointer
-// into `source` and no line yet.
+// Gives every diagnostic (and note) its pointer (renderPlaces), then fills
+// line/col of those whose location has a pointer into `source` and no line
+// yet.
 void fillLocations(std::vector<Diagnostic>& diags, const SourceText& source);
 
 }  // namespace fc

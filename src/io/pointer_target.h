@@ -1,13 +1,14 @@
-// What a diagnostic's JSON pointer points at in the fusion: the tensor, the
-// axis, the expr or the segment that the place in the repro describes
-// ("/tensors/5/logical/1" is axis 1 of T5's logical domain, "/exprs/3/shape/0"
-// is expr 3, "/segmentation/segments/2" is segment 2). Commands that draw or
-// explain the fusion use it to attach every located diagnostic to its place.
-// O(length of the pointer).
+// What a diagnostic's place points at in the fusion: the tensor, the axis,
+// the expr or the segment that the place in the repro describes (tensor 5 ->
+// logical 1 is axis 1 of T5's logical domain, expr 3 -> shape 0 is expr 3,
+// segment 2 is segment 2). Commands that draw or explain the fusion use it to
+// attach every located diagnostic to its place. O(depth of the place).
 #pragma once
 
 #include <string_view>
 
+#include "diag/diagnostic.h"
+#include "diag/place.h"
 #include "ir/fusion.h"
 
 namespace fc {
@@ -22,6 +23,11 @@ struct PointerTarget {
 
 // Tensors and exprs are numbered as in the repro's arrays (the reader keeps
 // that order); out-of-range indexes resolve to nothing.
+PointerTarget resolvePlace(const Fusion& f, const Place& place);
+// The place a pointer spells (io/place_pointer.h), resolved.
 PointerTarget resolvePointer(const Fusion& f, std::string_view pointer);
+// A location's place, or the place its pointer spells when it has none (a
+// diagnostic read back from JSON).
+PointerTarget resolveLocation(const Fusion& f, const Location& loc);
 
 }  // namespace fc

@@ -1,8 +1,10 @@
 // Pointers into an imported fusion located in the user's text (see source_map.h).
 #include "io/source_map.h"
 
-#include <charconv>
+#include <optional>
 #include <string_view>
+
+#include "io/place_pointer.h"
 
 namespace fc {
 namespace {
@@ -28,31 +30,35 @@ SourcePositions positionsOf(const SourceMap& map, const SourceText& source) {
   return p;
 }
 
-LineCol positionOf(std::string_view pointer, const Fusion& f) {
-  if (!f.source || pointer.size() < 2 || pointer[0] != '/') return {};
+LineCol positionOf(const Place& place, const Fusion& f) {
+  if (!f.source || place.empty()) return {};
   const SourcePositions& p = *f.source;
-  pointer.remove_prefix(1);
-  size_t slash = pointer.find('/');
-  std::string_view kind = pointer.substr(0, slash);
-  std::string_view rest = slash == std::string_view::npos ? std::string_view() : pointer.substr(slash + 1);
-  size_t n = 0;
-  auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), n);
-  if (rest.empty() || ec != std::errc() || (end != rest.data() + rest.size() && *end != '/')) return {};
+  const Place::Step& first = place.step(0);
+  const size_t n = first.index;
+  if (first.index == Place::kNoIndex) return {};
   auto ofValue = [&](const ValueRef& v) { return v.isTensor() ? at(p.tensors, v.id) : at(p.scalars, v.id); };
-  if (kind == "tensors") return at(p.tensors, n);
-  if (kind == "exprs") return at(p.exprs, n);
-  if (kind == "scalars") return at(p.scalars, n);
-  if (kind == "inputs") return n < f.inputs.size() ? ofValue(f.inputs[n]) : LineCol{};
-  if (kind == "outputs") return n < f.outputs.size() ? at(p.tensors, f.outputs[n]) : LineCol{};
-  return {};
+  switch (first.field) {
+    case PlaceField::Tensors: return at(p.tensors, n);
+    case PlaceField::Exprs: return at(p.exprs, n);
+    case PlaceField::Scalars: return at(p.scalars, n);
+    case PlaceField::Inputs: return n < f.inputs.size() ? ofValue(f.inputs[n]) : LineCol{};
+    case PlaceField::Outputs: return n < f.outputs.size() ? at(p.tensors, f.outputs[n]) : LineCol{};
+    default: return {};
+  }
+}
+
+LineCol positionOf(std::string_view pointer, const Fusion& f) {
+  std::optional<Place> place = parsePlace(pointer);
+  return place ? positionOf(*place, f) : LineCol{};
 }
 
 bool fillSourcePositions(std::vector<Diagnostic>& diags, const Fusion& f) {
+  renderPlaces(diags);
   if (!f.source) return false;
   bool any = false;
   auto fill = [&](Location& loc) {
-    if (loc.line > 0 || loc.pointer.empty()) return;
-    LineCol lc = positionOf(loc.pointer, f);
+    if (loc.line > 0) return;
+    LineCol lc = !loc.place.empty() ? positionOf(loc.place, f) : positionOf(loc.pointer, f);
     if (lc.line <= 0) return;
     loc.line = lc.line;
     loc.col = lc.col;

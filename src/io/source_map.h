@@ -1,12 +1,13 @@
 // Where an imported repro defined each tensor, scalar and expr of the fusion it became. Importers
 // record byte offsets into the user's file (the SourceText the import read, through any paste
 // repair) in a SourceMap; the import turns them into the fusion's SourcePositions (line:col, kept
-// in the JSON that `import -o` writes). The analyses report JSON pointers into the fusion
-// (/tensors/3/logical/0, /exprs/5, /inputs/1); for a fusion with positions those are turned into
-// the line:col of the definition in the user's text.
+// in the JSON that `import -o` writes). The analyses report places in the fusion (tensor 3's
+// logical axis 0, expr 5, input 1); for a fusion with positions those are turned into the line:col
+// of the definition in the user's text.
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "diag/diagnostic.h"
@@ -25,12 +26,15 @@ struct SourceMap {
 // The offsets of `map` as line:col in `source`, named by its path.
 SourcePositions positionsOf(const SourceMap& map, const SourceText& source);
 
-// The position recorded for a pointer's first two tokens (/tensors/N, /exprs/N, /scalars/N,
-// /inputs/N, /outputs/N) in `f`'s source positions; {0, 0} where none is.
+// The position recorded for the place's first step (tensor N, expr N, scalar N, input N, output
+// N) in `f`'s source positions; {0, 0} where none is.
+LineCol positionOf(const Place& place, const Fusion& f);
+// The same for the place a pointer spells ("/tensors/3/logical/0").
 LineCol positionOf(std::string_view pointer, const Fusion& f);
 
-// Fills file and line:col of every diagnostic (and note) that has a pointer into `f` and no line
-// yet, from the definition `f.source` records for it. Returns whether any location was filled.
+// Gives every diagnostic (and note) its pointer (renderPlaces), then fills file and line:col of
+// those that have a place in `f` and no line yet, from the definition `f.source` records for it.
+// Returns whether any location was filled.
 bool fillSourcePositions(std::vector<Diagnostic>& diags, const Fusion& f);
 
 }  // namespace fc
