@@ -13,7 +13,7 @@ namespace fc {
 namespace {
 
 Location axisLoc(const Fusion& f, const std::string& file, TensorId t, size_t pos) {
-  return Location{file, JsonPointer().key("tensors").index(t).key("logical").index(pos).str(), 0, 0};
+  return Location::at(file, Place::tensor(t).at(PlaceField::Logical, pos));
 }
 
 void conflict(const Fusion& f, DiagnosticSink& sink, const std::string& file, TensorId t, size_t pos,

@@ -8,6 +8,7 @@
 
 #include "diag/render.h"
 #include "io/json_locate.h"
+#include "io/place_pointer.h"
 #include "io/reader.h"
 #include "ir/verifier.h"
 #include "support/phase_times.h"
@@ -156,8 +157,10 @@ std::optional<PipelineOptions> pipelineOptions(const PipelineFlags& flags, const
   return o;
 }
 
-void emitDiagnostics(const std::vector<Diagnostic>& diags, const SourceText* source, OutputFormat fmt,
+void emitDiagnostics(const std::vector<Diagnostic>& all, const SourceText* source, OutputFormat fmt,
                      std::ostream& out) {
+  std::vector<Diagnostic> spelled;
+  const std::vector<Diagnostic>& diags = withPointers(all, spelled);
   switch (fmt) {
     case OutputFormat::Text: renderText(diags, source, out); break;
     case OutputFormat::Json: out << renderJson(diags); break;

@@ -88,8 +88,9 @@ std::optional<PipelineOptions> pipelineOptions(const PipelineFlags& flags, const
 // The exit code of a pipeline run: 1 an error, 5 not decided, 0 clean.
 int exitFor(const PipelineResult& r);
 
-// Renders diagnostics in the chosen format. Text goes to `err` for
-// commands whose stdout carries a result, else to `out`.
+// Renders diagnostics in the chosen format, their places spelled as
+// pointers first (io/place_pointer.h). Text goes to `err` for commands
+// whose stdout carries a result, else to `out`.
 void emitDiagnostics(const std::vector<Diagnostic>& diags, const SourceText* source, OutputFormat fmt,
                      std::ostream& out);
 

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "driver/expect_internal.h"
+#include "io/place_pointer.h"
 
 namespace fc::driver::expect {
 namespace {
@@ -301,7 +302,7 @@ std::vector<std::string> validate(const ojson& data) {
   if (!problems.empty()) return problems;
   for (size_t i = 0; i < data["runs"].size(); ++i)
     for (const std::string& p : runRules(data["runs"][i]))
-      problems.push_back("/runs/" + std::to_string(i) + ": " + p);
+      problems.push_back(jsonPointer(Place::run(i)) + ": " + p);
   return problems;
 }
 

@@ -46,7 +46,7 @@ uint32_t segmentOfExpr(const SegmentedFusion& s, ExprId e) {
 std::vector<Diagnostic> diagnosticsOn(const Fusion& f, const std::vector<Diagnostic>& diags, EntityRef ref) {
   std::vector<Diagnostic> out;
   for (const Diagnostic& d : diags) {
-    PointerTarget t = resolvePointer(f, d.loc.pointer);
+    PointerTarget t = resolveLocation(f, d.loc);
     bool on = false;
     switch (ref.kind) {
       case EntityRef::Kind::Tensor: on = t.tensor == ref.id; break;

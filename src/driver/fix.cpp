@@ -4,6 +4,7 @@
 #include "diag/render.h"
 #include "driver/analysis_commands.h"
 #include "io/json_locate.h"
+#include "io/place_pointer.h"
 #include "io/writer.h"
 #include "rewrite/fixes.h"
 #include "support/atomic_file.h"
@@ -96,9 +97,9 @@ int fix(const FixArgs& a, std::ostream& out, std::ostream& err) {
       oj["uses"] = o.uses;
       j["obligations"].push_back(std::move(oj));
     }
-    j["refusals"] = nlohmann::ordered_json::parse(renderJson(fr.refusals))["diagnostics"];
+    j["refusals"] = nlohmann::ordered_json::parse(spelledJson(fr.refusals))["diagnostics"];
     j["recheck_clean"] = !after.failed();
-    j["diagnostics"] = nlohmann::ordered_json::parse(renderJson(after.diagnostics))["diagnostics"];
+    j["diagnostics"] = nlohmann::ordered_json::parse(spelledJson(after.diagnostics))["diagnostics"];
     out << j.dump(2) << "\n";
   } else {
     out << "fix: " << before.profile.label() << ": " << before_errors << " error"

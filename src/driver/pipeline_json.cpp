@@ -4,6 +4,7 @@
 
 #include "analysis/provenance.h"
 #include "diag/render.h"
+#include "io/place_pointer.h"
 #include "ir/printer.h"
 #include "passes/segment.h"
 
@@ -57,7 +58,7 @@ std::string pipelineJson(const Fusion& f, const PipelineResult& r, const std::st
     if (d.severity == Severity::NotDecided) {
       ordered_json x;
       x["message"] = d.message;
-      x["pointer"] = d.loc.pointer;
+      x["pointer"] = d.loc.pointer.empty() ? jsonPointer(d.loc.place) : d.loc.pointer;
       std::vector<std::string> notes;
       for (const Note& n : d.notes) notes.push_back(n.message);
       x["notes"] = notes;
@@ -143,7 +144,7 @@ std::string pipelineJson(const Fusion& f, const PipelineResult& r, const std::st
     unbound.push_back(ju);
   }
   j["unbound"] = unbound;
-  j["diagnostics"] = nlohmann::ordered_json::parse(renderJson(r.diagnostics))["diagnostics"];
+  j["diagnostics"] = nlohmann::ordered_json::parse(spelledJson(r.diagnostics))["diagnostics"];
   return j.dump(2) + "\n";
 }
 

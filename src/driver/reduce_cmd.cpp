@@ -19,6 +19,7 @@
 #include "io/export_python.h"
 #include "io/import_detect.h"
 #include "io/json_locate.h"
+#include "io/place_pointer.h"
 #include "io/writer.h"
 #include "ir/verifier.h"
 #include "reduce/oracle.h"
@@ -216,7 +217,7 @@ void printSummary(const ReduceArgs& a, const std::string& prop, const ReduceResu
                    {"improvements", r.stats.improvements},
                    {"rounds", r.stats.rounds},
                    {"seconds", r.stats.seconds}};
-    j["diagnostics"] = nlohmann::ordered_json::parse(renderJson(diags))["diagnostics"];
+    j["diagnostics"] = nlohmann::ordered_json::parse(spelledJson(diags))["diagnostics"];
     out << j.dump(2) << "\n";
     return;
   }

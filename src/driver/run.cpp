@@ -73,7 +73,7 @@ uint32_t failingSegment(const Fusion& f, const PipelineResult& pr) {
   for (const UnboundExtent& u : pr.unbound) consider(u.segment);
   for (const Diagnostic& d : pr.diagnostics) {
     if (d.severity != Severity::Error || d.code == DiagCode::UnboundExtent) continue;
-    PointerTarget t = resolvePointer(f, d.loc.pointer);
+    PointerTarget t = resolveLocation(f, d.loc);
     int at = -1;
     for (const SegmentEdge& e : pr.segmented.edges)
       if (t.tensor != kNone && e.tensor == t.tensor && (at < 0 || static_cast<int>(e.to) < at))
@@ -143,13 +143,12 @@ std::optional<Fusion> withInputSizes(const Fusion& f, const World& world, const 
   return out;
 }
 
-void addError(RunResult& r, DiagCode code, std::string msg, std::string file, std::string pointer) {
+void addError(RunResult& r, DiagCode code, std::string msg, std::string file, const Place& where = {}) {
   Diagnostic d;
   d.severity = Severity::Error;
   d.code = code;
   d.message = std::move(msg);
-  d.loc.file = std::move(file);
-  d.loc.pointer = std::move(pointer);
+  d.loc = Location::at(std::move(file), where);
   r.diagnostics.push_back(std::move(d));
   r.exit_code = std::max(r.exit_code, exitCodeFor(code));
 }
@@ -165,12 +164,12 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
     std::string why;
     if (!cuda::deviceAvailable(&why)) {
       addError(res, DiagCode::NoDevice, "no CUDA device is available (" + why + "); run with --device cpu",
-               opts.file, "");
+               opts.file);
       return;
     }
 #else
     addError(res, DiagCode::NoDevice,
-             "the CUDA backend is not built into this fusecheck; run with --device cpu", opts.file, "");
+             "the CUDA backend is not built into this fusecheck; run with --device cpu", opts.file);
     return;
 #endif
   }
@@ -178,7 +177,7 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
   World world(f), ref_world(ref_f);
   if (world.devices() != ref_world.devices()) {
     addError(res, DiagCode::AgainstMismatch, "the two fusions' meshes cover different devices", opts.file,
-             "/meshes");
+             Place::member(PlaceField::Meshes));
     return;
   }
   res.ranks = world.size();
@@ -207,7 +206,7 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
                      : generateInputs(ref_f, ref_world, ref_sv, res.seed, opts.default_extent, &budget);
     if (opts.keep_values) res.inputs = keptInputs(in);
   } catch (ExecError& e) {
-    addError(res, e.code, e.message, ref_file, e.pointer);
+    addError(res, e.code, e.message, ref_file, e.where);
     return;
   }
   try {
@@ -215,7 +214,7 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
     res.reference_device =
         opts.reference_device.value_or(opts.reference == ReferenceKind::Exact ? opts.device : RunDevice::Cpu);
     if (res.reference_device == RunDevice::Cuda && flavour != Flavour::Exact)
-      fail("the faithful reference is computed on the host only; drop --reference-device cuda", "",
+      fail("the faithful reference is computed on the host only; drop --reference-device cuda", {},
            DiagCode::Usage);
     bool on_gpu = opts.compare && res.reference_device == RunDevice::Cuda;
     if (opts.compare)
@@ -227,11 +226,11 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
 #if FC_HAVE_CUDA
     if (on_gpu) ref = cuda::runExactReferenceCuda(ref_f, in, &budget);
 #else
-    if (on_gpu) fail("the CUDA backend is not built into this fusecheck", "", DiagCode::NoDevice);
+    if (on_gpu) fail("the CUDA backend is not built into this fusecheck", {}, DiagCode::NoDevice);
 #endif
     if (opts.compare && !on_gpu) ref = runReference(ref_f, in, ref_sv, flavour, &budget);
   } catch (ExecError& e) {
-    addError(res, e.code, "reference: " + e.message, ref_file, e.pointer);
+    addError(res, e.code, "reference: " + e.message, ref_file, e.where);
     return;
   }
 
@@ -299,7 +298,7 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
     std::string where;
     for (const SegmentRun& s : res.segments)
       if (s.status == "failed") where = "segment " + std::to_string(s.id) + " (" + s.summary + "): ";
-    addError(res, e.code, where + e.message, opts.file, e.pointer);
+    addError(res, e.code, where + e.message, opts.file, e.where);
     return;
   }
   if (stop_at) return;  // fails where the profile fails, with the pipeline's diagnostics
@@ -311,7 +310,7 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
     addError(res, DiagCode::AgainstMismatch,
              "the fusion has " + std::to_string(exec_f->outputs.size()) + " outputs, the reference fusion " +
                  std::to_string(ref_f.outputs.size()),
-             opts.file, "/outputs");
+             opts.file, Place::member(PlaceField::Outputs));
     return;
   }
   for (size_t k = 0; k < exec_f->outputs.size(); ++k) {
@@ -323,7 +322,7 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
       if (r < 0 || !run.local[t][r]) {
         addError(res, DiagCode::ExecutionFailed,
                  "output " + name + " was not produced on every device of its mesh", opts.file,
-                 "/outputs/" + std::to_string(k));
+                 Place::output(k));
         return;
       }
       shards.push_back(&*run.local[t][r]);
@@ -356,7 +355,7 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
       } else {
         msg += ": " + c.replica_note;
       }
-      addError(res, DiagCode::NumericsMismatch, msg, opts.file, "/outputs/" + std::to_string(k));
+      addError(res, DiagCode::NumericsMismatch, msg, opts.file, Place::output(k));
       Diagnostic& d = res.diagnostics.back();
       for (const WorstElement& w : c.worst)
         d.note("at " + indexString(w.index) + ": got " + fmt(w.actual) + ", reference " + fmt(w.expected) +
@@ -385,9 +384,9 @@ RunResult runFusion(const Fusion& f, const RunOptions& opts) {
                           : "an allocation of " + std::to_string(b.requested) +
                                 " bytes would exceed --max-bytes " + std::to_string(b.limit) + " (" +
                                 std::to_string(b.in_use) + " bytes in use); refused before allocating";
-    addError(res, DiagCode::OutOfMemory, msg, opts.file, "");
+    addError(res, DiagCode::OutOfMemory, msg, opts.file);
   } catch (const ExecError& e) {
-    addError(res, e.code, e.message, opts.file, e.pointer);
+    addError(res, e.code, e.message, opts.file, e.where);
   }
   res.peak_bytes = budget.peak();
   bool errors = std::any_of(res.diagnostics.begin(), res.diagnostics.end(),

@@ -136,14 +136,14 @@ bool allOpsExecuted(const Fusion& f, const std::string& file, DiagnosticSink& si
                  "expr " + std::to_string(i) + " is the opaque op `" + f.exprs[i].attrs.name +
                      "`: fusecheck has no rule for it and does not compute its values, so `run` cannot "
                      "execute this fusion (import, validate, print and dot can take it)",
-                 Location{file, "/exprs/" + std::to_string(i)});
+                 Location::at(file, Place::expr(i)));
       continue;
     }
     sink.error(DiagCode::OpNotExecuted,
                "expr " + std::to_string(i) + " is nvFuser's `" + std::string(opInfo(k).python_name) +
                    "`: fusecheck imports and analyses it but does not compute its values, so `run` "
                    "cannot execute this fusion (check, segment and explain can)",
-               Location{file, "/exprs/" + std::to_string(i)});
+               Location::at(file, Place::expr(i)));
   }
   return ok;
 }

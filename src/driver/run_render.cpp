@@ -5,6 +5,7 @@
 
 #include "diag/render.h"
 #include "driver/run.h"
+#include "io/place_pointer.h"
 
 namespace fc {
 namespace {
@@ -94,7 +95,7 @@ std::string renderRunJson(const RunResult& r) {
     outs.push_back(std::move(o));
   }
   j["outputs"] = std::move(outs);
-  j["diagnostics"] = ordered_json::parse(renderJson(r.diagnostics))["diagnostics"];
+  j["diagnostics"] = ordered_json::parse(spelledJson(r.diagnostics))["diagnostics"];
   ordered_json top;
   top["run"] = std::move(j);
   return top.dump(2) + "\n";

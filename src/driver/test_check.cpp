@@ -166,15 +166,15 @@ void locate(SidecarResult& r) {
 }
 
 Diagnostic diagnosticFor(Severity sev, DiagCode code, const std::string& text, const std::string& file,
-                         const std::string& pointer) {
+                         const Location& where) {
   Diagnostic d;
   d.severity = sev;
   d.code = code;
   size_t nl = text.find('\n');
   d.message = text.substr(0, nl);
   if (nl != std::string::npos) d.note(text.substr(nl + 1));
+  d.loc = where;
   d.loc.file = file;
-  d.loc.pointer = pointer;
   return d;
 }
 
@@ -253,11 +253,11 @@ SidecarResult checkSidecar(Cli& cli, const std::string& path) {
       throw Error{path + ": input " + input + " does not exist beside it"};
     }
     for (const expect::Invocation& inv : expect::expand(data)) {
-      std::string pointer = "/runs/" + std::to_string(inv.run_index);
+      const Location run = Location::at(path, Place::run(inv.run_index));
       if (auto why = cli.cannotRun(inv)) {
         r.skips.push_back(inv.label() + ": skipped: " + *why);
         r.diagnostics.push_back(
-            diagnosticFor(Severity::Warning, DiagCode::ExpectationSkipped, r.skips.back(), path, pointer));
+            diagnosticFor(Severity::Warning, DiagCode::ExpectationSkipped, r.skips.back(), path, run));
         continue;
       }
       auto [problems, skips] = checkInvocation(cli, folder.string(), input, inv);
@@ -266,13 +266,11 @@ SidecarResult checkSidecar(Cli& cli, const std::string& path) {
             r.diagnostics.back().code == DiagCode::ExpectationNotMet) {
           r.diagnostics.back().note(p.substr(p.find("stderr:\n")));
         } else {
-          r.diagnostics.push_back(
-              diagnosticFor(Severity::Error, DiagCode::ExpectationNotMet, p, path, pointer));
+          r.diagnostics.push_back(diagnosticFor(Severity::Error, DiagCode::ExpectationNotMet, p, path, run));
         }
       }
       for (const std::string& s : skips)
-        r.diagnostics.push_back(
-            diagnosticFor(Severity::Warning, DiagCode::ExpectationSkipped, s, path, pointer));
+        r.diagnostics.push_back(diagnosticFor(Severity::Warning, DiagCode::ExpectationSkipped, s, path, run));
       r.problems.insert(r.problems.end(), problems.begin(), problems.end());
       r.skips.insert(r.skips.end(), skips.begin(), skips.end());
       ++r.ran;
@@ -288,14 +286,14 @@ SidecarResult checkSidecar(Cli& cli, const std::string& path) {
     std::getline(lines, first);
     Diagnostic d =
         diagnosticFor(Severity::Error, invalid ? DiagCode::ExpectationInvalid : DiagCode::ExpectationNotMet,
-                      first, path, "");
+                      first, path, Location{path});
     bool listed = false;
     while (std::getline(lines, line)) {
       size_t b = line.find_first_not_of(' ');
       std::string p = b == std::string::npos ? "" : line.substr(b);
       if (invalid && !p.empty() && p[0] == '/') {
-        r.diagnostics.push_back(
-            diagnosticFor(Severity::Error, DiagCode::ExpectationInvalid, p, path, leadingPointer(p)));
+        r.diagnostics.push_back(diagnosticFor(Severity::Error, DiagCode::ExpectationInvalid, p, path,
+                                              Location{path, leadingPointer(p)}));
         listed = true;
       } else if (!p.empty()) {
         d.note(p);

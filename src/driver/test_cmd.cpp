@@ -15,6 +15,7 @@
 
 #include "diag/render.h"
 #include "driver/test_internal.h"
+#include "io/place_pointer.h"
 #include "support/atomic_file.h"
 #include "support/child_process.h"
 #include "support/parallel.h"
@@ -187,7 +188,7 @@ int test(const TestArgs& a, std::ostream& out, std::ostream& err) {
                       {"skips", r.skips},
                       {"seconds", r.seconds}});
     j["results"] = std::move(list);
-    j["diagnostics"] = ojson::parse(renderJson(diags))["diagnostics"];
+    j["diagnostics"] = ojson::parse(spelledJson(diags))["diagnostics"];
     out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   }
   if (!a.junit.empty()) {

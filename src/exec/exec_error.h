@@ -1,7 +1,7 @@
 // The error channel of the CPU evaluators: a user-facing failure found while
 // evaluating (a shape that does not fit an op, an unevaluable size, an
-// integer division by zero, ...). It carries the diagnostic code and a JSON
-// pointer into the repro; run.cpp turns it into a Diagnostic. Internal
+// integer division by zero, ...). It carries the diagnostic code and the
+// place in the repro; run.cpp turns it into a Diagnostic. Internal
 // invariant breaks use FC_CHECK instead.
 #pragma once
 
@@ -14,12 +14,12 @@ namespace fc::exec {
 struct ExecError {
   DiagCode code = DiagCode::EvaluationFailed;
   std::string message;
-  std::string pointer;  // e.g. "/exprs/3"; empty: whole document
+  Place where;  // e.g. Place::expr(3); empty: the whole document
 };
 
-[[noreturn]] inline void fail(std::string message, std::string pointer = {},
+[[noreturn]] inline void fail(std::string message, const Place& where = {},
                               DiagCode code = DiagCode::EvaluationFailed) {
-  throw ExecError{code, std::move(message), std::move(pointer)};
+  throw ExecError{code, std::move(message), where};
 }
 
 }  // namespace fc::exec

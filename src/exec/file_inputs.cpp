@@ -12,14 +12,14 @@
 namespace fc::exec {
 namespace {
 
-std::string inputPtr(size_t p) { return "/inputs/" + std::to_string(p); }
+Place inputPlace(size_t p) { return Place::input(p); }
 
 std::string inputName(const Fusion& f, ValueRef v) {
   return v.isTensor() ? std::string(f.tensorName(v.id)) : scalarLabel(f, v.id);
 }
 
-[[noreturn]] void mismatch(const std::string& msg, const std::string& ptr) {
-  fail(msg, ptr, DiagCode::TensorInputMismatch);
+[[noreturn]] void mismatch(const std::string& msg, const Place& where) {
+  fail(msg, where, DiagCode::TensorInputMismatch);
 }
 
 const ConcreteInput* concreteFor(const Fusion& f, ValueRef v, size_t* index) {
@@ -59,14 +59,14 @@ std::vector<const FileTensor*> match(const Fusion& f, const std::vector<FileTens
       if (it == names.end())
         mismatch(source + ": tensor '" + ft.name +
                      "' names no input of the fusion (its inputs: " + all_names + ")",
-                 "/inputs");
+                 Place::member(PlaceField::Inputs));
       by_pos[it->second] = &ft;
     }
     for (size_t p : eligible)
       if (f.inputs[p].isTensor() && !by_pos[p])
         mismatch(source + " has no tensor named '" + inputName(f, f.inputs[p]) + "' for input " +
                      std::to_string(p) + " (it holds " + namesOf(list) + ")",
-                 inputPtr(p));
+                 inputPlace(p));
     return by_pos;
   }
   if (list.size() == eligible.size()) {
@@ -83,7 +83,7 @@ std::vector<const FileTensor*> match(const Fusion& f, const std::vector<FileTens
                " (" + namesOf(list) + "), none named after an input of the fusion (" + all_names +
                "); matched by position it needs " + std::to_string(tensors) +
                (tensors == eligible.size() ? "" : " (tensor inputs) or " + std::to_string(eligible.size())),
-           "/inputs");
+           Place::member(PlaceField::Inputs));
 }
 
 bool sameDType(DType want, FileDType got) {
@@ -103,13 +103,13 @@ ScalarValue scalarFrom(const Fusion& f, ValueRef v, const FileTensor& ft, const 
   if (ft.values.numel() != 1)
     mismatch(what + " is " + describe(ft) + " but scalar input " + scalarLabel(f, v.id) +
                  " takes one value (a 0-d tensor)",
-             inputPtr(p));
+             inputPlace(p));
   auto d = dtypeOfFile(ft.file_dtype);
   bool ok = d && (isFloatingPoint(want) ? isFloatingPoint(*d) : !isFloatingPoint(*d));
   if (!ok)
     mismatch(what + " is " + std::string(fileDTypeName(ft.file_dtype)) + " but scalar input " +
                  scalarLabel(f, v.id) + " is " + std::string(dtypeName(want)),
-             inputPtr(p));
+             inputPlace(p));
   double x = ft.values[0];
   return isFloatingPoint(want) ? ScalarValue::ofFloat(x) : ScalarValue::ofInt(static_cast<int64_t>(x));
 }
@@ -117,7 +117,7 @@ ScalarValue scalarFrom(const Fusion& f, ValueRef v, const FileTensor& ft, const 
 // Elements of `local` that share a storage offset under `strides` must be
 // equal (bitwise, so NaN matches NaN).
 void checkStrides(const HostTensor& local, const std::vector<int64_t>& strides, const std::string& what,
-                  const std::string& ptr) {
+                  const Place& where) {
   if (strides.size() != local.shape().size() || strides == contiguousStrides(local.shape())) return;
   std::unordered_map<int64_t, int64_t> first;  // storage offset -> flat index
   std::vector<int64_t> idx(local.shape().size(), 0);
@@ -132,7 +132,7 @@ void checkStrides(const HostTensor& local, const std::vector<int64_t>& strides, 
                    shapeString(local.index(it->second)) + " and " + shapeString(idx) +
                    " the same element, but the file holds " + std::to_string(local[it->second]) + " and " +
                    std::to_string(local[i]),
-               ptr);
+               where);
     for (size_t d = idx.size(); d-- > 0;) {
       if (++idx[d] < local.shape()[d]) break;
       idx[d] = 0;
@@ -155,12 +155,12 @@ void checkAndBind(const Fusion& f, size_t p, const HostTensor& global, FileDType
     mismatch("input " + name + " is " + std::string(dtypeName(want)) + " but " + what + " is " +
                  std::string(fileDTypeName(fdt)) + " (expected " +
                  std::string(fileDTypeName(fileDTypeOf(want))) + ")",
-             inputPtr(p));
+             inputPlace(p));
   size_t rank = materializedAxes(f, t).size();
   if (global.shape().size() != rank)
     mismatch("input " + name + " has " + std::to_string(rank) + " non-Reduction axes but " + what +
                  " has shape " + shapeString(global.shape()),
-             inputPtr(p));
+             inputPlace(p));
   size_t ci_index = 0;
   if (const ConcreteInput* ci = concreteFor(f, f.inputs[p], &ci_index)) {
     Shape want_global = ci->shape;
@@ -170,10 +170,10 @@ void checkAndBind(const Fusion& f, size_t p, const HostTensor& global, FileDType
       mismatch("input " + name + ": " + what + " has shape " + shapeString(global.shape()) +
                    " but the repro's concrete_inputs give " + shapeString(want_global) +
                    " (global); the repro was analysed at those sizes",
-               "/concrete_inputs/" + std::to_string(ci_index));
+               Place::concreteInput(ci_index));
   }
   try {
-    bindTensorShape(f, t, global.shape(), sv, inputPtr(p), DiagCode::TensorInputMismatch);
+    bindTensorShape(f, t, global.shape(), sv, inputPlace(p), DiagCode::TensorInputMismatch);
   } catch (ExecError& e) {
     e.message = what + ": " + e.message;
     throw;
@@ -195,7 +195,7 @@ RunInputs inputsFromTensors(const Fusion& f, const World& world, ScalarValues& s
     mismatch("--inputs-per-rank takes one file per rank: the fusion's meshes cover " +
                  std::to_string(world.size()) + " devices, " + std::to_string(pi.per_rank.size()) +
                  " files were given",
-             "/meshes");
+             Place::member(PlaceField::Meshes));
   // Match every list first.
   std::vector<size_t> all(f.inputs.size());
   for (size_t p = 0; p < all.size(); ++p) all[p] = p;
@@ -245,7 +245,7 @@ RunInputs inputsFromTensors(const Fusion& f, const World& world, ScalarValues& s
     iv.scalar = scalarFrom(f, v, *ft, src + ": tensor '" + ft->name + "'", p);
     if (!sv.bind(v.id, iv.scalar))
       mismatch(src + ": scalar input " + scalarLabel(f, v.id) + " is bound to another value already (--bind)",
-               inputPtr(p));
+               inputPlace(p));
   }
   generateScalarInputs(f, sv, seed, default_extent, in, &provided);
 
@@ -271,14 +271,14 @@ RunInputs inputsFromTensors(const Fusion& f, const World& world, ScalarValues& s
       try {
         localShape(iv.global.shape(), shards, name);
       } catch (ExecError& e) {
-        mismatch(what + ": " + e.message, inputPtr(p));
+        mismatch(what + ": " + e.message, inputPlace(p));
       }
       for (size_t pos = 0; pos < ranks.size(); ++pos) {
         HostTensor local = shardOf(iv.global, shards, mesh, static_cast<int64_t>(pos));
-        checkStrides(local, strides, what, inputPtr(p));
+        checkStrides(local, strides, what, inputPlace(p));
         if (ranks[pos] >= 0) iv.local[ranks[pos]] = std::move(local);
       }
-      if (ranks.empty()) checkStrides(iv.global, strides, what, inputPtr(p));
+      if (ranks.empty()) checkStrides(iv.global, strides, what, inputPlace(p));
       continue;
     }
     std::vector<const HostTensor*> by_pos;
@@ -295,13 +295,13 @@ RunInputs inputsFromTensors(const Fusion& f, const World& world, ScalarValues& s
       if (!sameDType(iv.dtype, ft.file_dtype))
         mismatch("input " + name + " is " + std::string(dtypeName(iv.dtype)) + " but " + what + " is " +
                      std::string(fileDTypeName(ft.file_dtype)),
-                 inputPtr(p));
+                 inputPlace(p));
       if (pos > 0 && ft.values.shape() != by_pos[0]->shape())
         mismatch("input " + name + ": " + what + " has shape " + shapeString(ft.values.shape()) + " but " +
                      first_what + " has " + shapeString(by_pos[0]->shape()) +
                      "; every rank holds a same-sized shard",
-                 inputPtr(p));
-      checkStrides(ft.values, strides, what, inputPtr(p));
+                 inputPlace(p));
+      checkStrides(ft.values, strides, what, inputPlace(p));
       HostTensor local = ft.values;
       local.setDType(iv.dtype);
       iv.local[r] = std::move(local);
@@ -312,7 +312,7 @@ RunInputs inputsFromTensors(const Fusion& f, const World& world, ScalarValues& s
     if (replica_bad)
       mismatch("input " + name + ": the per-rank files disagree on a replicated element at global index " +
                    shapeString(iv.global.index(*replica_bad)) + "; replicas must hold the same values",
-               inputPtr(p));
+               inputPlace(p));
     checkAndBind(f, p, iv.global, fdt, "the per-rank files' " + name, sv);
   }
   return in;

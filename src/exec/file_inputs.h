@@ -9,7 +9,7 @@
 // tensor per fusion input, or one per tensor input (the scalar inputs then
 // come from the repro or the generator); a tensor's name does not matter.
 //
-// Checks (FC0506 at the input's pointer, naming the file and the tensor):
+// Checks (FC0506 at the input's place, naming the file and the tensor):
 // the dtype is the input's (Int and Index are I64); the rank is the number
 // of non-Reduction logical axes; the sizes fit the input's constant
 // extents, its Broadcast axes (1), extents already bound (another input,

@@ -12,7 +12,7 @@
 namespace fc::exec {
 namespace {
 
-std::string inputPtr(size_t p) { return "/inputs/" + std::to_string(p); }
+Place inputPlace(size_t p) { return Place::input(p); }
 
 const ConcreteInput* concreteFor(const Fusion& f, ValueRef v, size_t* index) {
   for (size_t i = 0; i < f.concrete_inputs.size(); ++i)
@@ -42,7 +42,7 @@ Shape defaultLocalShape(const Fusion& f, TensorId t, const std::vector<ShardDim>
       if (*v < 0 || *v % parts != 0)
         fail(std::string(f.tensorName(t)) + " axis " + std::to_string(k) + " has extent " +
                  std::to_string(*v) + ", not a multiple of its mesh size " + std::to_string(parts),
-             "/tensors/" + std::to_string(t), DiagCode::BadConcreteInput);
+             Place::tensor(t), DiagCode::BadConcreteInput);
       local[k] = *v / parts;
     } else {
       local[k] = parts > 1 ? 1 : default_extent;
@@ -71,16 +71,16 @@ double generatedValue(SplitMix64& rng, DType dt, const ConcreteInput* ci) {
 }
 
 HostTensor generateShard(DType dt, const Shape& shape, const std::vector<int64_t>& strides, uint64_t seed,
-                         uint32_t p, uint32_t c, MemoryBudget* budget, const std::string& ptr,
+                         uint32_t p, uint32_t c, MemoryBudget* budget, const Place& where,
                          const ConcreteInput* ci) {
   HostTensor out(dt, shape, budget);
   if (out.numel() == 0) return out;
   int64_t span = 1;
   for (size_t d = 0; d < shape.size(); ++d) {
-    if (strides[d] < 0) fail("negative strides are not supported", ptr, DiagCode::BadConcreteInput);
+    if (strides[d] < 0) fail("negative strides are not supported", where, DiagCode::BadConcreteInput);
     auto m = checkedMul(shape[d] - 1, strides[d]);
     auto a = m ? checkedAdd(span, *m) : std::nullopt;
-    if (!a) fail("the storage span overflows", ptr, DiagCode::BadConcreteInput);
+    if (!a) fail("the storage span overflows", where, DiagCode::BadConcreteInput);
     span = *a;
   }
   HostTensor storage(dt, {span}, budget);
@@ -106,13 +106,13 @@ const Mesh* meshOf(const Fusion& f, TensorId t) {
 
 }  // namespace
 
-void bindTensorShape(const Fusion& f, TensorId t, const Shape& global, ScalarValues& sv,
-                     const std::string& ptr, DiagCode code) {
+void bindTensorShape(const Fusion& f, TensorId t, const Shape& global, ScalarValues& sv, const Place& where,
+                     DiagCode code) {
   std::vector<AxisId> axes = materializedAxes(f, t);
   if (axes.size() != global.size())
     fail(std::string(f.tensorName(t)) + " has " + std::to_string(axes.size()) +
              " non-Reduction axes but its data has rank " + std::to_string(global.size()),
-         ptr, code);
+         where, code);
   for (size_t k = 0; k < axes.size(); ++k) {
     const Axis& ax = f.axes[axes[k]];
     ScalarId s = ax.expanded != kNone ? ax.expanded : ax.extent;
@@ -120,7 +120,7 @@ void bindTensorShape(const Fusion& f, TensorId t, const Shape& global, ScalarVal
       if (global[k] != 1)
         fail(std::string(f.tensorName(t)) + " axis " + std::to_string(k) +
                  " is a Broadcast axis but the data has size " + std::to_string(global[k]),
-             ptr, code);
+             where, code);
       continue;
     }
     const Scalar& sc = f.scalars[s];
@@ -134,7 +134,7 @@ void bindTensorShape(const Fusion& f, TensorId t, const Shape& global, ScalarVal
     if (*v != global[k])
       fail(std::string(f.tensorName(t)) + " axis " + std::to_string(k) + ": extent " + scalarLabel(f, s) +
                " = " + std::to_string(*v) + " but the data has global size " + std::to_string(global[k]),
-           ptr, code);
+           where, code);
   }
 }
 
@@ -155,7 +155,7 @@ void generateScalarInputs(const Fusion& f, ScalarValues& sv, uint64_t seed, int6
       if (ci && ci->scalar && ci->scalar->kind != ConstValue::Kind::Float && ci->scalar->i != iv.scalar.i)
         fail("scalar input " + scalarLabel(f, v.id) + " is " + std::to_string(ci->scalar->i) +
                  " in concrete_inputs but --bind gives " + std::to_string(iv.scalar.i),
-             "/concrete_inputs/" + std::to_string(ci_index), DiagCode::BadConcreteInput);
+             Place::concreteInput(ci_index), DiagCode::BadConcreteInput);
       continue;
     }
     if (ci && ci->scalar) {
@@ -170,7 +170,7 @@ void generateScalarInputs(const Fusion& f, ScalarValues& sv, uint64_t seed, int6
       iv.scalar = ScalarValue::ofInt(default_extent);
     }
     if (!sv.bind(v.id, iv.scalar))
-      fail("scalar input " + scalarLabel(f, v.id) + " is bound twice to different values", inputPtr(p),
+      fail("scalar input " + scalarLabel(f, v.id) + " is bound twice to different values", inputPlace(p),
            DiagCode::BadConcreteInput);
   }
 }
@@ -190,22 +190,22 @@ RunInputs generateInputs(const Fusion& f, const World& world, ScalarValues& sv, 
     const Mesh* mesh = meshOf(f, t);
     size_t ci_index = 0;
     const ConcreteInput* ci = concreteFor(f, v, &ci_index);
-    std::string ptr = ci ? "/concrete_inputs/" + std::to_string(ci_index) : inputPtr(p);
+    Place where = ci ? Place::concreteInput(ci_index) : inputPlace(p);
     Shape local = ci ? ci->shape : defaultLocalShape(f, t, shards, sv, default_extent);
     std::vector<int64_t> strides = (ci && !ci->strides.empty()) ? ci->strides : contiguousStrides(local);
     if (strides.size() != local.size())
-      fail("strides and shape differ in length", ptr, DiagCode::BadConcreteInput);
+      fail("strides and shape differ in length", where, DiagCode::BadConcreteInput);
     for (int64_t s : local)
-      if (s < 0) fail("negative size " + std::to_string(s), ptr, DiagCode::BadConcreteInput);
+      if (s < 0) fail("negative size " + std::to_string(s), where, DiagCode::BadConcreteInput);
     Shape global = local;
     for (const ShardDim& sd : shards) {
       if (sd.dim >= static_cast<int64_t>(global.size()))
-        fail("shape rank does not fit the tensor", ptr, DiagCode::BadConcreteInput);
+        fail("shape rank does not fit the tensor", where, DiagCode::BadConcreteInput);
       auto m = checkedMul(global[sd.dim], sd.parts);
-      if (!m) fail("global size overflows", ptr, DiagCode::BadConcreteInput);
+      if (!m) fail("global size overflows", where, DiagCode::BadConcreteInput);
       global[sd.dim] = *m;
     }
-    bindTensorShape(f, t, global, sv, ptr, DiagCode::BadConcreteInput);
+    bindTensorShape(f, t, global, sv, where, DiagCode::BadConcreteInput);
     // One generated shard per distinct shard index; replicas share it.
     std::vector<int64_t> ranks = world.ranksOf(t);
     iv.local.resize(world.size());
@@ -216,7 +216,7 @@ RunInputs generateInputs(const Fusion& f, const World& world, ScalarValues& sv, 
       if (c >= shard_cache.size()) shard_cache.resize(c + 1);
       if (!shard_cache[c])
         shard_cache[c] =
-            generateShard(iv.dtype, local, strides, seed, static_cast<uint32_t>(p), c, budget, ptr, ci);
+            generateShard(iv.dtype, local, strides, seed, static_cast<uint32_t>(p), c, budget, where, ci);
       if (ranks[pos] >= 0) iv.local[ranks[pos]] = *shard_cache[c];
     }
     for (size_t pos = 0; pos < ranks.size(); ++pos) by_pos.push_back(&*iv.local[ranks[pos]]);
@@ -235,16 +235,16 @@ void bindEachInput(const Fusion& f, const RunInputs& in, ScalarValues& sv, const
   if (in.values.size() != f.inputs.size())
     fail("the fusion has " + std::to_string(f.inputs.size()) + " inputs, " + others + " " +
              std::to_string(in.values.size()),
-         "/inputs", DiagCode::AgainstMismatch);
+         Place::member(PlaceField::Inputs), DiagCode::AgainstMismatch);
   for (size_t p = 0; p < f.inputs.size(); ++p) {
     ValueRef v = f.inputs[p];
     const InputValue& iv = in.values[p];
     if (v.isTensor() != iv.is_tensor)
-      fail("input " + std::to_string(p) + " is a tensor in one fusion and a scalar in the other", inputPtr(p),
-           DiagCode::AgainstMismatch);
+      fail("input " + std::to_string(p) + " is a tensor in one fusion and a scalar in the other",
+           inputPlace(p), DiagCode::AgainstMismatch);
     if (!v.isTensor()) {
       if (!sv.bind(v.id, iv.scalar))
-        fail("scalar input " + scalarLabel(f, v.id) + " is bound twice", inputPtr(p),
+        fail("scalar input " + scalarLabel(f, v.id) + " is bound twice", inputPlace(p),
              DiagCode::AgainstMismatch);
       continue;
     }
@@ -260,8 +260,8 @@ void bindInputs(const Fusion& f, const World& world, const RunInputs& in, Scalar
       fail("input " + std::string(f.tensorName(t)) + " is " + std::string(dtypeName(f.tensors[t].dtype)) +
                " but the reference fusion's input " + std::to_string(p) + " is " +
                std::string(dtypeName(iv.dtype)),
-           inputPtr(p), DiagCode::AgainstMismatch);
-    bindTensorShape(f, t, iv.global.shape(), sv, inputPtr(p), DiagCode::AgainstMismatch);
+           inputPlace(p), DiagCode::AgainstMismatch);
+    bindTensorShape(f, t, iv.global.shape(), sv, inputPlace(p), DiagCode::AgainstMismatch);
     std::vector<ShardDim> shards = shardDims(f, t);
     Shape local = localShape(iv.global.shape(), shards, std::string(f.tensorName(t)));
     for (int64_t r : world.ranksOf(t)) {
@@ -271,14 +271,14 @@ void bindInputs(const Fusion& f, const World& world, const RunInputs& in, Scalar
                  " is laid out over the ranks differently from the reference "
                  "fusion's input " +
                  std::to_string(p),
-             inputPtr(p), DiagCode::AgainstMismatch);
+             inputPlace(p), DiagCode::AgainstMismatch);
     }
   });
 }
 
 void bindGlobalShapes(const Fusion& f, const RunInputs& in, ScalarValues& sv) {
   bindEachInput(f, in, sv, "the inputs", [&](size_t p, TensorId t, const InputValue& iv) {
-    bindTensorShape(f, t, iv.global.shape(), sv, inputPtr(p), DiagCode::AgainstMismatch);
+    bindTensorShape(f, t, iv.global.shape(), sv, inputPlace(p), DiagCode::AgainstMismatch);
   });
 }
 

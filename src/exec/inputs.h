@@ -51,10 +51,10 @@ void generateScalarInputs(const Fusion& f, ScalarValues& scalars, uint64_t seed,
                           RunInputs& in, const std::vector<bool>* provided);
 
 // Binds the extents of `t`'s materialized axes to the global shape `global`,
-// or checks them against values already bound; ExecError with `code` and
-// `pointer` on a contradiction.
+// or checks them against values already bound; ExecError with `code` at
+// `where` on a contradiction.
 void bindTensorShape(const Fusion& f, TensorId t, const Shape& global, ScalarValues& scalars,
-                     const std::string& pointer, DiagCode code);
+                     const Place& where, DiagCode code);
 
 // Binds `f`'s symbols from inputs made for another fusion (--against):
 // matched by position; dtypes, kinds and per-rank shapes must agree

@@ -25,10 +25,10 @@ struct Ev {
   ExprId id;
   const Expr& e;
   const std::vector<const HostTensor*>& in;
-  std::string ptr;
+  Place where;
   Shape want;  // the output's sizes under the op's shape rule (ir/op_rules.h)
 
-  [[noreturn]] void bad(const std::string& msg) const { fail(std::string(opName(e.op)) + ": " + msg, ptr); }
+  [[noreturn]] void bad(const std::string& msg) const { fail(std::string(opName(e.op)) + ": " + msg, where); }
   DType outDType(size_t i = 0) const { return f.tensors[e.outputs.at(i)].dtype; }
   HostTensor make(const Shape& s, size_t out = 0) const { return HostTensor(outDType(out), s, ctx.budget); }
   const HostTensor& tensorIn(size_t i) const {
@@ -755,7 +755,7 @@ class RunValues final : public KnownValues {
 Shape ruleShape(const Ev& ev) {
   ShapeRule rule;
   outputShape(ev.f, ev.e, RunValues(ev), RuleMode::Build, rule);
-  if (!rule.ok()) fail(describeIssue(ev.e.op, rule.issues.front(), ev.e.attrs), ev.ptr);
+  if (!rule.ok()) fail(describeIssue(ev.e.op, rule.issues.front(), ev.e.attrs), ev.where);
   std::string why;
   auto s = concreteShape(rule, ev.e, RunSizes(ev), why);
   if (!s) ev.bad(why);
@@ -780,7 +780,7 @@ std::vector<HostTensor> evalExpr(const OpContext& ctx, ExprId id,
                                  const std::vector<const HostTensor*>& inputs) {
   const Fusion& f = *ctx.fusion;
   const Expr& e = f.exprs[id];
-  Ev ev{ctx, f, id, e, inputs, "/exprs/" + std::to_string(id), {}};
+  Ev ev{ctx, f, id, e, inputs, Place::expr(id), {}};
   const OpInfo& info = opInfo(e.op);
   if (isOpaque(e.op)) ev.bad("an opaque op `" + e.attrs.name + "` has no rule to compute it by");
   if (static_cast<int>(e.inputs.size()) < info.min_inputs ||
@@ -844,7 +844,7 @@ std::vector<HostTensor> evalExpr(const OpContext& ctx, ExprId id,
       fail(std::string(opName(e.op)) + " produces a rank-" + std::to_string(outs[i].rank()) + " tensor " +
                shapeString(outs[i].shape()) + " but " + std::string(f.tensorName(t)) + " has " +
                std::to_string(want) + " non-Reduction axes",
-           ev.ptr, DiagCode::RankMismatch);
+           ev.where, DiagCode::RankMismatch);
     FC_CHECK(outs[i].shape() == ev.want, std::string(opName(e.op)) + " computed " +
                                              shapeString(outs[i].shape()) + " but its shape rule gives " +
                                              shapeString(ev.want));

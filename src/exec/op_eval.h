@@ -37,7 +37,7 @@ struct OpContext {
 
 // Evaluates expr `e`. `inputs[i]` is the tensor for operand i (null for
 // scalar operands). Returns one tensor per output, already rounded per the
-// flavour. Throws ExecError (pointer "/exprs/<e>") on a user-facing failure.
+// flavour. Throws ExecError (at expr e) on a user-facing failure.
 std::vector<HostTensor> evalExpr(const OpContext& ctx, ExprId e,
                                  const std::vector<const HostTensor*>& inputs);
 

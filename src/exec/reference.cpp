@@ -27,8 +27,8 @@ std::vector<ExprId> neededExprs(const Fusion& f) {
     ExprId e = producer[t];
     if (e == kNone) {
       if (!f.isInput(t))
-        fail("tensor " + std::string(f.tensorName(t)) + " is neither an input nor produced",
-             "/tensors/" + std::to_string(t), DiagCode::UndefinedTensor);
+        fail("tensor " + std::string(f.tensorName(t)) + " is neither an input nor produced", Place::tensor(t),
+             DiagCode::UndefinedTensor);
       continue;
     }
     needed[e] = true;
@@ -62,7 +62,8 @@ std::vector<ExprId> neededExprs(const Fusion& f) {
       }
   }
   size_t n_needed = std::count(needed.begin(), needed.end(), true);
-  if (order.size() != n_needed) fail("the exprs form a cycle", "/exprs", DiagCode::Cycle);
+  if (order.size() != n_needed)
+    fail("the exprs form a cycle", Place::member(PlaceField::Exprs), DiagCode::Cycle);
   return order;
 }
 
@@ -141,7 +142,7 @@ ReferenceResult runReference(const Fusion& f, const RunInputs& in, ScalarValues&
         continue;
       }
       if (!r.values[v.id])
-        fail("tensor " + std::string(f.tensorName(v.id)) + " has no value", "/exprs/" + std::to_string(e));
+        fail("tensor " + std::string(f.tensorName(v.id)) + " has no value", Place::expr(e));
       args.push_back(&*r.values[v.id]);
     }
     addPaths(f, e, !args.empty() && args[0] ? &args[0]->shape() : nullptr, r);

@@ -60,26 +60,26 @@ CommunicationExpr communicationExpr(const Fusion& f, const Segment& s) {
   if (s.exprs.size() != 1)
     fail("communication segment " + std::to_string(s.id) + " has " + std::to_string(s.exprs.size()) +
              " exprs, not 1",
-         "/segmentation", DiagCode::ExecutionFailed);
+         Place::member(PlaceField::Segmentation), DiagCode::ExecutionFailed);
   CommunicationExpr c;
   c.expr = s.exprs[0];
   const Expr& ex = f.exprs[c.expr];
-  c.pointer = "/exprs/" + std::to_string(c.expr);
+  c.where = Place::expr(c.expr);
   if (ex.inputs.empty() || !ex.inputs[0].isTensor() || ex.outputs.size() != 1)
-    fail("a communication needs one tensor input and one output", c.pointer, DiagCode::ExecutionFailed);
+    fail("a communication needs one tensor input and one output", c.where, DiagCode::ExecutionFailed);
   c.in = ex.inputs[0].id;
   c.out = ex.outputs[0];
   return c;
 }
 
-ReduceOp collectiveReduceOp(OpKind op, const std::string& pointer) {
+ReduceOp collectiveReduceOp(OpKind op, const Place& where) {
   switch (op) {
     case OpKind::Sum: return ReduceOp::Sum;
     case OpKind::Prod: return ReduceOp::Prod;
     case OpKind::Max: return ReduceOp::Max;
     case OpKind::Min: return ReduceOp::Min;
     default:
-      fail(std::string(opName(op)) + " cannot be lowered to a reduction collective", pointer,
+      fail(std::string(opName(op)) + " cannot be lowered to a reduction collective", where,
            DiagCode::UnlowerableResharding);
   }
 }
@@ -111,11 +111,11 @@ struct Runner {
     return std::make_unique<SimulatedCommunicator>(n);
   }
 
-  const HostTensor& localOf(TensorId t, int64_t rank, const std::string& ptr) {
+  const HostTensor& localOf(TensorId t, int64_t rank, const Place& where) {
     if (rank < 0 || !out.local[t][rank])
       fail("tensor " + std::string(f.tensorName(t)) + " is not available on device " +
                std::to_string(rank >= 0 ? world.devices()[rank] : -1) + " when its consumer runs",
-           ptr, DiagCode::ExecutionFailed);
+           where, DiagCode::ExecutionFailed);
     return *out.local[t][rank];
   }
 
@@ -132,11 +132,11 @@ struct Runner {
     OpContext c = ctx();
     for (ExprId e : s.exprs) {
       const Expr& ex = f.exprs[e];
-      std::string ptr = "/exprs/" + std::to_string(e);
+      Place where = Place::expr(e);
       FC_CHECK(!ex.outputs.empty(), "expr without outputs");
       for (int64_t r : world.ranksOf(ex.outputs[0])) {
         std::vector<const HostTensor*> args;
-        for (ValueRef v : ex.inputs) args.push_back(v.isTensor() ? &localOf(v.id, r, ptr) : nullptr);
+        for (ValueRef v : ex.inputs) args.push_back(v.isTensor() ? &localOf(v.id, r, where) : nullptr);
         std::vector<HostTensor> res = evalExpr(c, e, args);
         for (size_t i = 0; i < res.size(); ++i) out.local[ex.outputs[i]][r] = std::move(res[i]);
       }
@@ -160,14 +160,14 @@ struct Runner {
     CommunicationExpr ce = communicationExpr(f, s);
     ExprId e = ce.expr;
     const Expr& ex = f.exprs[e];
-    const std::string& ptr = ce.pointer;
+    const Place& where = ce.where;
     TensorId I = ce.in, O = ce.out;
     std::vector<int64_t> rin = world.ranksOf(I), rout = world.ranksOf(O), tm = team(I, O);
     std::vector<ShardDim> sin = shardDims(f, I), sout = shardDims(f, O);
     auto oneD = [&](TensorId t) {
       MeshId m = f.tensors[t].mesh;
       if (m != kNone && m < f.meshes.size() && f.meshes[m].shape.size() > 1)
-        fail("communications over n-D meshes are not supported by the CPU executor yet", ptr,
+        fail("communications over n-D meshes are not supported by the CPU executor yet", where,
              DiagCode::ExecutionFailed);
     };
     oneD(I);
@@ -180,18 +180,19 @@ struct Runner {
     rec.summary = std::string(commKindName(s.comm)) + " " + std::string(f.tensorName(I)) + " -> " +
                   std::string(f.tensorName(O)) + " over " + std::to_string(tm.size()) + " ranks";
     bool is_reduction = opInfo(ex.op).category == OpCategory::Reduction;
-    ReduceOp rop = is_reduction ? collectiveReduceOp(ex.op, ptr) : ReduceOp::Sum;
+    ReduceOp rop = is_reduction ? collectiveReduceOp(ex.op, where) : ReduceOp::Sum;
     OpContext c = ctx();
     switch (s.comm) {
       case CommKind::Allreduce:
       case CommKind::ReduceScatter:
       case CommKind::Reduce: {
         if (!is_reduction)
-          fail(std::string(commKindName(s.comm)) + " needs a reduction expr", ptr, DiagCode::ExecutionFailed);
+          fail(std::string(commKindName(s.comm)) + " needs a reduction expr", where,
+               DiagCode::ExecutionFailed);
         // Local part: reduce the rank's slice (a copy when the DID axis is 1 locally).
         std::vector<HostTensor> partial;
         for (int64_t r : rin) {
-          std::vector<const HostTensor*> args{&localOf(I, r, ptr)};
+          std::vector<const HostTensor*> args{&localOf(I, r, where)};
           OpContext pc = c;
           pc.localize = nullptr;
           partial.push_back(std::move(evalExpr(pc, e, args)[0]));
@@ -206,11 +207,11 @@ struct Runner {
             if (indexIn(rout, rin[k]) >= 0) store(rin[k], partial[k]);
           for (int64_t r : rout)
             if (indexIn(rin, r) < 0)
-              fail("Allreduce output lives on a device outside its input mesh", ptr,
+              fail("Allreduce output lives on a device outside its input mesh", where,
                    DiagCode::ExecutionFailed);
         } else if (s.comm == CommKind::Reduce) {
           if (rout.size() != 1 || indexIn(rin, rout[0]) < 0)
-            fail("Reduce needs a one-device output mesh inside the input mesh", ptr,
+            fail("Reduce needs a one-device output mesh inside the input mesh", where,
                  DiagCode::ExecutionFailed);
           int64_t root = indexIn(rin, rout[0]);
           std::vector<CommBuffer> bufs;
@@ -219,12 +220,13 @@ struct Runner {
           store(rout[0], partial[root]);
         } else {
           if (sout.size() != 1)
-            fail("ReduceScatter needs an output sharded on exactly one dim", ptr, DiagCode::ExecutionFailed);
+            fail("ReduceScatter needs an output sharded on exactly one dim", where,
+                 DiagCode::ExecutionFailed);
           int64_t k = sout[0].dim;
           std::vector<HostTensor> send, recv;
           for (auto& p : partial) {
             if (k >= p.rank() || p.size(k) % R != 0)
-              fail("ReduceScatter: the scattered dim does not divide by the mesh size", ptr,
+              fail("ReduceScatter: the scattered dim does not divide by the mesh size", where,
                    DiagCode::ExecutionFailed);
             send.push_back(moveToFront(p, k));
           }
@@ -242,10 +244,10 @@ struct Runner {
       case CommKind::Allgather:
       case CommKind::Gather: {
         if (sin.size() != 1)
-          fail("a gather needs an input sharded on exactly one dim", ptr, DiagCode::ExecutionFailed);
+          fail("a gather needs an input sharded on exactly one dim", where, DiagCode::ExecutionFailed);
         int64_t k = sin[0].dim, R = static_cast<int64_t>(rin.size());
         std::vector<HostTensor> send;
-        for (int64_t r : rin) send.push_back(moveToFront(localOf(I, r, ptr), k));
+        for (int64_t r : rin) send.push_back(moveToFront(localOf(I, r, where), k));
         Shape gs = send[0].shape();
         gs[0] *= R;
         std::vector<CommBuffer> sb;
@@ -284,12 +286,13 @@ struct Runner {
       }
       case CommKind::Scatter: {
         if (sout.size() != 1 || rin.size() != 1)
-          fail("Scatter needs a one-device input and an output sharded on one dim", ptr,
+          fail("Scatter needs a one-device input and an output sharded on one dim", where,
                DiagCode::ExecutionFailed);
         int64_t k = sout[0].dim, R = static_cast<int64_t>(rout.size());
-        HostTensor src = moveToFront(localOf(I, rin[0], ptr), k);
+        HostTensor src = moveToFront(localOf(I, rin[0], where), k);
         if (src.size(0) % R != 0)
-          fail("Scatter: the scattered dim does not divide by the mesh size", ptr, DiagCode::ExecutionFailed);
+          fail("Scatter: the scattered dim does not divide by the mesh size", where,
+               DiagCode::ExecutionFailed);
         Shape rs = src.shape();
         rs[0] /= R;
         // Team = output ranks (+ the root when outside).
@@ -307,8 +310,9 @@ struct Runner {
         return;
       }
       case CommKind::Broadcast: {
-        if (rin.size() != 1) fail("Broadcast needs a one-device input mesh", ptr, DiagCode::ExecutionFailed);
-        const HostTensor& src = localOf(I, rin[0], ptr);
+        if (rin.size() != 1)
+          fail("Broadcast needs a one-device input mesh", where, DiagCode::ExecutionFailed);
+        const HostTensor& src = localOf(I, rin[0], where);
         std::vector<HostTensor> bufs;
         for (size_t q = 0; q < tm.size(); ++q)
           bufs.push_back(tm[q] == rin[0] ? src : HostTensor(src.dtype(), src.shape(), budget));
@@ -321,10 +325,10 @@ struct Runner {
       }
       case CommKind::SendRecv: {
         if (rin.size() != rout.size())
-          fail("SendRecv needs meshes of one size", ptr, DiagCode::ExecutionFailed);
+          fail("SendRecv needs meshes of one size", where, DiagCode::ExecutionFailed);
         auto cm = comm(static_cast<int64_t>(tm.size()));
         for (size_t q = 0; q < rin.size(); ++q) {
-          const HostTensor& src = localOf(I, rin[q], ptr);
+          const HostTensor& src = localOf(I, rin[q], where);
           HostTensor dst(src.dtype(), src.shape(), budget);
           HostTensor s2 = src;
           cm->sendRecv(buf(s2), indexIn(tm, rin[q]), buf(dst), indexIn(tm, rout[q]));
@@ -335,7 +339,7 @@ struct Runner {
       default:
         fail(std::string("the CPU executor does not perform ") + std::string(commKindName(s.comm)) +
                  " communications",
-             ptr, DiagCode::ExecutionFailed);
+             where, DiagCode::ExecutionFailed);
     }
   }
 };

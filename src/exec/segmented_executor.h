@@ -59,17 +59,17 @@ HostTensor moveFromFront(const HostTensor& x, int64_t k);
 using CommunicatorFactory = std::function<std::unique_ptr<Communicator>(int64_t team_size)>;
 
 // The one expr of a communication segment, its tensor input and output,
-// and the expr's JSON pointer; ExecError (FC0502) unless the segment is one
+// and the expr's place; ExecError (FC0502) unless the segment is one
 // expr with a tensor input and one output. Shared by the executors.
 struct CommunicationExpr {
   ExprId expr = kNone;
   TensorId in = kNone, out = kNone;
-  std::string pointer;
+  Place where;
 };
 CommunicationExpr communicationExpr(const Fusion& f, const Segment& s);
 // The collective reduction of a Sum / Prod / Max / Min expr; ExecError
-// (FC0307 unlowerable-resharding, at `pointer`) for any other op.
-ReduceOp collectiveReduceOp(OpKind op, const std::string& pointer);
+// (FC0307 unlowerable-resharding, at `where`) for any other op.
+ReduceOp collectiveReduceOp(OpKind op, const Place& where);
 
 // Performs one communication segment on host tensors, as runSegmented
 // does: `local` ([TensorId][world rank]) holds the input tensor's per-rank

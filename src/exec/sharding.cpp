@@ -77,7 +77,7 @@ std::vector<ShardDim> shardDims(const Fusion& f, TensorId t) {
   const Tensor& tv = f.tensors[t];
   std::vector<ShardDim> r;
   const Mesh* mesh = (tv.mesh != kNone && tv.mesh < f.meshes.size()) ? &f.meshes[tv.mesh] : nullptr;
-  std::string where = "/tensors/" + std::to_string(t);
+  const Place where = Place::tensor(t);
   auto parts = [&](ParallelType pt) {
     int64_t p = mesh ? mesh->sizeFor(pt) : -1;
     if (p <= 0)

@@ -36,7 +36,7 @@ constexpr FileDTypeInfo kInfo[] = {
 constexpr double kMaxExactInt = 9007199254740992.0;  // 2^53
 
 [[noreturn]] void malformed(const std::string& what, const std::string& why) {
-  fail(what + ": " + why, "", DiagCode::TensorFileMalformed);
+  fail(what + ": " + why, {}, DiagCode::TensorFileMalformed);
 }
 
 }  // namespace
@@ -181,10 +181,10 @@ HostTensor allocate(FileDType t, const Shape& shape, const std::string& what, Me
 
 std::string readWholeFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) fail("cannot open tensor file " + path, "", DiagCode::TensorFileMalformed);
+  if (!in) fail("cannot open tensor file " + path, {}, DiagCode::TensorFileMalformed);
   std::ostringstream ss;
   ss << in.rdbuf();
-  if (in.bad()) fail("cannot read tensor file " + path, "", DiagCode::TensorFileMalformed);
+  if (in.bad()) fail("cannot read tensor file " + path, {}, DiagCode::TensorFileMalformed);
   return ss.str();
 }
 
@@ -531,7 +531,7 @@ std::string serializeNpy(const FileTensor& t) {
 TensorFile readTensorFile(const std::string& path, MemoryBudget* budget) {
   auto fmt = tensorFormatOf(path);
   if (!fmt)
-    fail("tensor file " + path + ": fusecheck reads .safetensors and .npz files (by extension)", "",
+    fail("tensor file " + path + ": fusecheck reads .safetensors and .npz files (by extension)", {},
          DiagCode::TensorFormatUnsupported);
   if (*fmt == TensorFormat::Npz) return detail::readNpz(path, budget);
   return parseSafetensors(detail::readWholeFile(path), path, budget);
@@ -540,19 +540,19 @@ TensorFile readTensorFile(const std::string& path, MemoryBudget* budget) {
 void writeTensorFile(const std::string& path, const TensorFile& file) {
   auto fmt = tensorFormatOf(path);
   if (!fmt)
-    fail("tensor file " + path + ": fusecheck writes .safetensors and .npz files (by extension)", "",
+    fail("tensor file " + path + ": fusecheck writes .safetensors and .npz files (by extension)", {},
          DiagCode::TensorFormatUnsupported);
   if (*fmt == TensorFormat::Npz) {
     for (const FileTensor& t : file.tensors)
       if (npyDescr(t.file_dtype).empty())
         fail(path + ": tensor '" + t.name + "' is " + std::string(fileDTypeName(t.file_dtype)) +
                  ", which numpy (and so .npz) cannot hold; write a .safetensors file instead",
-             "", DiagCode::TensorFormatUnsupported);
+             {}, DiagCode::TensorFormatUnsupported);
     detail::writeNpz(path, file);
     return;
   }
   std::string why = writeFileAtomic(path, serializeSafetensors(file));
-  if (!why.empty()) fail("cannot write " + path + ": " + why, "", DiagCode::WriteFailed);
+  if (!why.empty()) fail("cannot write " + path + ": " + why, {}, DiagCode::WriteFailed);
 }
 
 }  // namespace fc::exec

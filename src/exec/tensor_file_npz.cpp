@@ -35,7 +35,7 @@ TensorFile readNpz(const std::string& path, MemoryBudget* budget) {
   int err = 0;
   zip_t* z = zip_open(path.c_str(), ZIP_RDONLY, &err);
   if (!z) {
-    fail("cannot read " + path + " as an .npz (zip) file: " + zipOpenError(err), "",
+    fail("cannot read " + path + " as an .npz (zip) file: " + zipOpenError(err), {},
          DiagCode::TensorFileMalformed);
   }
   std::unique_ptr<zip_t, void (*)(zip_t*)> guard(z, [](zip_t* p) { zip_discard(p); });
@@ -43,22 +43,22 @@ TensorFile readNpz(const std::string& path, MemoryBudget* budget) {
   zip_int64_t n = zip_get_num_entries(z, 0);
   for (zip_int64_t i = 0; i < n; ++i) {
     const char* name = zip_get_name(z, static_cast<zip_uint64_t>(i), 0);
-    if (!name) fail(path + ": " + zipError(z), "", DiagCode::TensorFileMalformed);
+    if (!name) fail(path + ": " + zipError(z), {}, DiagCode::TensorFileMalformed);
     std::string entry = name;
     std::string what = path + ": entry '" + entry + "'";
     if (entry.size() < 5 || entry.substr(entry.size() - 4) != ".npy")
-      fail(what + " is not a .npy file; an .npz holds one NAME.npy per tensor", "",
+      fail(what + " is not a .npy file; an .npz holds one NAME.npy per tensor", {},
            DiagCode::TensorFileMalformed);
     zip_stat_t st;
     if (zip_stat_index(z, static_cast<zip_uint64_t>(i), 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE))
-      fail(what + ": " + zipError(z), "", DiagCode::TensorFileMalformed);
+      fail(what + ": " + zipError(z), {}, DiagCode::TensorFileMalformed);
     std::string bytes(static_cast<size_t>(st.size), '\0');
     zip_file_t* zf = zip_fopen_index(z, static_cast<zip_uint64_t>(i), 0);
-    if (!zf) fail(what + ": " + zipError(z), "", DiagCode::TensorFileMalformed);
+    if (!zf) fail(what + ": " + zipError(z), {}, DiagCode::TensorFileMalformed);
     zip_int64_t got = zip_fread(zf, bytes.data(), st.size);
     zip_fclose(zf);
     if (got < 0 || static_cast<zip_uint64_t>(got) != st.size)
-      fail(what + ": the entry cannot be read in full", "", DiagCode::TensorFileMalformed);
+      fail(what + ": the entry cannot be read in full", {}, DiagCode::TensorFileMalformed);
     FileTensor t = parseNpy(bytes, what, budget);
     t.name = entry.substr(0, entry.size() - 4);
     out.tensors.push_back(std::move(t));
@@ -70,7 +70,7 @@ void writeNpz(const std::string& path, const TensorFile& file) {
   int err = 0;
   zip_t* z = zip_open(path.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &err);
   auto writeFail = [&](const std::string& why) {
-    fail("cannot write " + path + ": " + why, "", DiagCode::WriteFailed);
+    fail("cannot write " + path + ": " + why, {}, DiagCode::WriteFailed);
   };
   if (!z) {
     writeFail(zipOpenError(err));
@@ -108,14 +108,14 @@ TensorFile readNpz(const std::string& path, MemoryBudget*) {
   fail(path +
            ": this fusecheck was built without libzip (Debian: libzip-dev), so it cannot read .npz; "
            "use a .safetensors file",
-       "", DiagCode::MissingTool);
+       {}, DiagCode::MissingTool);
 }
 
 void writeNpz(const std::string& path, const TensorFile&) {
   fail(path +
            ": this fusecheck was built without libzip (Debian: libzip-dev), so it cannot write .npz; "
            "use a .safetensors file",
-       "", DiagCode::MissingTool);
+       {}, DiagCode::MissingTool);
 }
 
 #endif

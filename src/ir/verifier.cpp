@@ -5,8 +5,8 @@
 // axis numbers and extents, tensor domains and sizes, expr references and
 // arity, definitions / uses / cycles, per-op rank, iter-type and dtype
 // rules, segmentation, concrete inputs) so that the output is
-// deterministic. Every diagnostic carries the JSON pointer of the offending
-// value, derived from ids (verifier_text.h, verifier_sites.h).
+// deterministic. Every diagnostic carries the place of the offending value,
+// derived from ids (verifier_text.h, verifier_sites.h).
 //
 // The checks themselves are in verifier_checks.h (one function per check)
 // and verifier_ops.h (the op rules); every diagnostic comes from them, run
@@ -53,7 +53,7 @@ class FollowOnFilter final : public Reporter {
   }
   size_t shapeErrors() const { return shape_errors_; }
   size_t dtypeErrors() const { return dtype_errors_; }
-  Diagnostic& error(DiagCode code, std::string message, const std::string& pointer) override {
+  Diagnostic& error(DiagCode code, std::string message, const Place& where) override {
     const bool dtype = code == DiagCode::DTypeMismatch;
     if (dtype ? skip_dtype_ : skip_shape_) {
       scratch_ = Diagnostic{};
@@ -61,7 +61,7 @@ class FollowOnFilter final : public Reporter {
     }
     (dtype ? dtype_errors_ : shape_errors_)++;
     ++found_;
-    return to_.error(code, std::move(message), pointer);
+    return to_.error(code, std::move(message), where);
   }
 
  private:

@@ -2,8 +2,8 @@
 // unique, references resolve, acyclic, per-op arity / rank / dtype / iter
 // type consistency, well-formed extents, valid meshes, well-formed explicit
 // segmentation and concrete inputs. Every problem is a located diagnostic
-// (JSON pointer into the repro; line:col is filled in by the caller from
-// the source text). Linear in the size of the fusion.
+// (a typed place in the repro; the caller's io/ gives it a pointer and
+// line:col from the source text). Linear in the size of the fusion.
 #pragma once
 
 #include <cstddef>

@@ -122,7 +122,7 @@ class Checks {
   VerifyState& st_;
 
   // The checks of one element.
-  void checkExtent(AxisId a, ScalarId s, const char* field, Reporter& r);
+  void checkExtent(AxisId a, ScalarId s, PlaceField field, Reporter& r);
   void markReported(ScalarId s, Reporter& r);
   void checkTensorDomain(TensorId t, std::vector<uint32_t>& stamp, uint32_t& cur, Reporter& r);
   void checkTransforms(TensorId t, std::vector<uint32_t>& stamp, uint32_t& cur, Reporter& r);
@@ -145,8 +145,8 @@ class Checks {
   std::string axisDesc(AxisId a) const { return verify::axisDesc(f_, a); }
   // A scalar's name, else its constant value, else "scalar #s".
   std::string scalarDesc(ScalarId s) const;
-  std::string axisPtr(AxisId a) const { return verify::axisPtr(st_, a); }
-  std::string scalarPtr(ScalarId s, const Reporter& r) { return verify::scalarPtr(st_, s, r); }
+  Place axisPlace(AxisId a) const { return verify::axisPlace(st_, a); }
+  Place scalarPlace(ScalarId s, const Reporter& r) { return verify::scalarPlace(st_, s, r); }
 };
 
 }  // namespace fc::verify

@@ -34,25 +34,26 @@ void Checks::checkConcreteInputs(size_t b, size_t e, FirstTable<Slot>& tensor_se
   for (size_t k = b; k < e; ++k) {
     const ConcreteInput& ci = f_.concrete_inputs[k];
     // Built only for a diagnostic: a million-expr repro has ~300k inputs.
-    auto p = [k] { return "/concrete_inputs/" + num(k); };
+    auto p = [k] { return Place::concreteInput(k); };
     if (ci.value.isScalar()) {
       if (ci.value.id == kNone || ci.value.id >= f_.scalars.size()) {
         r.error(DiagCode::DanglingScalar, "concrete input " + num(k) + " names a scalar that does not exist",
-                p() + "/input");
+                p().key(F::Input));
         continue;
       }
       if (f_.scalars[ci.value.id].kind != ScalarKind::Input) {
         r.error(DiagCode::BadConcreteInput,
                 "concrete input " + num(k) + " describes " + scalarDesc(ci.value.id) +
                     ", which is not a fusion input",
-                p() + "/input");
+                p().key(F::Input));
         continue;
       }
       const uint32_t first = claimFirst(scalar_seen[ci.value.id], static_cast<uint32_t>(k), speculative);
       if (first != kNone) {
         if constexpr (kKeepsClaimants<Slot>)
-          r.error(DiagCode::BadConcreteInput, scalarDesc(ci.value.id) + " is described twice", p() + "/input")
-              .note("first described here", r.at("/concrete_inputs/" + num(first)));
+          r.error(DiagCode::BadConcreteInput, scalarDesc(ci.value.id) + " is described twice",
+                  p().key(F::Input))
+              .note("first described here", r.at(Place::concreteInput(first)));
         else
           r.flag();
         continue;
@@ -71,7 +72,7 @@ void Checks::checkConcreteInputs(size_t b, size_t e, FirstTable<Slot>& tensor_se
     TensorId t = ci.value.id;
     if (!tensorValid(t)) {
       r.error(DiagCode::DanglingTensor, "concrete input " + num(k) + " names a tensor that does not exist",
-              p() + "/input");
+              p().key(F::Input));
       continue;
     }
     const uint32_t pos = st_.input_pos[t];
@@ -79,14 +80,14 @@ void Checks::checkConcreteInputs(size_t b, size_t e, FirstTable<Slot>& tensor_se
       if (st_.undefined_reported[t]) continue;  // same root cause as the FC0108 / FC0107 already reported
       r.error(DiagCode::BadConcreteInput,
               "concrete input " + num(k) + " describes " + tname(t) + ", which is not a fusion input",
-              p() + "/input");
+              p().key(F::Input));
       continue;
     }
     const uint32_t first = claimFirst(tensor_seen[pos], static_cast<uint32_t>(k), speculative);
     if (first != kNone) {
       if constexpr (kKeepsClaimants<Slot>)
-        r.error(DiagCode::BadConcreteInput, tname(t) + " is described twice", p() + "/input")
-            .note("first described here", r.at("/concrete_inputs/" + num(first)));
+        r.error(DiagCode::BadConcreteInput, tname(t) + " is described twice", p().key(F::Input))
+            .note("first described here", r.at(Place::concreteInput(first)));
       else
         r.flag();
       continue;
@@ -95,19 +96,19 @@ void Checks::checkConcreteInputs(size_t b, size_t e, FirstTable<Slot>& tensor_se
       r.error(DiagCode::BadConcreteInput,
               "concrete input " + num(k) + " gives " + tname(t) + " the empty value range [" +
                   shortNumber(ci.range->first) + ", " + shortNumber(ci.range->second) + ")",
-              p() + "/range");
+              p().key(F::Range));
     if (ci.range && ci.fill)
       r.error(DiagCode::BadConcreteInput,
               "concrete input " + num(k) + " gives " + tname(t) + " both a range and a fill value",
-              p() + "/fill");
+              p().key(F::Fill));
     if (!st_.tensor_ok[t]) continue;
     const size_t rank = f_.nonReductionRank(t);
     if (ci.shape.size() != rank) {
       r.error(DiagCode::BadConcreteInput,
               "concrete input " + num(k) + " gives " + tname(t) + " " + num(ci.shape.size()) + " sizes but " +
                   tname(t) + " has " + num(rank) + " non-Reduction logical axes",
-              p() + "/shape")
-          .note(tname(t) + " is declared here", r.at(tp(t) + "/logical"));
+              p().key(F::Shape))
+          .note(tname(t) + " is declared here", r.at(tp(t).key(F::Logical)));
       continue;
     }
     int64_t elements = 1;
@@ -116,7 +117,7 @@ void Checks::checkConcreteInputs(size_t b, size_t e, FirstTable<Slot>& tensor_se
         r.error(DiagCode::BadConcreteInput,
                 "concrete input " + num(k) + " gives " + tname(t) + " the negative size " +
                     std::to_string(ci.shape[j]),
-                p() + "/shape/" + num(j));
+                p().at(F::Shape, j));
         continue;
       }
       if (elements < 0) continue;  // the overflow is reported once
@@ -124,7 +125,7 @@ void Checks::checkConcreteInputs(size_t b, size_t e, FirstTable<Slot>& tensor_se
       if (!prod) {
         r.error(DiagCode::BadConcreteInput,
                 "concrete input " + num(k) + " gives " + tname(t) + " sizes whose product overflows int64",
-                p() + "/shape/" + num(j));
+                p().at(F::Shape, j));
         elements = -1;
         continue;
       }
@@ -134,7 +135,7 @@ void Checks::checkConcreteInputs(size_t b, size_t e, FirstTable<Slot>& tensor_se
       r.error(DiagCode::BadConcreteInput,
               "concrete input " + num(k) + " gives " + tname(t) + " " + num(ci.strides.size()) +
                   " strides but " + num(rank) + " sizes",
-              p() + "/strides");
+              p().key(F::Strides));
   }
 }
 

@@ -31,18 +31,18 @@ void Checks::checkExprRef(ExprId e, Reporter& r) {
     const ValueRef& v = x.inputs[k];
     if (v.isTensor() && !tensorValid(v.id)) {
       r.error(DiagCode::DanglingTensor, exprDesc(e) + " names a tensor that does not exist",
-              p() + "/inputs/" + num(k));
+              p().at(F::Inputs, k));
       st_.expr_ok[e] = 0;
     } else if (v.isScalar() && (v.id == kNone || v.id >= f_.scalars.size())) {
       r.error(DiagCode::DanglingScalar, exprDesc(e) + " names a scalar that does not exist",
-              p() + "/inputs/" + num(k));
+              p().at(F::Inputs, k));
       st_.expr_ok[e] = 0;
     }
   }
   for (size_t k = 0; k < x.outputs.size(); ++k)
     if (!tensorValid(x.outputs[k])) {
       r.error(DiagCode::DanglingTensor, exprDesc(e) + " names an output tensor that does not exist",
-              p() + "/outputs/" + num(k));
+              p().at(F::Outputs, k));
       st_.expr_ok[e] = 0;
     }
   const int nin = static_cast<int>(x.inputs.size());
@@ -53,22 +53,21 @@ void Checks::checkExprRef(ExprId e, Reporter& r) {
                            : std::to_string(info.min_inputs) + " to " + std::to_string(info.max_inputs);
     r.error(DiagCode::ArityMismatch,
             std::string(info.name) + " takes " + want + " input(s) but " + exprDesc(e) + " has " + num(nin),
-            info.max_inputs >= 0 && nin > info.max_inputs ? p() + "/inputs/" + num(info.max_inputs)
-                                                          : p() + "/inputs");
+            info.max_inputs >= 0 && nin > info.max_inputs ? p().at(F::Inputs, info.max_inputs)
+                                                          : p().key(F::Inputs));
     st_.expr_ok[e] = 0;
   }
   if (info.num_outputs < 0 && x.outputs.empty()) {
     r.error(DiagCode::ArityMismatch,
             std::string(info.name) + " has at least 1 output but " + exprDesc(e) + " lists none",
-            p() + "/outputs");
+            p().key(F::Outputs));
     st_.expr_ok[e] = 0;
   } else if (info.num_outputs >= 0 && static_cast<int>(x.outputs.size()) != info.num_outputs) {
     r.error(DiagCode::ArityMismatch,
             std::string(info.name) + " has " + std::to_string(info.num_outputs) + " output(s) but " +
                 exprDesc(e) + " lists " + num(x.outputs.size()),
-            x.outputs.size() > static_cast<size_t>(info.num_outputs)
-                ? p() + "/outputs/" + std::to_string(info.num_outputs)
-                : p() + "/outputs");
+            x.outputs.size() > static_cast<size_t>(info.num_outputs) ? p().at(F::Outputs, info.num_outputs)
+                                                                     : p().key(F::Outputs));
     st_.expr_ok[e] = 0;
   }
   if (isOpaque(x.op) && x.attrs.name.empty()) {
@@ -83,7 +82,7 @@ void Checks::checkExprRef(ExprId e, Reporter& r) {
       r.error(DiagCode::ArityMismatch,
               "input " + num(k) + " of " + exprDesc(e) + " must be a tensor, not the scalar " +
                   scalarDesc(x.inputs[k].id),
-              p() + "/inputs/" + num(k));
+              p().at(F::Inputs, k));
       st_.expr_ok[e] = 0;
     }
   };
@@ -107,7 +106,7 @@ void Checks::checkExprRef(ExprId e, Reporter& r) {
       bool any = false;
       for (const ValueRef& v : x.inputs) any = any || v.isTensor();
       if (!any) {
-        r.error(DiagCode::ArityMismatch, exprDesc(e) + " has no tensor operand", p() + "/inputs");
+        r.error(DiagCode::ArityMismatch, exprDesc(e) + " has no tensor operand", p().key(F::Inputs));
         st_.expr_ok[e] = 0;
       }
       break;
@@ -163,8 +162,8 @@ void Checks::reportProducer(ExprId x, size_t k, ExprId first, Reporter& r) {
   const size_t first_slot = std::find(first_outs.begin(), first_outs.end(), t) - first_outs.begin();
   r.error(DiagCode::MultipleDefinitions,
           tname(t) + " is produced by " + exprDesc(first) + " and again by " + exprDesc(x),
-          ep(x) + "/outputs/" + num(k))
-      .note("first definition", r.at(ep(first) + "/outputs/" + num(first_slot)));
+          ep(x).at(F::Outputs, k))
+      .note("first definition", r.at(ep(first).at(F::Outputs, first_slot)));
 }
 
 // Fusion inputs [b, e): each names a tensor no expr produces, or a
@@ -172,7 +171,7 @@ void Checks::reportProducer(ExprId x, size_t k, ExprId first, Reporter& r) {
 void Checks::checkFusionInputs(size_t b, size_t e, std::vector<char>& scalar_input, Reporter& r) {
   for (size_t k = b; k < e; ++k) {
     const ValueRef& v = f_.inputs[k];
-    auto ptr = [k] { return "/inputs/" + num(k); };  // for a diagnostic only
+    auto ptr = [k] { return Place::input(k); };  // for a diagnostic only
     if (v.isTensor()) {
       if (!tensorValid(v.id)) {
         r.error(DiagCode::DanglingTensor, "fusion input " + num(k) + " names a tensor that does not exist",
@@ -182,13 +181,13 @@ void Checks::checkFusionInputs(size_t b, size_t e, std::vector<char>& scalar_inp
       const uint32_t first = claim(st_.input_pos[v.id], static_cast<uint32_t>(k), r.speculative());
       if (first != kNone) {
         r.error(DiagCode::DuplicateInput, tname(v.id) + " is listed twice as a fusion input", ptr())
-            .note("first listed here", r.at("/inputs/" + num(first)));
+            .note("first listed here", r.at(Place::input(first)));
         continue;
       }
       if (st_.producer[v.id] != kNone)
         r.error(DiagCode::InputProduced,
                 tname(v.id) + " is a fusion input but " + exprDesc(st_.producer[v.id]) + " produces it",
-                ep(st_.producer[v.id]) + "/outputs/" + num(st_.producer_slot[v.id]))
+                ep(st_.producer[v.id]).at(F::Outputs, st_.producer_slot[v.id]))
             .note(tname(v.id) + " is declared a fusion input here", r.at(ptr()));
     } else {
       if (v.id == kNone || v.id >= f_.scalars.size()) {
@@ -234,7 +233,7 @@ void Checks::reportUndefined(ExprId x, size_t k, Reporter& r) {
   const TensorId t = f_.exprs[x].inputs[k].id;
   r.error(DiagCode::UndefinedTensor,
           exprDesc(x) + " uses " + tname(t) + ", which no expr produces and which is not a fusion input",
-          ep(x) + "/inputs/" + num(k))
+          ep(x).at(F::Inputs, k))
       .note(tname(t) + " is declared here", r.at(tp(t)));
 }
 
@@ -242,7 +241,7 @@ void Checks::reportUndefined(ExprId x, size_t k, Reporter& r) {
 void Checks::checkFusionOutputs(size_t b, size_t e, Reporter& r) {
   for (size_t k = b; k < e; ++k) {
     const TensorId t = f_.outputs[k];
-    auto ptr = [k] { return "/outputs/" + num(k); };  // for a diagnostic only
+    auto ptr = [k] { return Place::output(k); };  // for a diagnostic only
     if (!tensorValid(t)) {
       r.error(DiagCode::DanglingTensor, "fusion output " + num(k) + " names a tensor that does not exist",
               ptr());
@@ -351,7 +350,7 @@ void Checks::reportCycles(const std::vector<char>& done, Reporter& r) {
     Diagnostic& d = r.error(DiagCode::Cycle,
                             "the exprs form a cycle: " + exprDesc(e0) + " uses " + tname(v0.id) +
                                 ", which depends on " + exprDesc(e0) + "'s own output",
-                            ep(e0) + "/inputs/" + num(s0));
+                            ep(e0).at(F::Inputs, s0));
     constexpr size_t kMaxHops = 16;
     for (size_t i = from; i < path.size(); ++i) {
       if (i - from == kMaxHops) {
@@ -361,7 +360,7 @@ void Checks::reportCycles(const std::vector<char>& done, Reporter& r) {
       auto [e, s] = path[i];
       TensorId t = f_.exprs[e].inputs[s].id;
       d.note(exprDesc(e) + " uses " + tname(t) + ", produced by " + exprDesc(st_.producer[t]),
-             r.at(ep(st_.producer[t]) + "/outputs/" + num(st_.producer_slot[t])));
+             r.at(ep(st_.producer[t]).at(F::Outputs, st_.producer_slot[t])));
     }
   }
 }
@@ -375,12 +374,12 @@ void Checks::checkSegmentation(Reporter& r) {
   std::vector<uint32_t> pos_of(ne, kNone);
   bool complete = true;
   for (size_t s = 0; s < sg.segments.size(); ++s) {
-    std::string sp = "/segmentation/segments/" + num(s);
+    const Place sp = Place::segment(s);
     if (sg.segments[s].exprs.empty())
-      r.error(DiagCode::BadSegmentation, "segment " + num(s) + " has no exprs", sp + "/exprs");
+      r.error(DiagCode::BadSegmentation, "segment " + num(s) + " has no exprs", sp.key(F::Exprs));
     for (size_t k = 0; k < sg.segments[s].exprs.size(); ++k) {
       ExprId e = sg.segments[s].exprs[k];
-      std::string ptr = sp + "/exprs/" + num(k);
+      const Place ptr = sp.at(F::Exprs, k);
       if (e >= ne) {
         r.error(DiagCode::DanglingExpr,
                 "segment " + num(s) + " names expr " + num(e) + " but the fusion has " + num(ne) + " exprs",
@@ -391,8 +390,7 @@ void Checks::checkSegmentation(Reporter& r) {
       if (seg_of[e] != kNone) {
         r.error(DiagCode::BadSegmentation,
                 exprDesc(e) + " is in segment " + num(seg_of[e]) + " and again in segment " + num(s), ptr)
-            .note("first listed here",
-                  r.at("/segmentation/segments/" + num(seg_of[e]) + "/exprs/" + num(pos_of[e])));
+            .note("first listed here", r.at(Place::segment(seg_of[e]).at(F::Exprs, pos_of[e])));
         complete = false;
         continue;
       }
@@ -410,7 +408,7 @@ void Checks::checkSegmentation(Reporter& r) {
     r.error(DiagCode::BadSegmentation,
             "the segmentation leaves " + num(nmissing) + " expr(s) in no segment: " + missing +
                 (nmissing > 8 ? ", ..." : ""),
-            "/segmentation/segments");
+            Place::member(F::Segmentation).key(F::Segments));
     complete = false;
   }
   // Run order: a segment may only use tensors produced by itself or earlier segments.
@@ -425,22 +423,22 @@ void Checks::checkSegmentation(Reporter& r) {
           r.error(DiagCode::BadSegmentation,
                   "segment " + num(seg_of[e]) + " runs " + exprDesc(e) + ", which uses " + tname(v.id) +
                       ", but " + tname(v.id) + " is produced later, in segment " + num(seg_of[p]),
-                  "/segmentation/segments/" + num(seg_of[e]) + "/exprs/" + num(pos_of[e]))
+                  Place::segment(seg_of[e]).at(F::Exprs, pos_of[e]))
               .note(tname(v.id) + "'s producer is listed here",
-                    r.at("/segmentation/segments/" + num(seg_of[p]) + "/exprs/" + num(pos_of[p])));
+                    r.at(Place::segment(seg_of[p]).at(F::Exprs, pos_of[p])));
         }
       }
     }
   }
   for (size_t k = 0; k < sg.forward.size(); ++k) {
-    std::string ptr = "/segmentation/forward/" + num(k);
+    const Place ptr = Place::member(F::Segmentation).at(F::Forward, k);
     if (sg.forward[k].segment >= sg.segments.size())
       r.error(DiagCode::BadSegmentation,
               "forward names segment " + num(sg.forward[k].segment) + " but there are " +
                   num(sg.segments.size()) + " segments",
-              ptr + "/segment");
+              ptr.key(F::Segment));
     if (sg.forward[k].symbol == kNone || sg.forward[k].symbol >= f_.scalars.size())
-      r.error(DiagCode::DanglingScalar, "forward names a scalar that does not exist", ptr + "/symbol");
+      r.error(DiagCode::DanglingScalar, "forward names a scalar that does not exist", ptr.key(F::Symbol));
   }
 }
 

@@ -60,8 +60,8 @@ class OpChecks {
   std::string tname(TensorId t) const { return tensorDesc(f_, t); }
   std::string exprDesc(ExprId e) const { return verify::exprDesc(f_, e); }
   std::string axisDesc(AxisId a) const { return verify::axisDesc(f_, a); }
-  static void rankError(Reporter& r, const std::string& msg, const std::string& ptr) {
-    r.error(DiagCode::RankMismatch, msg, ptr);
+  static void rankError(Reporter& r, const std::string& msg, const Place& where) {
+    r.error(DiagCode::RankMismatch, msg, where);
   }
 
   // The rule's issues of `kind`, in order.
@@ -83,7 +83,7 @@ class OpChecks {
         r.error(DiagCode::IterTypeMismatch,
                 std::string(opName(f_.exprs[e].op)) + " cannot produce the Reduction axis " +
                     axisDesc(lg[j]) + " of " + tname(out),
-                logicalPtr(out, j))
+                logicalPlace(out, j))
             .note("produced by " + exprDesc(e), r.at(ep(e)));
         return;
       }
@@ -93,7 +93,7 @@ class OpChecks {
     r.error(DiagCode::DTypeMismatch,
             tname(out) + " has dtype " + std::string(dtypeName(f_.tensors[out].dtype)) + " but " +
                 exprDesc(e) + " produces " + std::string(dtypeName(want)) + " (" + why + ")",
-            tp(out) + "/dtype");
+            tp(out).key(F::Dtype));
   }
 
   // Output `o` against the op's dtype rule.
@@ -109,14 +109,14 @@ class OpChecks {
       rankError(r,
                 tname(out) + " has " + num(got) + " logical axes but " + exprDesc(e) + " produces " +
                     num(want) + " (" + why + ")",
-                ep(e) + "/outputs/0");
+                ep(e).at(F::Outputs, 0));
   }
 
   // Reports the dims the rule found out of range or repeated; true when none.
   bool dimsOk(ExprId e, const char* what, Reporter& r) {
     bool ok = true;
     for (const ShapeIssue& is : rule_.issues) {
-      auto ptr = [&] { return ep(e) + "/dims/" + num(is.index); };
+      auto ptr = [&] { return ep(e).at(F::Dims, is.index); };
       if (is.kind == ShapeIssue::Kind::DimOutOfRange) {
         rankError(r,
                   std::string(what) + " dim " + std::to_string(is.a) + " of " + exprDesc(e) +
@@ -152,7 +152,7 @@ class OpChecks {
         rankError(r,
                   tname(out) + " has rank " + num(out_axes.size()) + " but the operands of " + exprDesc(e) +
                       " have rank " + num(rule_.axes.size()),
-                  ep(e) + "/outputs/0");
+                  ep(e).at(F::Outputs, 0));
       } else {
         for (size_t k : bad) {
           TensorId in = x.inputs[k].id;
@@ -160,7 +160,7 @@ class OpChecks {
                     "operand " + tname(in) + " of " + exprDesc(e) + " has rank " +
                         num(f_.nonReductionRank(in)) + " but the output " + tname(out) + " has rank " +
                         num(out_axes.size()),
-                    ep(e) + "/inputs/" + num(k));
+                    ep(e).at(F::Inputs, k));
         }
       }
     } else if (rule_.ok()) {
@@ -174,7 +174,7 @@ class OpChecks {
             r.error(DiagCode::IterTypeMismatch,
                     "axis " + axisDesc(out_axes[j]) + " of " + tname(out) + " is Broadcast but operand " +
                         tname(x.inputs[k].id) + " has the Iteration axis " + axisDesc(ia) + " there",
-                    noRedPtr(out, j));
+                    noRedPlace(out, j));
             break;
           }
         }
@@ -189,8 +189,8 @@ class OpChecks {
           r.error(DiagCode::DTypeMismatch,
                   tname(out) + " has dtype " + std::string(dtypeName(f_.tensors[out].dtype)) + " but " +
                       exprDesc(e) + " casts to " + std::string(dtypeName(*x.attrs.dtype)),
-                  tp(out) + "/dtype")
-              .note("the cast's target dtype", r.at(ep(e) + "/dtype"));
+                  tp(out).key(F::Dtype))
+              .note("the cast's target dtype", r.at(ep(e).key(F::Dtype)));
         return;
       case OpCategory::Ternary: {
         const ValueRef& c = x.inputs[0];
@@ -199,7 +199,7 @@ class OpChecks {
           r.error(
               DiagCode::DTypeMismatch,
               "the condition of " + exprDesc(e) + " has dtype " + std::string(dtypeName(cd)) + ", not Bool",
-              ep(e) + "/inputs/0");
+              ep(e).at(F::Inputs, 0));
         break;
       }
       default: break;
@@ -215,7 +215,7 @@ class OpChecks {
     TensorId out = x.outputs[0];
     const size_t n = f_.nonReductionRank(in);
     const auto& olg = f_.tensors[out].logical;
-    const std::string p = ep(e);
+    const Place p = ep(e);
     if (form != OpForm::Cat) checkDType(e, 0, r);
     noReductionAxes(e, out, r);
     switch (form) {
@@ -225,12 +225,12 @@ class OpChecks {
           rankError(r,
                     exprDesc(e) + " has " + num(fl.size()) + " flags but its output " + tname(out) + " has " +
                         num(olg.size()) + " logical axes",
-                    p + "/flags");
+                    p.key(F::Flags));
         } else if (has(K::FlagsKept)) {
           rankError(r,
                     exprDesc(e) + " keeps " + std::to_string(issues(K::FlagsKept)[0].a) +
                         " axes (false flags) but its input " + tname(in) + " has rank " + num(n),
-                    p + "/flags");
+                    p.key(F::Flags));
         } else {
           // A true flag's axis is a new Broadcast axis (AxisRule::Extent::One).
           for (size_t j = 0; j < olg.size(); ++j)
@@ -239,8 +239,8 @@ class OpChecks {
                       "axis " + axisDesc(olg[j]) + " of " + tname(out) +
                           " has a true broadcast flag but is " +
                           std::string(iterTypeName(f_.axes[olg[j]].iter)),
-                      logicalPtr(out, j))
-                  .note("the flag", r.at(p + "/flags/" + num(j)));
+                      logicalPlace(out, j))
+                  .note("the flag", r.at(p.at(F::Flags, j)));
         }
         break;
       }
@@ -249,18 +249,18 @@ class OpChecks {
           rankError(r,
                     exprDesc(e) + " has a shape of " + num(x.attrs.shape.size()) + " sizes but its output " +
                         tname(out) + " has " + num(olg.size()) + " logical axes",
-                    p + "/shape");
+                    p.key(F::Shape));
         if (has(K::BidDimsCount)) {
           rankError(r,
                     exprDesc(e) + " maps " + num(x.attrs.dims.size()) + " input axes but its input " +
                         tname(in) + " has rank " + num(n),
-                    p + "/dims");
+                    p.key(F::Dims));
         } else if (has(K::BidDimsOrder)) {
           const ShapeIssue is = issues(K::BidDimsOrder)[0];
           rankError(r,
                     "broadcast_in_dim dim " + std::to_string(is.a) +
                         " must be increasing and below the output rank " + std::to_string(is.b),
-                    p + "/dims/" + num(is.index));
+                    p.at(F::Dims, is.index));
         } else {
           // An axis no input axis maps to is a new Broadcast axis.
           for (size_t j = 0; j < olg.size() && j < rule_.axes.size(); ++j)
@@ -268,7 +268,7 @@ class OpChecks {
               r.error(DiagCode::IterTypeMismatch,
                       "axis " + axisDesc(olg[j]) + " of " + tname(out) +
                           " is not mapped from the input and must be Broadcast",
-                      logicalPtr(out, j));
+                      logicalPlace(out, j));
         }
         break;
       }
@@ -277,7 +277,7 @@ class OpChecks {
           rankError(r,
                     exprDesc(e) + " has " + num(x.attrs.shape.size()) + " sizes but its input " + tname(in) +
                         " has rank " + num(n),
-                    p + "/shape");
+                    p.key(F::Shape));
         else
           outRank(e, out, rule_.axes.size(), "expand keeps the rank", r);
         break;
@@ -288,7 +288,7 @@ class OpChecks {
           r.error(DiagCode::ExtentMismatch,
                   exprDesc(e) + " squeezes axis " + axisDesc(a) + " of extent " + std::to_string(is.a) +
                       "; only extent-1 axes can be squeezed",
-                  p + "/dims/" + num(is.index));
+                  p.at(F::Dims, is.index));
         }
         outRank(e, out, rule_.axes.size(), "squeeze removes one axis per dim", r);
         break;
@@ -298,7 +298,7 @@ class OpChecks {
           rankError(r,
                     exprDesc(e) + " has " + num(x.attrs.dims.size()) + " dims but its input " + tname(in) +
                         " has rank " + num(n),
-                    p + "/dims");
+                    p.key(F::Dims));
           break;
         }
         if (has(K::NotAPermutation)) {
@@ -306,7 +306,7 @@ class OpChecks {
           rankError(r,
                     "the dims of " + exprDesc(e) + " are not a permutation of 0.." + std::to_string(n - 1) +
                         " (" + std::to_string(is.a) + (is.b == 0 ? " is out of range)" : " repeats)"),
-                    p + "/dims/" + num(is.index));
+                    p.at(F::Dims, is.index));
           break;
         }
         outRank(e, out, n, "permute keeps the rank", r);
@@ -318,7 +318,7 @@ class OpChecks {
               rankError(r,
                         "logical axis " + num(j) + " of " + tname(out) + " should be root axis " + num(d) +
                             " (" + axisDesc(root[d]) + ") under the dims of " + exprDesc(e),
-                        logicalPtr(out, j));
+                        logicalPlace(out, j));
               break;
             }
           }
@@ -332,10 +332,10 @@ class OpChecks {
           rankError(r,
                     exprDesc(e) + " has a shape of " + num(x.attrs.shape.size()) + " sizes but its output " +
                         tname(out) + " has " + num(olg.size()) + " logical axes",
-                    p + "/shape");
+                    p.key(F::Shape));
         for (const ShapeIssue& is : rule_.issues)
           r.error(DiagCode::BadAttribute, exprDesc(e) + ": " + describeIssue(x.op, is, x.attrs),
-                  p + "/shape/" + num(is.index));
+                  p.at(F::Shape, is.index));
         const auto& root = f_.tensors[out].root;
         if (!root.empty() && root.size() != n) rootError(in, out, root.size(), n, r);
         break;
@@ -345,7 +345,7 @@ class OpChecks {
           rankError(r,
                     exprDesc(e) + " has " + num(x.attrs.ranges.size()) + " ranges but its input " +
                         tname(in) + " has rank " + num(n),
-                    p + "/ranges/" + num(n));
+                    p.at(F::Ranges, n));
         else
           outRank(e, out, rule_.axes.size(), "slice keeps the rank", r);
         break;
@@ -354,7 +354,7 @@ class OpChecks {
           rankError(r,
                     exprDesc(e) + " has " + num(x.attrs.pad.size()) + " pad widths; a rank-" + num(n) +
                         " input takes an even number up to " + num(2 * n),
-                    p + "/pad");
+                    p.key(F::Pad));
         else
           outRank(e, out, rule_.axes.size(), "pad keeps the rank", r);
         break;
@@ -365,13 +365,13 @@ class OpChecks {
             rankError(r,
                       "operand " + tname(t) + " of " + exprDesc(e) + " has rank " + std::to_string(is.a) +
                           " but " + tname(in) + " has rank " + num(n),
-                      p + "/inputs/" + num(is.index));
+                      p.at(F::Inputs, is.index));
           }
           break;
         }
         if (has(K::CatDim))
           rankError(r, "cat dim " + std::to_string(x.attrs.dim) + " is out of range for rank " + num(n),
-                    p + "/dim");
+                    p.key(F::Dim));
         outRank(e, out, n, "cat keeps the rank", r);
         checkDType(e, 0, r);
         break;
@@ -384,7 +384,7 @@ class OpChecks {
     rankError(r,
               "the root of " + tname(out) + " has " + num(got) + " axes but its input " + tname(in) +
                   " has rank " + num(n),
-              tp(out) + "/root");
+              tp(out).key(F::Root));
   }
 
   void checkReduction(ExprId e, Reporter& r) {
@@ -405,7 +405,7 @@ class OpChecks {
             tname(out) + " has " + num(lg.size()) + " logical axes but " + exprDesc(e) + " of a rank-" +
                 num(n) + " input keeps all " + num(n) +
                 (x.attrs.keepdim ? " (reduced ones as Broadcast axes)" : " (reduced ones as Reduction axes)"),
-            ep(e) + "/outputs/" + num(o));
+            ep(e).at(F::Outputs, o));
       } else if (dims_ok) {
         for (size_t j = 0; j < n; ++j) {
           const AxisRule& ar = rule_.axes[j];
@@ -415,12 +415,12 @@ class OpChecks {
             r.error(DiagCode::IterTypeMismatch,
                     "axis " + axisDesc(lg[j]) + " of " + tname(out) + " is reduced by " + exprDesc(e) +
                         " and must be " + std::string(iterTypeName(ar.make)),
-                    logicalPtr(out, j));
+                    logicalPlace(out, j));
           else
             r.error(DiagCode::IterTypeMismatch,
                     "axis " + axisDesc(lg[j]) + " of " + tname(out) + " is not in the dims of " +
                         exprDesc(e) + " but is a Reduction axis",
-                    logicalPtr(out, j));
+                    logicalPlace(out, j));
         }
       }
       checkDType(e, o, r);
@@ -433,13 +433,13 @@ class OpChecks {
     noReductionAxes(e, out, r);
     for (const ShapeIssue& is : rule_.issues)
       r.error(DiagCode::BadAttribute, exprDesc(e) + ": " + describeIssue(x.op, is, x.attrs),
-              is.kind == ShapeIssue::Kind::NegativeSize ? ep(e) + "/shape/" + num(is.index) : ep(e));
+              is.kind == ShapeIssue::Kind::NegativeSize ? ep(e).at(F::Shape, is.index) : ep(e));
     size_t want = rule_.axes.size();
     if (f_.tensors[out].logical.size() != want)
       rankError(r,
                 tname(out) + " has " + num(f_.tensors[out].logical.size()) +
                     " logical axes but the shape of " + exprDesc(e) + " has " + num(want) + " sizes",
-                ep(e) + "/shape");
+                ep(e).key(F::Shape));
     // A factory without a "dtype" attribute takes its output's.
     if (x.attrs.dtype) checkDType(e, 0, r);
   }
@@ -449,21 +449,21 @@ class OpChecks {
     const Expr& x = f_.exprs[e];
     TensorId out = x.outputs[0];
     TensorId a = x.inputs[0].id;
-    const std::string p = ep(e);
+    const Place p = ep(e);
     const bool linear = opInfo(x.op).form == OpForm::Linear;
     for (const ShapeIssue& is : rule_.issues) {
       if (is.kind == K::MatmulRankZero)
         rankError(r,
                   linear ? "the input of linear must have rank 1 or more"
                          : "matmul operands must have rank 1 or more",
-                  p + "/inputs/" + num(is.index));
+                  p.at(F::Inputs, is.index));
       else if (is.kind == K::LinearWeightRank)
         rankError(r, "the weight of linear must have rank 1 or more, not " + std::to_string(is.a),
-                  p + "/inputs/1");
+                  p.at(F::Inputs, 1));
       else if (is.kind == K::LinearBiasRank)
         rankError(
             r, "the bias of linear must have rank 0, 1 or the weight's rank - 1, not " + std::to_string(is.a),
-            p + "/inputs/2");
+            p.at(F::Inputs, 2));
     }
     const auto& lg = f_.tensors[out].logical;
     if (rule_.ok()) {
@@ -474,7 +474,7 @@ class OpChecks {
                   tname(out) + " has " + num(f_.nonReductionRank(out)) + " non-Reduction axes but " +
                       exprDesc(e) + " of ranks " + num(f_.nonReductionRank(a)) + " and " +
                       num(f_.nonReductionRank(x.inputs[1].id)) + " produces " + num(want),
-                  p + "/outputs/0");
+                  p.at(F::Outputs, 0));
     }
     // At most one Reduction axis (the contracted K), last in the logical domain.
     for (size_t j = 0; j < lg.size(); ++j)
@@ -482,7 +482,7 @@ class OpChecks {
         r.error(DiagCode::IterTypeMismatch,
                 "the Reduction axis " + axisDesc(lg[j]) + " of " + tname(out) +
                     " must be the last logical axis (" + std::string(opName(x.op)) + " reduces only K)",
-                logicalPtr(out, j));
+                logicalPlace(out, j));
         break;
       }
     DType da = f_.tensors[a].dtype;
@@ -492,7 +492,7 @@ class OpChecks {
         r.error(DiagCode::DTypeMismatch,
                 "operand " + tname(x.inputs[k].id) + " of " + exprDesc(e) + " has dtype " +
                     std::string(dtypeName(d)) + " but " + tname(a) + " has " + std::string(dtypeName(da)),
-                p + "/inputs/" + num(k));
+                p.at(F::Inputs, k));
     }
     checkDType(e, 0, r);
   }
@@ -503,15 +503,15 @@ class OpChecks {
       if (f_.axes[a].iter != IterType::Reduction) r.push_back(a);
     return r;
   }
-  // Pointer of the j-th non-Reduction logical axis of t.
-  std::string noRedPtr(TensorId t, size_t j) const {
+  // The place of the j-th non-Reduction logical axis of t.
+  Place noRedPlace(TensorId t, size_t j) const {
     const auto& lg = f_.tensors[t].logical;
     size_t k = 0;
     for (size_t i = 0; i < lg.size(); ++i) {
       if (f_.axes[lg[i]].iter == IterType::Reduction) continue;
-      if (k++ == j) return logicalPtr(t, i);
+      if (k++ == j) return logicalPlace(t, i);
     }
-    return tp(t) + "/logical";
+    return tp(t).key(F::Logical);
   }
 };
 

@@ -21,7 +21,7 @@ namespace fc::verify {
 // threads only to learn whether they find anything, counts them
 // (SpeculativeReporter): any finding means the sequential checks run and
 // report. A speculative check claims shared slots atomically, leaves the
-// report-once flags alone and builds no pointer from state another thread
+// report-once flags alone and builds no place from state another thread
 // may be writing.
 class Reporter {
  public:
@@ -29,8 +29,8 @@ class Reporter {
   Reporter& operator=(const Reporter&) = delete;
   virtual ~Reporter() = default;
 
-  virtual Diagnostic& error(DiagCode code, std::string message, const std::string& pointer) = 0;
-  Location at(const std::string& pointer) const { return Location{file_, pointer, 0, 0}; }
+  virtual Diagnostic& error(DiagCode code, std::string message, const Place& where) = 0;
+  Location at(const Place& where) const { return Location::at(file_, where); }
   bool speculative() const { return speculative_; }
   // How many findings were reported here.
   size_t found() const { return found_; }
@@ -52,9 +52,9 @@ class Reporter {
 class SinkReporter final : public Reporter {
  public:
   SinkReporter(DiagnosticSink& sink, const std::string& file) : Reporter(file, false), sink_(sink) {}
-  Diagnostic& error(DiagCode code, std::string message, const std::string& pointer) override {
+  Diagnostic& error(DiagCode code, std::string message, const Place& where) override {
     ++found_;
-    return sink_.error(code, std::move(message), at(pointer));
+    return sink_.error(code, std::move(message), at(where));
   }
 
  private:
@@ -64,7 +64,7 @@ class SinkReporter final : public Reporter {
 class SpeculativeReporter final : public Reporter {
  public:
   SpeculativeReporter() : Reporter({}, true) {}
-  Diagnostic& error(DiagCode, std::string, const std::string&) override {
+  Diagnostic& error(DiagCode, std::string, const Place&) override {
     ++found_;
     scratch_ = Diagnostic{};
     return scratch_;

@@ -74,7 +74,7 @@ void Checks::scalarWalk(std::vector<uint8_t>& state, Reporter& r) {
         } else if (state[o] == 1) {
           if (!st_.scalar_bad[o]) {
             r.error(DiagCode::Cycle, "scalar " + scalarDesc(o) + " is defined in terms of itself",
-                    scalarPtr(o, r));
+                    scalarPlace(o, r));
           }
           st_.scalar_bad[o] = 1;
           st_.scalar_bad[s] = 1;
@@ -102,14 +102,14 @@ void Checks::finishScalar(ScalarId s, Reporter& r) {
   }
   if (sc.op == ScalarOp::Size) {
     if (!tensorValid(sc.size_of)) {
-      r.error(DiagCode::DanglingTensor, "size() names a tensor that does not exist", scalarPtr(s, r));
+      r.error(DiagCode::DanglingTensor, "size() names a tensor that does not exist", scalarPlace(s, r));
       st_.scalar_bad[s] = 1;
     } else if (sc.size_dim < 0 || static_cast<size_t>(sc.size_dim) >= f_.tensors[sc.size_of].logical.size()) {
       r.error(DiagCode::DanglingAxis,
               "size(" + tname(sc.size_of) + ", " + std::to_string(sc.size_dim) + ") names an axis " +
                   tname(sc.size_of) + " does not have (it has " + num(f_.tensors[sc.size_of].logical.size()) +
                   ")",
-              scalarPtr(s, r));
+              scalarPlace(s, r));
       st_.scalar_bad[s] = 1;
     }
     st_.scalar_int[s] = !st_.scalar_bad[s];
@@ -124,7 +124,7 @@ void Checks::finishScalar(ScalarId s, Reporter& r) {
     if (o == kNone || o >= f_.scalars.size()) {
       if (!st_.scalar_bad[s])
         r.error(DiagCode::DanglingScalar, "a scalar expression names an operand that does not exist",
-                scalarPtr(s, r));
+                scalarPlace(s, r));
       st_.scalar_bad[s] = 1;
       return;
     }
@@ -186,9 +186,9 @@ template void Checks::checkNames(size_t, size_t, bool, FirstTable<uint8_t>&, Rep
 // Name n, defined by `def`, was defined by `first` already.
 void Checks::reportName(NameId n, uint32_t def, uint32_t first, Reporter& r) {
   auto ptrOf = [&](uint32_t d) {
-    if (!(d & kScalarBit)) return tp(d) + "/name";
+    if (!(d & kScalarBit)) return tp(d).key(F::Name);
     ScalarId s = d & ~kScalarBit;
-    return f_.scalars[s].decl != kNone ? "/scalars/" + num(f_.scalars[s].decl) + "/name" : scalarPtr(s, r);
+    return f_.scalars[s].decl != kNone ? Place::scalar(f_.scalars[s].decl).key(F::Name) : scalarPlace(s, r);
   };
   r.error(DiagCode::DuplicateName, "the name " + std::string(f_.names.str(n)) + " is defined twice",
           ptrOf(def))

@@ -74,42 +74,45 @@ AxisSite siteIn(const Fusion& f, TensorId t, AxisId a) {
   return site;
 }
 
-std::string sitePtr(const AxisSite& s) {
+Place sitePlace(const AxisSite& s) {
   if (s.t == kNone) return {};
-  // By AxisSite::Field: a domain position (/root/<index>), or a slot of
-  // transform <index> (/transforms/<index>/outer).
-  static constexpr const char* kDomain[] = {"/root/", "/logical/", "/allocation/", "/loop/"};
-  static constexpr const char* kSlot[] = {"/outer", "/inner", "/out", "/in"};
+  // By AxisSite::Field: a domain position (root 2), or a slot of transform
+  // <index> (transforms 1 -> outer).
+  static constexpr PlaceField kDomain[] = {PlaceField::Root, PlaceField::Logical, PlaceField::Allocation,
+                                           PlaceField::Loop};
+  static constexpr PlaceField kSlot[] = {PlaceField::Outer, PlaceField::Inner, PlaceField::Out,
+                                         PlaceField::In};
   static_assert(AxisSite::Loop == 3 && AxisSite::TrOuter == 4 && AxisSite::TrIn == 7);
-  if (s.field < AxisSite::TrOuter) return tp(s.t) + kDomain[s.field] + num(s.index);
-  return tp(s.t) + "/transforms/" + num(s.index) + kSlot[s.field - AxisSite::TrOuter];
+  if (s.field < AxisSite::TrOuter) return tp(s.t).at(kDomain[s.field], s.index);
+  return tp(s.t).at(PlaceField::Transforms, s.index).key(kSlot[s.field - AxisSite::TrOuter]);
 }
 
-std::string axisPtr(const VerifyState& st, AxisId a) {
+Place axisPlace(const VerifyState& st, AxisId a) {
   if (a >= st.axis_owner.size() || st.axis_owner[a] == kNone) return {};
-  return sitePtr(siteIn(st.f, st.axis_owner[a], a));
+  return sitePlace(siteIn(st.f, st.axis_owner[a], a));
 }
 
-std::string scalarPtr(VerifyState& st, ScalarId id, const Reporter& r) {
+Place scalarPlace(VerifyState& st, ScalarId id, const Reporter& r) {
   if (r.speculative()) return {};
   std::call_once(st.sites_seeded, [&st] { seedScalarSites(st); });
   const ScalarSite& s = st.scalar_site[id];
+  using F = PlaceField;
   switch (s.kind) {
     case ScalarSite::None: return {};
-    case ScalarSite::Decl: return "/scalars/" + num(s.a);
-    case ScalarSite::DeclValue: return "/scalars/" + num(s.a) + "/value";
-    case ScalarSite::AxisExtent: return axisPtr(st, s.a) + "/extent";
-    case ScalarSite::AxisExpanded: return axisPtr(st, s.a) + "/expanded";
-    case ScalarSite::Factor: return tp(s.a) + "/transforms/" + num(s.b) + "/factor";
-    case ScalarSite::ExprInput: return ep(s.a) + "/inputs/" + num(s.b);
-    case ScalarSite::ExprShape: return ep(s.a) + "/shape/" + num(s.b);
-    case ScalarSite::ExprPad: return ep(s.a) + "/pad/" + num(s.b);
-    case ScalarSite::ExprRangeStart: return ep(s.a) + "/ranges/" + num(s.b) + "/start";
-    case ScalarSite::ExprRangeStop: return ep(s.a) + "/ranges/" + num(s.b) + "/stop";
-    case ScalarSite::ExprRangeStep: return ep(s.a) + "/ranges/" + num(s.b) + "/step";
-    case ScalarSite::ExprValue: return ep(s.a) + "/value";
-    case ScalarSite::ExprStart: return ep(s.a) + "/start";
-    case ScalarSite::ExprStep: return ep(s.a) + "/step";
+    case ScalarSite::Decl: return Place::scalar(s.a);
+    case ScalarSite::DeclValue: return Place::scalar(s.a).key(F::Value);
+    case ScalarSite::AxisExtent: return axisPlace(st, s.a).key(F::Extent);
+    case ScalarSite::AxisExpanded: return axisPlace(st, s.a).key(F::Expanded);
+    case ScalarSite::Factor: return tp(s.a).at(F::Transforms, s.b).key(F::Factor);
+    case ScalarSite::ExprInput: return ep(s.a).at(F::Inputs, s.b);
+    case ScalarSite::ExprShape: return ep(s.a).at(F::Shape, s.b);
+    case ScalarSite::ExprPad: return ep(s.a).at(F::Pad, s.b);
+    case ScalarSite::ExprRangeStart: return ep(s.a).at(F::Ranges, s.b).key(F::Start);
+    case ScalarSite::ExprRangeStop: return ep(s.a).at(F::Ranges, s.b).key(F::Stop);
+    case ScalarSite::ExprRangeStep: return ep(s.a).at(F::Ranges, s.b).key(F::Step);
+    case ScalarSite::ExprValue: return ep(s.a).key(F::Value);
+    case ScalarSite::ExprStart: return ep(s.a).key(F::Start);
+    case ScalarSite::ExprStep: return ep(s.a).key(F::Step);
   }
   return {};
 }

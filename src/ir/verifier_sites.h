@@ -1,6 +1,6 @@
 // Where an axis object or a scalar is written in the repro, kept as a small
-// record (not a JSON pointer) and rendered as a pointer only when a
-// diagnostic needs one. An axis object is where it is defined: the first
+// record and made a place (diag/place.h) only when a diagnostic needs
+// one. An axis object is where it is defined: the first
 // slot of its owning tensor that names it (forEachAxisSlot's order). A
 // scalar is where it first appears: its declaration, an axis field, a
 // transform factor or an expr attribute; an operand of a derived scalar
@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 
+#include "diag/place.h"
 #include "ir/fusion.h"
 #include "ir/verifier_report.h"
 
@@ -30,18 +31,18 @@ struct AxisSite {
 struct ScalarSite {
   enum Kind : uint8_t {
     None,
-    Decl,        // /scalars/a
-    DeclValue,   // /scalars/a/value
-    AxisExtent,  // <axis a>/extent
+    Decl,        // scalars a
+    DeclValue,   // scalars a -> value
+    AxisExtent,  // <axis a> -> extent
     AxisExpanded,
-    Factor,     // /tensors/a/transforms/b/factor
-    ExprInput,  // /exprs/a/inputs/b
+    Factor,     // tensors a -> transforms b -> factor
+    ExprInput,  // exprs a -> inputs b
     ExprShape,
     ExprPad,
     ExprRangeStart,
     ExprRangeStop,
     ExprRangeStep,
-    ExprValue,  // /exprs/a/value
+    ExprValue,  // exprs a -> value
     ExprStart,
     ExprStep,
   };
@@ -81,12 +82,12 @@ void forEachAxisSlot(const Tensor& tv, Visit&& visit) {
 
 // The first slot of tensor t that names axis a.
 AxisSite siteIn(const Fusion& f, TensorId t, AxisId a);
-std::string sitePtr(const AxisSite& s);
-// The pointer of axis a's object, in its owner (st.axis_owner).
-std::string axisPtr(const VerifyState& st, AxisId a);
-// The pointer of where scalar s first appears; empty for a speculative
-// reporter, whose findings are dropped (and which may run while another
-// thread claims the axes the sites are derived from).
-std::string scalarPtr(VerifyState& st, ScalarId s, const Reporter& r);
+Place sitePlace(const AxisSite& s);
+// The place of axis a's object, in its owner (st.axis_owner).
+Place axisPlace(const VerifyState& st, AxisId a);
+// Where scalar s first appears; empty for a speculative reporter, whose
+// findings are dropped (and which may run while another thread claims the
+// axes the sites are derived from).
+Place scalarPlace(VerifyState& st, ScalarId s, const Reporter& r);
 
 }  // namespace fc::verify

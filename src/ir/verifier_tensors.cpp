@@ -17,10 +17,10 @@ namespace fc::verify {
 void Checks::checkMeshes(Reporter& r) {
   for (MeshId m = 0; m < f_.meshes.size(); ++m) {
     const Mesh& mesh = f_.meshes[m];
-    std::string p = "/meshes/" + num(m);
+    const Place p = Place::mesh(m);
     if (mesh.devices.empty() || mesh.shape.empty()) {
       r.error(DiagCode::EmptyMesh, "mesh " + num(m) + " has no devices",
-              mesh.devices.empty() ? p + "/devices" : p + "/shape");
+              mesh.devices.empty() ? p.key(F::Devices) : p.key(F::Shape));
       continue;
     }
     bool shape_ok = true;
@@ -29,13 +29,13 @@ void Checks::checkMeshes(Reporter& r) {
       if (mesh.shape[j] <= 0) {
         r.error(DiagCode::BadMesh,
                 "mesh " + num(m) + " has a non-positive extent " + std::to_string(mesh.shape[j]),
-                p + "/shape/" + num(j));
+                p.at(F::Shape, j));
         shape_ok = false;
         continue;
       }
       auto prod = checkedMul(product, mesh.shape[j]);
       if (!prod) {
-        r.error(DiagCode::BadMesh, "mesh " + num(m) + " shape overflows", p + "/shape/" + num(j));
+        r.error(DiagCode::BadMesh, "mesh " + num(m) + " shape overflows", p.at(F::Shape, j));
         shape_ok = false;
         break;
       }
@@ -47,22 +47,22 @@ void Checks::checkMeshes(Reporter& r) {
       r.error(DiagCode::BadMesh,
               "mesh " + num(m) + " has " + num(mesh.devices.size()) + " devices but its shape [" + shape +
                   "] needs " + std::to_string(product),
-              p + "/devices")
-          .note("the shape is here", r.at(p + "/shape"));
+              p.key(F::Devices))
+          .note("the shape is here", r.at(p.key(F::Shape)));
     }
     std::unordered_map<int64_t, size_t> seen;
     for (size_t k = 0; k < mesh.devices.size(); ++k) {
       int64_t d = mesh.devices[k];
       if (d < 0) {
         r.error(DiagCode::BadMesh, "mesh " + num(m) + " has a negative device id " + std::to_string(d),
-                p + "/devices/" + num(k));
+                p.at(F::Devices, k));
         continue;
       }
       auto [it, fresh] = seen.emplace(d, k);
       if (!fresh)
         r.error(DiagCode::BadMesh, "mesh " + num(m) + " lists device " + std::to_string(d) + " twice",
-                p + "/devices/" + num(k))
-            .note("first listed here", r.at(p + "/devices/" + num(it->second)));
+                p.at(F::Devices, k))
+            .note("first listed here", r.at(p.at(F::Devices, it->second)));
     }
   }
 }
@@ -102,12 +102,13 @@ uint32_t Checks::claimAxes(size_t b, size_t e, Reporter& r) {
 // Slot `site` names the dangling axis a, or axis a that `owner` owns.
 void Checks::reportClaim(const AxisSite& site, AxisId a, TensorId owner, Reporter& r) {
   if (a >= f_.axes.size()) {
-    r.error(DiagCode::DanglingAxis, tname(site.t) + " names an axis that does not exist", sitePtr(site));
+    r.error(DiagCode::DanglingAxis, tname(site.t) + " names an axis that does not exist", sitePlace(site));
     return;
   }
   r.error(DiagCode::DanglingAxis,
-          tname(site.t) + " names axis " + axisDesc(a) + ", which belongs to " + tname(owner), sitePtr(site))
-      .note("the axis is defined here", r.at(sitePtr(siteIn(f_, owner, a))));
+          tname(site.t) + " names axis " + axisDesc(a) + ", which belongs to " + tname(owner),
+          sitePlace(site))
+      .note("the axis is defined here", r.at(sitePlace(siteIn(f_, owner, a))));
 }
 
 // ------------------------------------------------------------ axis fields
@@ -117,9 +118,9 @@ void Checks::markReported(ScalarId s, Reporter& r) {
   if (!r.speculative()) st_.scalar_reported[s] = 1;
 }
 
-void Checks::checkExtent(AxisId a, ScalarId s, const char* field, Reporter& r) {
-  auto ptr = [&] { return axisPtr(a) + "/" + field; };
-  const bool expanded = std::string_view(field) == "expanded";
+void Checks::checkExtent(AxisId a, ScalarId s, PlaceField field, Reporter& r) {
+  const bool expanded = field == F::Expanded;
+  auto ptr = [&] { return axisPlace(a).key(field); };
   if (s == kNone || s >= f_.scalars.size()) {
     if (s == kNone && expanded) return;
     r.error(DiagCode::BadExtent,
@@ -129,7 +130,7 @@ void Checks::checkExtent(AxisId a, ScalarId s, const char* field, Reporter& r) {
   if (st_.scalar_bad[s] || st_.scalar_reported[s]) return;
   const Scalar& sc = f_.scalars[s];
   auto noteDecl = [&](Diagnostic& d) {
-    if (sc.decl != kNone) d.note(scalarDesc(s) + " is declared here", r.at("/scalars/" + num(sc.decl)));
+    if (sc.decl != kNone) d.note(scalarDesc(s) + " is declared here", r.at(Place::scalar(sc.decl)));
   };
   if (!st_.scalar_int[s]) {
     markReported(s, r);
@@ -170,8 +171,8 @@ void Checks::checkAxes(Reporter& r) {
     if (st_.axis_owner[a] == kNone) continue;  // not part of any tensor
     const AxisId first = first_of_number.emplace(f_.axes[a].number, a).first->second;
     if (first != a) reportAxisNumber(a, first, r);
-    checkExtent(a, f_.axes[a].extent, "extent", r);
-    checkExtent(a, f_.axes[a].expanded, "expanded", r);
+    checkExtent(a, f_.axes[a].extent, F::Extent, r);
+    checkExtent(a, f_.axes[a].expanded, F::Expanded, r);
   }
 }
 
@@ -187,8 +188,8 @@ void Checks::checkAxes(size_t b, size_t e, std::vector<AxisId>& first_of_number,
     if (owner_of[a] == kNone) continue;  // not part of any tensor
     const AxisId first = claim(first_of[axes[a].number], a, speculative);
     if (first != kNone) reportAxisNumber(a, first, r);
-    checkExtent(a, axes[a].extent, "extent", r);
-    checkExtent(a, axes[a].expanded, "expanded", r);
+    checkExtent(a, axes[a].extent, F::Extent, r);
+    checkExtent(a, axes[a].expanded, F::Expanded, r);
   }
 }
 
@@ -197,8 +198,8 @@ void Checks::reportAxisNumber(AxisId a, AxisId first, Reporter& r) {
   r.error(DiagCode::DuplicateAxisNumber,
           "axis number " + num(f_.axes[a].number) + " is used by " + tname(st_.axis_owner[a]) + " and " +
               tname(st_.axis_owner[first]),
-          axisPtr(a) + "/id")
-      .note("first used here", r.at(axisPtr(first) + "/id"));
+          axisPlace(a).key(F::Id))
+      .note("first used here", r.at(axisPlace(first).key(F::Id)));
 }
 
 // ------------------------------------------------------------ tensor domains and sizes
@@ -235,7 +236,7 @@ void Checks::checkTensorSize(TensorId t, Reporter& r) {
     if (!prod) {
       r.error(DiagCode::NumberOutOfRange,
               "the constant extents of " + tname(t) + " multiply beyond int64 at axis " + axisDesc(dom[j]),
-              axisPtr(dom[j]) + "/extent");
+              axisPlace(dom[j]).key(F::Extent));
       break;
     }
     product = *prod;
@@ -250,34 +251,33 @@ void Checks::checkTensorDomain(TensorId t, std::vector<uint32_t>& stamp, uint32_
     r.error(DiagCode::DanglingMesh,
             tname(t) + " names mesh " + num(tv.mesh) + " but the repro has " + num(f_.meshes.size()) +
                 (f_.meshes.size() == 1 ? " mesh" : " meshes"),
-            tp(t) + "/mesh");
+            tp(t).key(F::Mesh));
   }
   if (!st_.tensor_ok[t]) return;
   // Duplicates inside one domain.
-  auto noDup = [&](const std::vector<AxisId>& dom, const char* name) {
+  auto noDup = [&](const std::vector<AxisId>& dom, const char* name, PlaceField field) {
     ++cur;
     for (size_t j = 0; j < dom.size(); ++j) {
       if (stamp[dom[j]] == cur) {
         r.error(DiagCode::DanglingAxis,
-                tname(t) + " lists axis " + axisDesc(dom[j]) + " twice in its " + name,
-                tp(t) + "/" + name + "/" + num(j));
+                tname(t) + " lists axis " + axisDesc(dom[j]) + " twice in its " + name, tp(t).at(field, j));
         st_.tensor_ok[t] = 0;
       }
       stamp[dom[j]] = cur;
     }
   };
-  noDup(tv.root, "root");
-  noDup(tv.logical, "logical");
-  noDup(tv.allocation, "allocation");
-  noDup(tv.loop, "loop");
+  noDup(tv.root, "root", F::Root);
+  noDup(tv.logical, "logical", F::Logical);
+  noDup(tv.allocation, "allocation", F::Allocation);
+  noDup(tv.loop, "loop", F::Loop);
   if (!st_.tensor_ok[t]) return;
   // DID axes need a mesh with a matching axis (one report per tensor).
   bool did_reported = false;
-  auto didCheck = [&](const std::vector<AxisId>& dom, const char* name) {
+  auto didCheck = [&](const std::vector<AxisId>& dom, PlaceField field) {
     for (size_t j = 0; j < dom.size() && !did_reported; ++j) {
       const Axis& ax = f_.axes[dom[j]];
       if (!isDeviceDim(ax.parallel)) continue;
-      auto ptr = [&] { return tp(t) + "/" + name + "/" + num(j); };  // for a diagnostic only
+      auto ptr = [&] { return tp(t).at(field, j); };  // for a diagnostic only
       if (tv.mesh == kNone) {
         r.error(DiagCode::DidWithoutMesh,
                 tname(t) + " has the " + std::string(parallelTypeName(ax.parallel)) + " axis " +
@@ -291,15 +291,15 @@ void Checks::checkTensorDomain(TensorId t, std::vector<uint32_t>& stamp, uint32_
                     axisDesc(dom[j]) + " but its mesh " + num(tv.mesh) + " has only " +
                     num(f_.meshes[tv.mesh].shape.size()) + " dimension(s)",
                 ptr())
-            .note("the mesh is here", r.at("/meshes/" + num(tv.mesh)));
+            .note("the mesh is here", r.at(Place::mesh(tv.mesh)));
         did_reported = true;
       }
     }
   };
-  didCheck(tv.root, "root");
-  didCheck(tv.logical, "logical");
-  didCheck(tv.allocation, "allocation");
-  didCheck(tv.loop, "loop");
+  didCheck(tv.root, F::Root);
+  didCheck(tv.logical, F::Logical);
+  didCheck(tv.allocation, F::Allocation);
+  didCheck(tv.loop, F::Loop);
   // Contiguity: aligned with allocation (or logical), null exactly on Broadcast.
   const auto& alloc = tv.allocationDomain();
   const char* alloc_name = tv.allocation.empty() ? "logical" : "allocation";
@@ -308,19 +308,19 @@ void Checks::checkTensorDomain(TensorId t, std::vector<uint32_t>& stamp, uint32_
       r.error(DiagCode::BadContiguity,
               tname(t) + " has " + num(tv.contiguity.size()) + " contiguity entries but its " + alloc_name +
                   " domain has " + num(alloc.size()) + " axes",
-              tp(t) + "/contiguity");
+              tp(t).key(F::Contiguity));
     } else {
       for (size_t j = 0; j < alloc.size(); ++j) {
         bool bcast = f_.axes[alloc[j]].iter == IterType::Broadcast;
         if (bcast && tv.contiguity[j].has_value())
           r.error(DiagCode::BadContiguity,
                   "contiguity of broadcast axis " + axisDesc(alloc[j]) + " of " + tname(t) + " must be null",
-                  tp(t) + "/contiguity/" + num(j));
+                  tp(t).at(F::Contiguity, j));
         else if (!bcast && !tv.contiguity[j].has_value())
           r.error(DiagCode::BadContiguity,
                   "contiguity of axis " + axisDesc(alloc[j]) + " of " + tname(t) +
                       " is null, but only broadcast axes have null contiguity",
-                  tp(t) + "/contiguity/" + num(j));
+                  tp(t).at(F::Contiguity, j));
       }
     }
   }
@@ -344,20 +344,20 @@ void Checks::checkTransforms(TensorId t, std::vector<uint32_t>& stamp, uint32_t&
     for (AxisId o : {x.out, x.kind == AxisTransform::Kind::Split ? x.out2 : kNone})
       if (o != kNone && !output_of.emplace(o, k).second)
         r.error(DiagCode::BadTransform, "axis " + axisDesc(o) + " of " + tname(t) + " is produced twice",
-                tp(t) + "/transforms/" + num(k));
+                tp(t).at(F::Transforms, k));
   }
   if (!tv.root.empty())
     for (AxisId a : tv.logical)
       if (output_of.count(a)) stamp[a] = 0;  // produced from root by a transform
   for (size_t k = 0; k < tv.transforms.size(); ++k) {
     const AxisTransform& x = tv.transforms[k];
-    auto p = [&] { return tp(t) + "/transforms/" + num(k); };
+    auto p = [&] { return tp(t).at(F::Transforms, k); };
     const bool split = x.kind == AxisTransform::Kind::Split;
-    std::pair<AxisId, const char*> ins_buf[2] = {{x.in, split ? "/in" : "/outer"}, {x.in2, "/inner"}};
-    const std::span<std::pair<AxisId, const char*>> ins(ins_buf, split ? 1 : 2);
+    std::pair<AxisId, PlaceField> ins_buf[2] = {{x.in, split ? F::In : F::Outer}, {x.in2, F::Inner}};
+    const std::span<std::pair<AxisId, PlaceField>> ins(ins_buf, split ? 1 : 2);
     bool ok = true;
     for (auto& [a, field] : ins) {
-      auto ptr = [&, field = field] { return p() + field; };
+      auto ptr = [&, field = field] { return p().key(field); };
       if (stamp[a] == consumed) {
         r.error(DiagCode::BadTransform, "axis " + axisDesc(a) + " of " + tname(t) + " is transformed twice",
                 ptr());
@@ -371,17 +371,17 @@ void Checks::checkTransforms(TensorId t, std::vector<uint32_t>& stamp, uint32_t&
       }
     }
     if (!split && x.in == x.in2) {
-      r.error(DiagCode::BadTransform, "merge of axis " + axisDesc(x.in) + " with itself", p() + "/inner");
+      r.error(DiagCode::BadTransform, "merge of axis " + axisDesc(x.in) + " with itself", p().key(F::Inner));
       ok = false;
     }
     if (split) {
       ScalarId fct = x.factor;
       if (fct == kNone || fct >= f_.scalars.size()) {
-        r.error(DiagCode::BadTransform, "split of " + axisDesc(x.in) + " has no factor", p() + "/factor");
+        r.error(DiagCode::BadTransform, "split of " + axisDesc(x.in) + " has no factor", p().key(F::Factor));
       } else if (!st_.scalar_bad[fct] &&
                  (!st_.scalar_int[fct] || (st_.scalar_const[fct] && *st_.scalar_const[fct] <= 0))) {
         r.error(DiagCode::BadTransform, "split factor " + scalarDesc(fct) + " must be a positive integer",
-                p() + "/factor");
+                p().key(F::Factor));
       }
     }
     if (!ok) continue;

@@ -7,9 +7,6 @@
 namespace fc::verify {
 
 std::string num(size_t v) { return std::to_string(v); }
-std::string tp(TensorId t) { return "/tensors/" + num(t); }
-std::string ep(ExprId e) { return "/exprs/" + num(e); }
-std::string logicalPtr(TensorId t, size_t j) { return tp(t) + "/logical/" + num(j); }
 
 std::string tensorDesc(const Fusion& f, TensorId t) {
   std::string_view n = f.tensorName(t);

@@ -1,20 +1,25 @@
 // The words of the verifier's diagnostics: how they name IR values, and
-// the JSON pointers into the repro that they derive from ids.
+// the places in the repro that they derive from ids.
 #pragma once
 
 #include <cstddef>
 #include <string>
 
+#include "diag/place.h"
 #include "ir/fusion.h"
 
 namespace fc::verify {
 
+using F = PlaceField;
+
 std::string num(size_t v);
-// /tensors/t and /exprs/e.
-std::string tp(TensorId t);
-std::string ep(ExprId e);
-// Logical position j of tensor t: /tensors/t/logical/j.
-std::string logicalPtr(TensorId t, size_t j);
+// Tensor t and expr e.
+inline Place tp(TensorId t) { return Place::tensor(t); }
+inline Place ep(ExprId e) { return Place::expr(e); }
+// Logical position j of tensor t.
+inline Place logicalPlace(TensorId t, size_t j) { return tp(t).at(PlaceField::Logical, j); }
+// Position k of the segmentation's segment s.
+inline Place segmentExprPlace(size_t s, size_t k) { return Place::segment(s).at(PlaceField::Exprs, k); }
 
 // A tensor's name, or "tensor #t" when it has none.
 std::string tensorDesc(const Fusion& f, TensorId t);

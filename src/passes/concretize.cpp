@@ -13,13 +13,13 @@ namespace fc {
 namespace {
 
 Location tensorAxisLoc(const std::string& file, TensorId t, size_t pos) {
-  return Location{file, JsonPointer().key("tensors").index(t).key("logical").index(pos).str(), 0, 0};
+  return Location::at(file, Place::tensor(t).at(PlaceField::Logical, pos));
 }
-Location exprLoc(const std::string& file, ExprId e, const char* key = nullptr, size_t idx = SIZE_MAX) {
-  JsonPointer p = JsonPointer().key("exprs").index(e);
-  if (key) p = p.key(key);
-  if (key && idx != SIZE_MAX) p = p.index(idx);
-  return Location{file, p.str(), 0, 0};
+Location exprLoc(const std::string& file, ExprId e) { return Location::at(file, Place::expr(e)); }
+// The expr's attribute `field`, or element `idx` of it.
+Location exprLoc(const std::string& file, ExprId e, PlaceField field, size_t idx = SIZE_MAX) {
+  Place p = Place::expr(e);
+  return Location::at(file, idx == SIZE_MAX ? p.key(field) : p.at(field, idx));
 }
 
 size_t logicalIndex(const Fusion& f, TensorId t, AxisId a) {
@@ -151,7 +151,7 @@ struct Analysis {
     auto& d = sink.report(Severity::NotDecided, DiagCode::NotDecided,
                           "whether reshape of " + std::string(f.tensorName(e.inputs[0].id)) + " into [" +
                               shape + "] keeps the element count depends on the input sizes",
-                          exprLoc(file, eid, "shape"));
+                          exprLoc(file, eid, PlaceField::Shape));
     d.note(
         "its sizes are bound by the inputs' extents, so nvFuser concretizes it; without sizes the counts "
         "are compared only as products of the same extents");
@@ -215,7 +215,7 @@ struct Analysis {
           auto& d = sink.error(DiagCode::ReshapeUnevaluable,
                                "reshape size " + std::to_string(i) + " (" + scalarToString(f, s) +
                                    ") cannot be evaluated from the bound inputs",
-                               exprLoc(file, eid, "shape", i));
+                               exprLoc(file, eid, PlaceField::Shape, i));
           d.note("nvFuser raises \"Cannot evaluate the extent of an output domain to reshape\"");
           continue;
         }
@@ -224,7 +224,7 @@ struct Analysis {
             auto& d = sink.error(DiagCode::ReshapeUnevaluable,
                                  "reshape size " + std::to_string(i) + " (" + scalarToString(f, s) +
                                      ") evaluates to -1 but is not a constant",
-                                 exprLoc(file, eid, "shape", i));
+                                 exprLoc(file, eid, PlaceField::Shape, i));
             d.note("nvFuser raises \"Values of -1 passed to reshape must be constant at definition.\"");
           }
           minus_one = static_cast<int>(i);
@@ -267,7 +267,7 @@ struct Analysis {
                 "reshape of " + std::to_string(in_numel) + " elements into shape with " +
                     (minus_one >= 0 ? "a -1 and " : "") + std::to_string(out_numel) +
                     " elements is impossible",
-                exprLoc(file, eid, "shape"));
+                exprLoc(file, eid, PlaceField::Shape));
             d.note(minus_one >= 0 && in_numel == 0 ? "a -1 cannot be inferred for an empty tensor"
                                                    : "the element counts must agree");
           }
@@ -292,7 +292,7 @@ struct Analysis {
                        "expand changes axis " + std::to_string(i) + " of " +
                            std::string(f.tensorName(e.inputs[0].id)) + " from " + std::to_string(*have) +
                            " to " + std::to_string(*want) + ", which is not a broadcast",
-                       exprLoc(file, eid, "shape", i));
+                       exprLoc(file, eid, PlaceField::Shape, i));
         d.note("nvFuser raises \"Mismatch in sizes when concretizing expand\"");
       }
     }

@@ -289,13 +289,13 @@ SegmentPassResult segmentWith(const Fusion& f, const SegmentOptions& so, Diagnos
       auto& d =
           sink.report(Severity::NotDecided, DiagCode::NotDecided,
                       exprLabel(f, e) + " is resharding: what it lowers to at this point is not modelled",
-                      Location{file, JsonPointer().key("exprs").index(e).str(), 0, 0});
+                      Location::at(file, Place::expr(e)));
       d.note(lw.error);
       s.reason = "resharding expr (lowering not modelled)";
     } else if (!lw.error.empty()) {
       auto& d = sink.error(DiagCode::UnlowerableResharding,
                            exprLabel(f, e) + " is resharding but cannot be lowered to a communication",
-                           Location{file, JsonPointer().key("exprs").index(e).str(), 0, 0});
+                           Location::at(file, Place::expr(e)));
       d.note(lw.error);
       d.note(so.path +
              " segments each resharding expr alone and lowers it to a collective; this one fails at "

@@ -26,12 +26,8 @@ std::vector<uint8_t> reshardingFlags(const Fusion& f) {
 
 namespace {
 
-Location exprLoc(const std::string& file, ExprId e) {
-  return Location{file, JsonPointer().key("exprs").index(e).str(), 0, 0};
-}
-Location tensorLoc(const std::string& file, TensorId t) {
-  return Location{file, JsonPointer().key("tensors").index(t).str(), 0, 0};
-}
+Location exprLoc(const std::string& file, ExprId e) { return Location::at(file, Place::expr(e)); }
+Location tensorLoc(const std::string& file, TensorId t) { return Location::at(file, Place::tensor(t)); }
 
 std::string exprText(const Fusion& f, ExprId e) {
   std::string s = "expr " + std::to_string(e) + " (" + std::string(opName(f.exprs[e].op));

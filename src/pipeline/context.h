@@ -45,11 +45,9 @@ struct Ctx {
   void trace(const char* pass, std::string scope, std::string text) {
     if (opts.trace) r.trace.push_back({pass, std::move(scope), std::move(text)});
   }
-  Location exprLoc(ExprId e) const {
-    return Location{opts.file, JsonPointer().key("exprs").index(e).str(), 0, 0};
-  }
+  Location exprLoc(ExprId e) const { return Location::at(opts.file, Place::expr(e)); }
   Location axisLoc(TensorId t, size_t pos) const {
-    return Location{opts.file, JsonPointer().key("tensors").index(t).key("logical").index(pos).str(), 0, 0};
+    return Location::at(opts.file, Place::tensor(t).at(PlaceField::Logical, pos));
   }
 
   // trace.cpp

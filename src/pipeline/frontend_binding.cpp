@@ -40,11 +40,11 @@ bool preScheduleBinding(const Fusion& f, const std::string& file, DiagnosticSink
       int64_t local = logical_did ? 1 : sc.value.i / devices;
       if (given && idx < given->shape.size()) local = given->shape[idx];
       if (local == sc.value.i) continue;
-      auto& d = sink.error(
-          DiagCode::BadBinding,
-          "input " + std::string(f.tensorName(t)) + " axis " + std::to_string(pos) + " has local size " +
-              std::to_string(local) + " but its extent is the constant " + std::to_string(sc.value.i),
-          Location{file, JsonPointer().key("tensors").index(t).key("logical").index(pos).str(), 0, 0});
+      auto& d = sink.error(DiagCode::BadBinding,
+                           "input " + std::string(f.tensorName(t)) + " axis " + std::to_string(pos) +
+                               " has local size " + std::to_string(local) +
+                               " but its extent is the constant " + std::to_string(sc.value.i),
+                           Location::at(file, Place::tensor(t).at(PlaceField::Logical, pos)));
       d.note(
           "the legacy Python frontend binds the whole fusion with each rank's local inputs before schedule() "
           "sets the meshes and DID axes");

@@ -95,9 +95,7 @@ void notDecided(DiagnosticSink& sink, const std::string& file, std::string msg, 
   sink.report(Severity::NotDecided, DiagCode::NotDecided, std::move(msg), std::move(loc));
 }
 
-Location exprLocation(const std::string& file, ExprId e) {
-  return Location{file, JsonPointer().key("exprs").index(e).str(), 0, 0};
-}
+Location exprLocation(const std::string& file, ExprId e) { return Location::at(file, Place::expr(e)); }
 
 // The K axis of a matmul's / linear's first operand is a broadcast (K = 1).
 bool kIsOne(const Fusion& f, const Expr& e) {
@@ -483,19 +481,20 @@ PipelineResult runPipeline(const Fusion& f_in, const PipelineOptions& opts) {
 
   // The whole-fusion binding and a segment's binding can report the same
   // input problem: keep the first of identical diagnostics (same code,
-  // pointer and message). Hashed: a failing 1M-expr repro has ~20k errors,
+  // place and message). Hashed: a failing 1M-expr repro has ~20k errors,
   // and comparing each with every kept one was quadratic.
   struct Key {
     const Diagnostic* d;
     bool operator==(const Key& o) const {
       ++steps::counters.dedup_compares;
-      return d->code == o.d->code && d->loc.pointer == o.d->loc.pointer && d->message == o.d->message;
+      return d->code == o.d->code && d->loc.place == o.d->loc.place && d->loc.pointer == o.d->loc.pointer &&
+             d->message == o.d->message;
     }
   };
   struct KeyHash {
     size_t operator()(const Key& k) const {
       size_t h = std::hash<std::string_view>()(k.d->message);
-      h ^= std::hash<std::string_view>()(k.d->loc.pointer) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+      h ^= k.d->loc.place.hash() + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
       return h ^ static_cast<size_t>(k.d->code);
     }
   };
@@ -513,8 +512,8 @@ PipelineResult runPipeline(const Fusion& f_in, const PipelineOptions& opts) {
   if (!sharding.inserted.empty())
     for (Diagnostic& d : r.diagnostics)
       for (auto [set, for_expr] : sharding.inserted)
-        if (d.loc.pointer == JsonPointer().key("exprs").index(set).str()) {
-          d.loc.pointer = JsonPointer().key("exprs").index(for_expr).str();
+        if (d.loc.place == Place::expr(set)) {
+          d.loc.place = Place::expr(for_expr);
           d.note("expr " + std::to_string(set) + " is the set the sharding passes added for expr " +
                  std::to_string(for_expr));
         }

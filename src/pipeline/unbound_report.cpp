@@ -66,9 +66,8 @@ void Ctx::reportUnbound(const ConcretizationInfo& info, int seg_idx, const Segme
     bool keeps = rw == InputRewrite::KeepReductions;
     rec.strip_applies = seg && keeps && !rec.needed;
 
-    Location loc = use.expr != kNone
-                       ? Location{opts.file, JsonPointer().key("exprs").index(use.expr).str(), 0, 0}
-                       : axisLoc(use.tensor, use.pos);
+    Location loc =
+        use.expr != kNone ? Location::at(opts.file, Place::expr(use.expr)) : axisLoc(use.tensor, use.pos);
     auto& d = sink.error(DiagCode::UnboundExtent, scope + " cannot evaluate extent " + name, loc);
     d.note(useText(f, use, name, seg_idx));
     const BoundInput* carrier = nullptr;

@@ -168,7 +168,7 @@ class Builder {
     for (const Diagnostic& d : r_.diagnostics) {
       if (d.severity != Severity::Error && d.severity != Severity::Warning) continue;
       ++g_.diagnostics;
-      PointerTarget t = resolvePointer(f_, d.loc.pointer);
+      PointerTarget t = resolveLocation(f_, d.loc);
       if (t.tensor != kNone) {
         if (t.axis != kNone) red_axes_[t.tensor].insert(t.axis);
         tensor_diags_[t.tensor].push_back(&d);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "diag/diagnostic.h"
+#include "io/place_pointer.h"
 #include "ir/fusion.h"
 #include "ir/verifier_report.h"
 
@@ -65,7 +66,8 @@ TEST(VerifierOps, AWrongOutputDTypeIsOneLocatedFinding) {
   const Diagnostic& d = sink.all()[0];
   EXPECT_EQ(d.code, DiagCode::DTypeMismatch);
   EXPECT_EQ(d.loc.file, "x.json");
-  EXPECT_EQ(d.loc.pointer, "/tensors/" + std::to_string(a.out) + "/dtype");
+  EXPECT_EQ(d.loc.place, Place::tensor(a.out).key(PlaceField::Dtype));
+  EXPECT_EQ(jsonPointer(d.loc.place), "/tensors/" + std::to_string(a.out) + "/dtype");
   EXPECT_EQ(r.found(), 1u);
 }
 
@@ -102,7 +104,7 @@ TEST(VerifierOps, SqueezeReadsTheFoldedConstants) {
   checkOp(f, sq, constants, r);
   ASSERT_EQ(sink.all().size(), 1u);
   EXPECT_EQ(sink.all()[0].code, DiagCode::ExtentMismatch);
-  EXPECT_EQ(sink.all()[0].loc.pointer, "/exprs/" + std::to_string(sq) + "/dims/0");
+  EXPECT_EQ(jsonPointer(sink.all()[0].loc.place), "/exprs/" + std::to_string(sq) + "/dims/0");
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "io/place_pointer.h"
 #include "support/parallel.h"
 
 namespace fc {
@@ -72,13 +73,14 @@ TEST(VerifierReport, OneSpeculativeClaimantWinsEachSlot) {
 TEST(VerifierReport, ReportersCountFindings) {
   DiagnosticSink sink;
   SinkReporter sequential(sink, "f.json");
-  sequential.error(DiagCode::BadMesh, "m", "/meshes/0").note("n", sequential.at("/meshes/0/shape"));
+  sequential.error(DiagCode::BadMesh, "m", Place::mesh(0))
+      .note("n", sequential.at(Place::mesh(0).key(PlaceField::Shape)));
   ASSERT_EQ(sink.all().size(), 1u);
   EXPECT_EQ(sink.all()[0].loc.file, "f.json");
-  EXPECT_EQ(sink.all()[0].notes[0].loc.pointer, "/meshes/0/shape");
+  EXPECT_EQ(jsonPointer(sink.all()[0].notes[0].loc.place), "/meshes/0/shape");
   EXPECT_EQ(sequential.found(), 1u);
   SpeculativeReporter speculative;
-  speculative.error(DiagCode::BadMesh, "m", "/meshes/0").note("n");
+  speculative.error(DiagCode::BadMesh, "m", Place::mesh(0)).note("n");
   speculative.flag();
   EXPECT_EQ(speculative.found(), 2u);
   EXPECT_TRUE(speculative.speculative());

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "diag/diagnostic.h"
+#include "io/place_pointer.h"
 #include "ir/fusion.h"
 
 namespace fc {
@@ -101,7 +102,7 @@ Found verify(const Fusion& f, bool* ok = nullptr) {
   Found out;
   for (const Diagnostic& d : sink.all()) {
     EXPECT_EQ(d.loc.file, "seed.json");
-    out.emplace_back(std::string(diagCodeInfo(d.code).id), d.loc.pointer);
+    out.emplace_back(std::string(diagCodeInfo(d.code).id), jsonPointer(d.loc.place));
   }
   return out;
 }
@@ -939,7 +940,7 @@ TEST(Verifier, NotesPointAtRelatedPlaces) {
   EXPECT_FALSE(verifyFusion(s.f, sink, "x.json"));
   ASSERT_EQ(sink.all().size(), 1u);
   ASSERT_EQ(sink.all()[0].notes.size(), 1u);
-  EXPECT_EQ(sink.all()[0].notes[0].loc.pointer, "/exprs/6/outputs/0");
+  EXPECT_EQ(sink.all()[0].notes[0].loc.place, Place::expr(6).at(PlaceField::Outputs, 0));
   EXPECT_EQ(sink.all()[0].notes[0].loc.file, "x.json");
 }
 

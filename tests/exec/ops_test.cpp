@@ -522,7 +522,7 @@ TEST(Ops, ShapeErrorsAreDiagnosed) {
     FAIL() << "expected an ExecError";
   } catch (const ExecError& e) {
     EXPECT_EQ(e.code, DiagCode::EvaluationFailed);
-    EXPECT_EQ(e.pointer, "/exprs/0");
+    EXPECT_EQ(e.where, Place::expr(0));
     EXPECT_NE(e.message.find("size 2, not 1"), std::string::npos) << e.message;
   }
   Case d{"int_div_zero",

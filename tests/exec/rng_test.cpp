@@ -9,6 +9,7 @@
 #include "exec/exec_error.h"
 #include "exec/inputs.h"
 #include "exec_test_util.h"
+#include "io/place_pointer.h"
 
 namespace fc::exec {
 namespace {
@@ -104,7 +105,7 @@ TEST(Rng, ConcreteShapeThatContradictsAConstantExtentIsAnError) {
     FAIL() << "expected an ExecError";
   } catch (const ExecError& e) {
     EXPECT_EQ(e.code, DiagCode::BadConcreteInput);
-    EXPECT_EQ(e.pointer, "/concrete_inputs/0");
+    EXPECT_EQ(jsonPointer(e.where), "/concrete_inputs/0");
   }
 }
 

@@ -15,6 +15,7 @@
 #include "exec/dtype_convert.h"
 #include "exec/exec_error.h"
 #include "exec/file_inputs.h"
+#include "io/place_pointer.h"
 #include "io/reader.h"
 
 namespace fc::exec {
@@ -211,11 +212,11 @@ TEST(FileInputs, MismatchesAreLocatedErrors) {
     } catch (const ExecError& e) {
       return e;
     }
-    return ExecError{DiagCode::Usage, "no error", ""};
+    return ExecError{DiagCode::Usage, "no error", {}};
   };
   ExecError e = fails([](auto& g) { g[0].file_dtype = FileDType::F32; });
   EXPECT_EQ(e.code, DiagCode::TensorInputMismatch);
-  EXPECT_EQ(e.pointer, "/inputs/0");
+  EXPECT_EQ(jsonPointer(e.where), "/inputs/0");
   EXPECT_NE(e.message.find("is Half but x.safetensors: tensor 'T0' is F32"), std::string::npos) << e.message;
   e = fails([](auto& g) { g.pop_back(); });  // T2 missing, matched by name
   EXPECT_EQ(e.code, DiagCode::TensorInputMismatch);

@@ -9,6 +9,7 @@
 // and segments.
 #include "diag/render.h"
 #include "fuzz_common.h"
+#include "io/place_pointer.h"
 #include "ir/printer.h"
 #include "pipeline/pipeline.h"
 #include "profile_util.h"
@@ -46,10 +47,10 @@ FC_FUZZ_TARGET(check) {
       forced.threads = 3;
       forced.parallel_min_exprs = 0;
       fc::PipelineResult p = fc::runPipeline(*f, forced);
-      if (fc::renderJson(r.diagnostics) != fc::renderJson(p.diagnostics) ||
+      if (fc::spelledJson(r.diagnostics) != fc::spelledJson(p.diagnostics) ||
           segmentsText(r) != segmentsText(p))
-        fc::fuzz::fail("the parallel pipeline differs from one thread:\n" + fc::renderJson(r.diagnostics) +
-                       segmentsText(r) + "---\n" + fc::renderJson(p.diagnostics) + segmentsText(p));
+        fc::fuzz::fail("the parallel pipeline differs from one thread:\n" + fc::spelledJson(r.diagnostics) +
+                       segmentsText(r) + "---\n" + fc::spelledJson(p.diagnostics) + segmentsText(p));
     }
     (void)fc::printFusionMath(*f, fc::PrintStyle::Y2024);
     (void)fc::printFusionMath(*f, fc::PrintStyle::Head);

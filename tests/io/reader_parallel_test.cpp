@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "diag/render.h"
+#include "io/place_pointer.h"
 #include "io/reader.h"
 #include "io/writer.h"
 #include "io_test_util.h"
@@ -117,8 +118,8 @@ ReadStats expectSameOnAnyThreadCount(const std::string& text, const std::string&
     auto many = readText(text, opts);
     if (threads == 3) stats3 = stats;
     EXPECT_EQ(one.fusion.has_value(), many.fusion.has_value())
-        << renderJson(one.sink.all()) << renderJson(many.sink.all());
-    EXPECT_EQ(renderJson(one.sink.all()), renderJson(many.sink.all()));
+        << spelledJson(one.sink.all()) << spelledJson(many.sink.all());
+    EXPECT_EQ(spelledJson(one.sink.all()), spelledJson(many.sink.all()));
     if (one.fusion.has_value() != many.fusion.has_value()) continue;
     if (one.fusion) expectSameFusion(*one.fusion, *many.fusion);
   }
@@ -297,7 +298,7 @@ TEST(ReaderParallel, ForwardReferencesAreResolvedAsOnOneThread) {
                           text.substr(sc, te - sc) + text.substr(in);
   EXPECT_TRUE(expectSameOnAnyThreadCount(reordered, "reordered").reread);
   auto r = readText(reordered, chunked(4));
-  ASSERT_TRUE(r.fusion.has_value()) << renderJson(r.sink.all());
+  ASSERT_TRUE(r.fusion.has_value()) << spelledJson(r.sink.all());
   EXPECT_EQ(r.fusion->exprs.size(), readText(text, chunked(4)).fusion->exprs.size());
 }
 
@@ -315,7 +316,7 @@ TEST(ReaderParallel, ASplitTextThatCannotBeChunkedIsReadWhole) {
   EXPECT_EQ(st.chunked_arrays, 0u);
   EXPECT_FALSE(st.reread);
   auto r = readText(forward, chunked(3));
-  ASSERT_TRUE(r.fusion.has_value()) << renderJson(r.sink.all());
+  ASSERT_TRUE(r.fusion.has_value()) << spelledJson(r.sink.all());
   EXPECT_EQ(r.fusion->tensors.size(), readText(text, chunked(3)).fusion->tensors.size());
 }
 

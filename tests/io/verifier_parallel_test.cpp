@@ -14,6 +14,7 @@
 #include <string>
 
 #include "diag/render.h"
+#include "io/place_pointer.h"
 #include "io/reader.h"
 #include "io/writer.h"
 #include "io_test_util.h"
@@ -49,7 +50,7 @@ VerifyStats expectSameOnAnyThreadCount(const Fusion& f, const std::string& what)
     many.stats = &st;
     DiagnosticSink sn;
     EXPECT_EQ(verifyFusion(f, sn, "x.json", many), ok1);
-    EXPECT_EQ(renderJson(sn.all()), renderJson(s1.all()));
+    EXPECT_EQ(spelledJson(sn.all()), spelledJson(s1.all()));
     if (threads == 3) stats3 = st;
   }
   return stats3;

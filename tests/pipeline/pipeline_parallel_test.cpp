@@ -13,6 +13,7 @@
 #include "analysis/binding_steps.h"
 #include "diag/render.h"
 #include "diag/source.h"
+#include "io/place_pointer.h"
 #include "io/reader.h"
 #include "ir/verifier.h"
 #include "pipeline/pipeline.h"
@@ -87,7 +88,7 @@ Parallel expectSameOnAnyThreadCount(const Fusion& f, const std::string& what) {
     par.overlapped = two.result.overlapped;
     par.chunked_eras += two.result.segments_in_chunks;
     par.concretized_eras += two.result.concretized_in_chunks;
-    EXPECT_EQ(renderJson(two.result.diagnostics), renderJson(one.result.diagnostics));
+    EXPECT_EQ(spelledJson(two.result.diagnostics), spelledJson(one.result.diagnostics));
     EXPECT_EQ(describe(two.result), describe(one.result));
     EXPECT_EQ(bindings(f, two.result), bindings(f, one.result));
     EXPECT_EQ(two.result.failed(), one.result.failed());
@@ -155,9 +156,9 @@ TEST(PipelineParallel, DiagnosticsOfBothThreadsKeepTheirOrder) {
     EXPECT_EQ(r.diagnostics[0].code, DiagCode::DidMeshMismatch);
     EXPECT_EQ(r.diagnostics[1].code, DiagCode::UnlowerableResharding);
     if (threads == 1)
-      first = renderJson(r.diagnostics);
+      first = spelledJson(r.diagnostics);
     else
-      EXPECT_EQ(renderJson(r.diagnostics), first);
+      EXPECT_EQ(spelledJson(r.diagnostics), first);
   }
 }
 
@@ -179,7 +180,7 @@ TEST(PipelineParallel, ConcretizationFindingsOfEveryChunkKeepTheirOrder) {
   }
   ASSERT_EQ(planted, 3u);
   DiagnosticSink vs;
-  ASSERT_TRUE(verifyFusion(f, vs)) << renderJson(vs.all());
+  ASSERT_TRUE(verifyFusion(f, vs)) << spelledJson(vs.all());
   f.rebuildUses();
   std::string first;
   for (unsigned threads : {1u, 3u}) {
@@ -192,7 +193,7 @@ TEST(PipelineParallel, ConcretizationFindingsOfEveryChunkKeepTheirOrder) {
     size_t reshapes = 0;
     for (const Diagnostic& d : r.diagnostics) reshapes += d.code == DiagCode::ReshapeUnevaluable;
     EXPECT_EQ(reshapes, 3u);
-    std::string text = renderJson(r.diagnostics) + describe(r);
+    std::string text = spelledJson(r.diagnostics) + describe(r);
     if (threads == 1)
       first = text;
     else

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "diag/source.h"
+#include "io/place_pointer.h"
 #include "io/reader.h"
 #include "ir/verifier.h"
 #include "passes/segment.h"
@@ -69,7 +70,8 @@ TEST(Pipeline, SeedFailsIn2024_06WithProvenance) {
   PipelineResult r = runEra(f, "2024-06");
   ASSERT_EQ(codes(r), std::vector<std::string>{"FC0301"});
   const Diagnostic& d = r.diagnostics[0];
-  EXPECT_EQ(d.loc.pointer, "/tensors/5/logical/0");
+  EXPECT_EQ(d.loc.place, Place::tensor(5).at(PlaceField::Logical, 0));
+  EXPECT_EQ(jsonPointer(d.loc.place), "/tensors/5/logical/0");
   EXPECT_EQ(d.message, "segment 2 (compute: cast, broadcast, add) cannot evaluate extent i0");
   EXPECT_TRUE(hasNote(d, "i0 is the extent of Reduction axis rS14 of segment input T5"));
   EXPECT_TRUE(hasNote(d, "T5 enters segment 2 as [rS14{i0}, iS15{i3}, iS16{i6}]"));

@@ -109,7 +109,7 @@ const CublasApi& cublasApi() {
     loaded = load();
     loaded.api.path = loaded.path.c_str();
   });
-  if (!loaded.error.empty()) fail(loaded.error, "", DiagCode::CudaError);
+  if (!loaded.error.empty()) fail(loaded.error, {}, DiagCode::CudaError);
   return loaded.api;
 }
 

@@ -119,7 +119,7 @@ TensorP CudaProgram::Impl::materialize(const NodeP& n, DType dtype) {
   if (auto it = materialized.find(n); it != materialized.end() && it->second->dtype() == dtype)
     return it->second;
   if (n->shape.size() > static_cast<size_t>(kMaxRank))
-    fail("the CUDA backend supports tensors of rank <= " + std::to_string(kMaxRank), "",
+    fail("the CUDA backend supports tensors of rank <= " + std::to_string(kMaxRank), {},
          DiagCode::ExecutionFailed);
   TensorP out;
   if (n->kind == Node::Leaf && n->ring && n->offset == 0 && isContiguousLeaf(n) && dtype == n->ring->dtype &&
@@ -204,9 +204,9 @@ TensorP CudaProgram::Impl::materializeRing(const RingP& r) {
   return out;
 }
 
-TensorP CudaProgram::Impl::needP(TensorId t, int64_t rank, const std::string& ptr) {
+TensorP CudaProgram::Impl::needP(TensorId t, int64_t rank, const Place& where) {
   if (rank < 0 || rank >= world.size())
-    fail("tensor " + std::string(f.tensorName(t)) + " has no device here", ptr, DiagCode::ExecutionFailed);
+    fail("tensor " + std::string(f.tensorName(t)) + " has no device here", where, DiagCode::ExecutionFailed);
   if (!local[t][rank] && pending[t][rank]) {
     local[t][rank] = materialize(pending[t][rank], f.tensors[t].dtype);
     pending[t][rank].reset();
@@ -214,13 +214,13 @@ TensorP CudaProgram::Impl::needP(TensorId t, int64_t rank, const std::string& pt
   if (!local[t][rank])
     fail("tensor " + std::string(f.tensorName(t)) + " is not available on device " +
              std::to_string(world.devices()[rank]) + " when its consumer runs",
-         ptr, DiagCode::ExecutionFailed);
+         where, DiagCode::ExecutionFailed);
   return local[t][rank];
 }
 
-NodeP CudaProgram::Impl::nodeOf(TensorId t, int64_t rank, const std::string& ptr) {
+NodeP CudaProgram::Impl::nodeOf(TensorId t, int64_t rank, const Place& where) {
   if (rank >= 0 && rank < world.size() && pending[t][rank]) return pending[t][rank];
-  return leafOf(needP(t, rank, ptr));
+  return leafOf(needP(t, rank, where));
 }
 
 // Keeps fused trees within the kernel's limits: an operand tree that is
@@ -247,12 +247,12 @@ bool CudaProgram::Impl::fusible(const Fusion& f, const Expr& e) {
 // Builds the lazy tree of a fusible expr on one rank.
 NodeP CudaProgram::Impl::buildNode(ExprId id, int64_t rank) {
   const Expr& e = f.exprs[id];
-  std::string ptr = "/exprs/" + std::to_string(id);
-  auto bad = [&](const std::string& m) { fail(std::string(opName(e.op)) + ": " + m, ptr); };
+  Place where = Place::expr(id);
+  auto bad = [&](const std::string& m) { fail(std::string(opName(e.op)) + ": " + m, where); };
   std::vector<NodeP> args;
   for (ValueRef v : e.inputs) {
     if (v.isTensor()) {
-      args.push_back(bounded(nodeOf(v.id, rank, ptr)));
+      args.push_back(bounded(nodeOf(v.id, rank, where)));
     } else {
       std::string why;
       auto s = sv.eval(v.id, &why);
@@ -381,12 +381,12 @@ std::optional<int64_t> CudaProgram::Impl::replicaOf(const Expr& e, int64_t rank,
 void CudaProgram::Impl::runCompute(const Segment& s, std::vector<std::string>& host_here) {
   for (ExprId id : s.exprs) {
     const Expr& e = f.exprs[id];
-    std::string ptr = "/exprs/" + std::to_string(id);
+    Place where = Place::expr(id);
     FC_CHECK(!e.outputs.empty(), "expr without outputs");
     bool pw = fusible(f, e);
     std::vector<int64_t> done;
     for (int64_t r : world.ranksOf(e.outputs[0])) {
-      if (r < 0) fail("an expr's output lives on no device of the world", ptr, DiagCode::ExecutionFailed);
+      if (r < 0) fail("an expr's output lives on no device of the world", where, DiagCode::ExecutionFailed);
       if (only_rank >= 0 && r != only_rank) continue;
       if (std::optional<int64_t> r0 = replicaOf(e, r, done)) {
         for (TensorId o : e.outputs) {
@@ -401,17 +401,17 @@ void CudaProgram::Impl::runCompute(const Segment& s, std::vector<std::string>& h
         continue;
       }
       if (deviceReduction(f, e)) {
-        local[e.outputs[0]][r] = reduce(e, need(e.inputs[0].id, r, ptr), ptr);
+        local[e.outputs[0]][r] = reduce(e, need(e.inputs[0].id, r, where), where);
         continue;
       }
       if (opInfo(e.op).category == OpCategory::Matmul) {
-        if (auto c = matmul(e, r, ptr)) {
+        if (auto c = matmul(e, r, where)) {
           local[e.outputs[0]][r] = std::move(*c);
           continue;
         }
       }
       if (dataMovement(id, r)) continue;
-      runOnHost(id, r, ptr);
+      runOnHost(id, r, where);
       std::string name(opName(e.op));
       if (std::find(host_here.begin(), host_here.end(), name) == host_here.end()) host_here.push_back(name);
     }
@@ -419,7 +419,7 @@ void CudaProgram::Impl::runCompute(const Segment& s, std::vector<std::string>& h
   // Materialize what leaves the segment.
   for (TensorId t : s.outputs)
     for (int64_t r = 0; r < world.size(); ++r)
-      if (pending[t][r]) needP(t, r, "/segmentation");
+      if (pending[t][r]) needP(t, r, Place::member(PlaceField::Segmentation));
 }
 
 // ------------------------------------------------------------ CudaProgram
@@ -428,7 +428,7 @@ CudaProgram::CudaProgram(const SegmentedFusion& sf, const World& world, ScalarVa
                          MemoryBudget* budget) {
   FC_CHECK(sf.fusion != nullptr, "segmented fusion without its fusion");
   std::string why;
-  if (!deviceAvailable(&why)) fail("no CUDA device: " + why, "", DiagCode::NoDevice);
+  if (!deviceAvailable(&why)) fail("no CUDA device: " + why, {}, DiagCode::NoDevice);
   impl_ = std::make_unique<Impl>(sf, world, sv, budget);
 }
 

@@ -17,9 +17,9 @@ namespace fc::exec::cuda {
 void CudaProgram::Impl::runCommunicationOnHostFor(const Segment& s, TensorId I, TensorId O, SegmentRun& rec) {
   std::vector<std::vector<std::optional<HostTensor>>> host(
       f.tensors.size(), std::vector<std::optional<HostTensor>>(world.size()));
-  std::string ptr = "/exprs/" + std::to_string(s.exprs[0]);
+  Place where = Place::expr(s.exprs[0]);
   for (int64_t r : world.ranksOf(I))
-    if (r >= 0) host[I][r] = need(I, r, ptr).download(budget);
+    if (r >= 0) host[I][r] = need(I, r, where).download(budget);
   runCommunicationOnHost(sf, world, s, sv, budget, host, rec);
   for (int64_t r = 0; r < world.size(); ++r)
     if (host[O][r]) local[O][r] = std::make_shared<DeviceTensor>(DeviceTensor::upload(*host[O][r], budget));
@@ -35,7 +35,7 @@ void CudaProgram::Impl::runCommunicationOnHostFor(const Segment& s, TensorId I, 
 void CudaProgram::Impl::runCommunication(const Segment& s, SegmentRun& rec) {
   CommunicationExpr ce = communicationExpr(f, s);
   const Expr& e = f.exprs[ce.expr];
-  const std::string& ptr = ce.pointer;
+  const Place& where = ce.where;
   TensorId I = ce.in, O = ce.out;
   std::vector<int64_t> rin = world.ranksOf(I), rout = world.ranksOf(O);
   rec.summary = std::string(commKindName(s.comm)) + " " + std::string(f.tensorName(I)) + " -> " +
@@ -43,7 +43,7 @@ void CudaProgram::Impl::runCommunication(const Segment& s, SegmentRun& rec) {
   for (TensorId t : {I, O}) {
     MeshId m = f.tensors[t].mesh;
     if (m != kNone && m < f.meshes.size() && f.meshes[m].shape.size() > 1)
-      fail("communications over n-D meshes are not supported by the CUDA executor yet", ptr,
+      fail("communications over n-D meshes are not supported by the CUDA executor yet", where,
            DiagCode::ExecutionFailed);
   }
   if (s.comm != CommKind::Allreduce && s.comm != CommKind::Reduce) {
@@ -51,21 +51,21 @@ void CudaProgram::Impl::runCommunication(const Segment& s, SegmentRun& rec) {
     return;
   }
   if (!deviceReduction(f, e) || e.op == OpKind::Mean)
-    fail(std::string(opName(e.op)) + " cannot be lowered to a reduction collective on the GPU", ptr,
+    fail(std::string(opName(e.op)) + " cannot be lowered to a reduction collective on the GPU", where,
          DiagCode::UnlowerableResharding);
   DType odt = f.tensors[O].dtype;
   int64_t R = static_cast<int64_t>(rin.size());
-  if (R > 64) fail("more than 64 simulated ranks", ptr, DiagCode::ExecutionFailed);
+  if (R > 64) fail("more than 64 simulated ranks", where, DiagCode::ExecutionFailed);
   std::vector<TensorP> src;
   Shape oshape;
   for (int64_t r : rin) {
-    TensorP x = needP(I, r, ptr);
-    Shape keep = reducedShape(e, *x, ptr);
+    TensorP x = needP(I, r, where);
+    Shape keep = reducedShape(e, *x, where);
     bool passthrough = x->dtype() == odt && numelOf(keep).value_or(-1) == x->numel();
-    src.push_back(passthrough ? x : reduce(e, *x, ptr));
+    src.push_back(passthrough ? x : reduce(e, *x, where));
     if (r == rin[0]) oshape = keep;
     if (keep != oshape)
-      fail("ranks hold different shapes for the collective", ptr, DiagCode::ExecutionFailed);
+      fail("ranks hold different shapes for the collective", where, DiagCode::ExecutionFailed);
   }
   int64_t count = numelOf(oshape).value_or(0);
   auto indexIn = [](const std::vector<int64_t>& v, int64_t x) -> int64_t {
@@ -75,7 +75,7 @@ void CudaProgram::Impl::runCommunication(const Segment& s, SegmentRun& rec) {
   if (s.comm == CommKind::Allreduce) {
     for (int64_t r : rout)
       if (indexIn(rin, r) < 0)
-        fail("Allreduce output lives on a device outside its input mesh", ptr, DiagCode::ExecutionFailed);
+        fail("Allreduce output lives on a device outside its input mesh", where, DiagCode::ExecutionFailed);
     auto spec = std::make_shared<RingSpec>();
     spec->src = src;
     spec->op = e.op;
@@ -111,7 +111,7 @@ void CudaProgram::Impl::runCommunication(const Segment& s, SegmentRun& rec) {
     return;
   }
   if (rout.size() != 1 || indexIn(rin, rout[0]) < 0)
-    fail("Reduce needs a one-device output mesh inside the input mesh", ptr, DiagCode::ExecutionFailed);
+    fail("Reduce needs a one-device output mesh inside the input mesh", where, DiagCode::ExecutionFailed);
   int64_t root = indexIn(rin, rout[0]);
   std::shared_ptr<DeviceTensor> out = newTensor(odt, oshape);
   std::vector<const void*> sp;

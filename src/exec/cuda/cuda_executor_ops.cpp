@@ -23,32 +23,32 @@ bool CudaProgram::Impl::deviceReduction(const Fusion& f, const Expr& e) {
 }
 
 // The output shape of reduction `e` on `x` (keepdim honoured).
-std::vector<bool> CudaProgram::Impl::reducedDims(const Expr& e, int64_t r, const std::string& ptr) {
+std::vector<bool> CudaProgram::Impl::reducedDims(const Expr& e, int64_t r, const Place& where) {
   std::vector<bool> red(r, e.attrs.dims.empty());
   for (int64_t d : e.attrs.dims) {
     int64_t n = d < 0 ? d + r : d;
     if (n < 0 || n >= r)
       fail(std::string(opName(e.op)) + ": dim " + std::to_string(d) + " is out of range for rank " +
                std::to_string(r),
-           ptr);
+           where);
     red[n] = true;
   }
   return red;
 }
 
-Shape CudaProgram::Impl::reducedShape(const Expr& e, const DeviceTensor& x, const std::string& ptr) {
+Shape CudaProgram::Impl::reducedShape(const Expr& e, const DeviceTensor& x, const Place& where) {
   int64_t r = x.rank();
-  std::vector<bool> red = reducedDims(e, r, ptr);
+  std::vector<bool> red = reducedDims(e, r, where);
   Shape out;
   for (int64_t d = 0; d < r; ++d)
     if (!red[d] || e.attrs.keepdim) out.push_back(red[d] ? 1 : x.shape()[d]);
   return out;
 }
 
-TensorP CudaProgram::Impl::reduce(const Expr& e, const DeviceTensor& x, const std::string& ptr) {
+TensorP CudaProgram::Impl::reduce(const Expr& e, const DeviceTensor& x, const Place& where) {
   int64_t r = x.rank();
-  if (r > kMaxRank) fail("rank beyond the CUDA backend's limit", ptr, DiagCode::ExecutionFailed);
-  std::vector<bool> red = reducedDims(e, r, ptr);
+  if (r > kMaxRank) fail("rank beyond the CUDA backend's limit", where, DiagCode::ExecutionFailed);
+  std::vector<bool> red = reducedDims(e, r, where);
   ReduceArgs a;
   a.in = x.data();
   a.in_dtype = x.dtype();
@@ -72,7 +72,7 @@ TensorP CudaProgram::Impl::reduce(const Expr& e, const DeviceTensor& x, const st
     }
   a.rank = static_cast<int>(r);
   if (count == 0 && (e.op == OpKind::Max || e.op == OpKind::Min))
-    fail(std::string(opName(e.op)) + ": max/min over an empty dimension has no identity", ptr);
+    fail(std::string(opName(e.op)) + ": max/min over an empty dimension has no identity", where);
   for (int64_t d = 0; d < r; ++d)
     if (!red[d] || e.attrs.keepdim) out.push_back(red[d] ? 1 : x.shape()[d]);
   std::shared_ptr<DeviceTensor> o = newTensor(a.out_dtype, out);
@@ -83,7 +83,7 @@ TensorP CudaProgram::Impl::reduce(const Expr& e, const DeviceTensor& x, const st
 
 // matmul / linear on the device, or nullopt when the shapes or dtypes
 // need the host evaluator.
-std::optional<TensorP> CudaProgram::Impl::matmul(const Expr& e, int64_t rank, const std::string& ptr) {
+std::optional<TensorP> CudaProgram::Impl::matmul(const Expr& e, int64_t rank, const Place& where) {
   if (!e.inputs[0].isTensor() || !e.inputs[1].isTensor()) return std::nullopt;
   if (e.inputs.size() == 3 && !e.inputs[2].isTensor()) return std::nullopt;
   DType od = f.tensors[e.outputs[0]].dtype;
@@ -115,10 +115,10 @@ std::optional<TensorP> CudaProgram::Impl::matmul(const Expr& e, int64_t rank, co
     }
   }
   if (!Ap) {
-    Ap = &need(e.inputs[0].id, rank, ptr);
+    Ap = &need(e.inputs[0].id, rank, where);
     a_shape = Ap->shape();
   }
-  const DeviceTensor& B = need(e.inputs[1].id, rank, ptr);
+  const DeviceTensor& B = need(e.inputs[1].id, rank, where);
   struct View {
     const Shape& s;
     const void* p;
@@ -133,7 +133,7 @@ std::optional<TensorP> CudaProgram::Impl::matmul(const Expr& e, int64_t rank, co
   if (K != Kb)
     fail(std::string(opName(e.op)) + ": inner dims differ: " + shapeString(A.shape()) + " and " +
              shapeString(B.shape()) + (linear ? " (weight transposed)" : ""),
-         ptr);
+         where);
   Shape ab(A.shape().begin(), A.shape().end() - 2), bb(B.shape().begin(), B.shape().end() - 2);
   int64_t na = numelOf(ab).value_or(0), nb = numelOf(bb).value_or(0);
   Shape batch;
@@ -169,7 +169,7 @@ std::optional<TensorP> CudaProgram::Impl::matmul(const Expr& e, int64_t rank, co
   if (!bias) return C;
   // y = C + bias, rounded once to the output dtype (fused pointwise).
   NodeP add = opOf(OpKind::Add, od, C->shape(),
-                   {leafOf(C), broadcastTo(leafOf(needP(e.inputs[2].id, rank, ptr)), C->shape())});
+                   {leafOf(C), broadcastTo(leafOf(needP(e.inputs[2].id, rank, where)), C->shape())});
   return materialize(add, od);
 }
 
@@ -209,13 +209,13 @@ NodeP asDType(const NodeP& n, DType od) {
 
 bool CudaProgram::Impl::dataMovement(ExprId id, int64_t rank) {
   const Expr& e = f.exprs[id];
-  const std::string ptr = "/exprs/" + std::to_string(id);
+  const Place where = Place::expr(id);
   if (e.outputs.size() != 1) return false;
   const TensorId out = e.outputs[0];
   const DType od = f.tensors[out].dtype;
   for (ValueRef v : e.inputs)
     if (!v.isTensor()) return false;
-  auto input = [&](size_t i) { return nodeOf(e.inputs[i].id, rank, ptr); };
+  auto input = [&](size_t i) { return nodeOf(e.inputs[i].id, rank, where); };
   auto scalarInt = [&](ScalarId s, int64_t dflt) -> std::optional<int64_t> {
     return s == kNone ? std::optional<int64_t>(dflt) : sv.evalInt(s);
   };
@@ -315,7 +315,7 @@ bool CudaProgram::Impl::dataMovement(ExprId id, int64_t rank) {
     }
     case OpKind::Pad: {
       if (e.inputs.size() != 1) return false;
-      TensorP x = needP(e.inputs[0].id, rank, ptr);
+      TensorP x = needP(e.inputs[0].id, rank, where);
       const int64_t r = x->rank();
       const auto& pad = e.attrs.pad;
       if (pad.size() % 2 != 0 || static_cast<int64_t>(pad.size() / 2) > r || r > kMaxRank) return false;
@@ -355,7 +355,7 @@ bool CudaProgram::Impl::dataMovement(ExprId id, int64_t rank) {
     }
     case OpKind::Cat: {
       std::vector<TensorP> xs;
-      for (size_t i = 0; i < e.inputs.size(); ++i) xs.push_back(needP(e.inputs[i].id, rank, ptr));
+      for (size_t i = 0; i < e.inputs.size(); ++i) xs.push_back(needP(e.inputs[i].id, rank, where));
       const int64_t r = xs[0]->rank();
       if (r < 1 || r > kMaxRank) return false;
       int64_t dim = e.attrs.dim < 0 ? e.attrs.dim + r : e.attrs.dim;
@@ -423,12 +423,12 @@ OpContext CudaProgram::Impl::hostCtx() {
   return c;
 }
 
-void CudaProgram::Impl::runOnHost(ExprId id, int64_t rank, const std::string& ptr) {
+void CudaProgram::Impl::runOnHost(ExprId id, int64_t rank, const Place& where) {
   const Expr& e = f.exprs[id];
   std::vector<HostTensor> hin;
   hin.reserve(e.inputs.size());
   for (ValueRef v : e.inputs)
-    hin.push_back(v.isTensor() ? need(v.id, rank, ptr).download(budget) : HostTensor());
+    hin.push_back(v.isTensor() ? need(v.id, rank, where).download(budget) : HostTensor());
   std::vector<const HostTensor*> args;
   for (size_t i = 0; i < e.inputs.size(); ++i) args.push_back(e.inputs[i].isTensor() ? &hin[i] : nullptr);
   std::vector<HostTensor> res = evalExpr(hostCtx(), id, args);

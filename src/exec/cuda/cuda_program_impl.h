@@ -54,9 +54,9 @@ struct CudaProgram::Impl {
   PwRef flatten(const NodeP& n, PwProgram& p, std::map<const Node*, int>& regs, Flat& fl);
   TensorP materialize(const NodeP& n, DType dtype);
   TensorP materializeRing(const RingP& r);
-  TensorP needP(TensorId t, int64_t rank, const std::string& ptr);
-  const DeviceTensor& need(TensorId t, int64_t rank, const std::string& ptr) { return *needP(t, rank, ptr); }
-  NodeP nodeOf(TensorId t, int64_t rank, const std::string& ptr);
+  TensorP needP(TensorId t, int64_t rank, const Place& where);
+  const DeviceTensor& need(TensorId t, int64_t rank, const Place& where) { return *needP(t, rank, where); }
+  NodeP nodeOf(TensorId t, int64_t rank, const Place& where);
   NodeP bounded(NodeP n);
   static bool fusible(const Fusion& f, const Expr& e);
   NodeP buildNode(ExprId id, int64_t rank);
@@ -69,17 +69,17 @@ struct CudaProgram::Impl {
   static bool deviceReduction(const Fusion& f, const Expr& e);
   // Which of a rank-r operand's dims reduction `e` reduces (all when it
   // names none); a dim out of range fails.
-  static std::vector<bool> reducedDims(const Expr& e, int64_t r, const std::string& ptr);
-  static Shape reducedShape(const Expr& e, const DeviceTensor& x, const std::string& ptr);
-  TensorP reduce(const Expr& e, const DeviceTensor& x, const std::string& ptr);
-  std::optional<TensorP> matmul(const Expr& e, int64_t rank, const std::string& ptr);
+  static std::vector<bool> reducedDims(const Expr& e, int64_t r, const Place& where);
+  static Shape reducedShape(const Expr& e, const DeviceTensor& x, const Place& where);
+  TensorP reduce(const Expr& e, const DeviceTensor& x, const Place& where);
+  std::optional<TensorP> matmul(const Expr& e, int64_t rank, const Place& where);
   // reshape, expand, broadcast_in_dim, slice, pad, cat and the factories:
   // true when done on the device; false leaves the expr to the host
   // evaluator (which also reports any error in its operands).
   bool dataMovement(ExprId id, int64_t rank);
   std::optional<Shape> attrShape(const Expr& e) const;
   OpContext hostCtx();
-  void runOnHost(ExprId id, int64_t rank, const std::string& ptr);
+  void runOnHost(ExprId id, int64_t rank, const Place& where);
 
   // ---- collectives (cuda_executor_comm.cpp)
   void runCommunicationOnHostFor(const Segment& s, TensorId I, TensorId O, SegmentRun& rec);

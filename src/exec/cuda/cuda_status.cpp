@@ -21,26 +21,26 @@ void checkCuda(int err, const char* what) {
     size_t free_b = 0, total_b = 0;
     if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess)
       msg += "; the device has " + std::to_string(free_b) + " of " + std::to_string(total_b) + " bytes free";
-    fail("GPU out of memory: " + msg, "", DiagCode::OutOfMemory);
+    fail("GPU out of memory: " + msg, {}, DiagCode::OutOfMemory);
   }
-  fail(msg, "", DiagCode::CudaError);
+  fail(msg, {}, DiagCode::CudaError);
 }
 
 void checkCublas(int status, const char* what) {
   auto s = static_cast<cublasStatus_t>(status);
   if (s == CUBLAS_STATUS_SUCCESS) return;
   std::string msg = std::string(what) + " failed: cuBLAS status " + std::to_string(status);
-  if (s == CUBLAS_STATUS_ALLOC_FAILED) fail("GPU out of memory: " + msg, "", DiagCode::OutOfMemory);
-  fail(msg, "", DiagCode::CudaError);
+  if (s == CUBLAS_STATUS_ALLOC_FAILED) fail("GPU out of memory: " + msg, {}, DiagCode::OutOfMemory);
+  fail(msg, {}, DiagCode::CudaError);
 }
 
 void checkNccl(int result, const char* what) {
 #if FC_HAVE_NCCL
   auto r = static_cast<ncclResult_t>(result);
   if (r == ncclSuccess) return;
-  fail(std::string(what) + " failed: " + ncclGetErrorString(r), "", DiagCode::CudaError);
+  fail(std::string(what) + " failed: " + ncclGetErrorString(r), {}, DiagCode::CudaError);
 #else
-  if (result != 0) fail(std::string(what) + " failed (NCCL)", "", DiagCode::CudaError);
+  if (result != 0) fail(std::string(what) + " failed (NCCL)", {}, DiagCode::CudaError);
 #endif
 }
 

@@ -92,9 +92,9 @@ bool Blas::supports(DType ab, DType c) {
 void Blas::gemm(const void* A, const void* B, void* C, DType ab, DType c, int64_t M, int64_t N, int64_t K,
                 int64_t batch, int64_t stride_a, int64_t stride_b, int64_t stride_c, bool b_transposed,
                 void* stream, bool a_transposed) {
-  if (!supports(ab, c)) fail("cuBLAS matmul does not support these dtypes", "", DiagCode::CudaError);
+  if (!supports(ab, c)) fail("cuBLAS matmul does not support these dtypes", {}, DiagCode::CudaError);
   if (M > INT_MAX || N > INT_MAX || K > INT_MAX || batch > INT_MAX)
-    fail("matmul dimensions exceed cuBLAS's 32-bit sizes", "", DiagCode::CudaError);
+    fail("matmul dimensions exceed cuBLAS's 32-bit sizes", {}, DiagCode::CudaError);
   if (M == 0 || N == 0 || batch == 0) return;
   auto h = static_cast<cublasHandle_t>(handle_);
   auto s = static_cast<cudaStream_t>(stream);

@@ -41,7 +41,7 @@ int ncclRedOpOf(ReduceOp op) {
 
 void requireNcclReducible(DType t) {
   if (t == DType::Bool || t == DType::Float8_e4m3fn || t == DType::Float8_e5m2)
-    fail(std::string("NCCL cannot reduce ") + std::string(dtypeName(t)) + " buffers", "",
+    fail(std::string("NCCL cannot reduce ") + std::string(dtypeName(t)) + " buffers", {},
          DiagCode::CudaError);
 }
 
@@ -58,7 +58,7 @@ NcclCommunicator::NcclCommunicator(std::vector<int> devices) : devices_(std::mov
   if (devices_.empty() || static_cast<int>(devices_.size()) > n)
     fail("NCCL needs one GPU per rank: " + std::to_string(devices_.size()) + " ranks, " + std::to_string(n) +
              " GPUs",
-         "", DiagCode::NoDevice);
+         {}, DiagCode::NoDevice);
   std::vector<ncclComm_t> comms(devices_.size());
   FC_NCCL(ncclCommInitAll(comms.data(), static_cast<int>(devices_.size()), devices_.data()));
   for (auto c : comms) comms_.push_back(c);

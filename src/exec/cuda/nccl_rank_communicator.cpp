@@ -50,7 +50,7 @@ NcclRankCommunicator::NcclRankCommunicator(const std::string& unique_id, int64_t
     : rank_(rank), world_(world), timeout_s_(timeout_s), inject_error_(inject_error) {
   setenv("NCCL_NVLS_ENABLE", "0", 1);  // never NVLink multicast
   if (unique_id.size() != sizeof(ncclUniqueId))
-    fail("rank 0 sent a malformed NCCL unique id", "", DiagCode::RankFailed);
+    fail("rank 0 sent a malformed NCCL unique id", {}, DiagCode::RankFailed);
   ncclUniqueId id;
   std::memcpy(&id, unique_id.data(), sizeof id);
   FC_CUDA(cudaGetDevice(&device_));
@@ -66,7 +66,7 @@ NcclRankCommunicator::NcclRankCommunicator(const std::string& unique_id, int64_t
     if (c) ncclCommAbort(c);
     comm_ = nullptr;
     aborted_ = true;
-    fail(std::string("ncclCommInitRankConfig failed: ") + ncclGetErrorString(r), "", DiagCode::CudaError);
+    fail(std::string("ncclCommInitRankConfig failed: ") + ncclGetErrorString(r), {}, DiagCode::CudaError);
   }
   complete(ncclSuccess, "ncclCommInitRankConfig");
 }
@@ -104,13 +104,13 @@ void NcclRankCommunicator::complete(int result, const char* what) {
   auto r = static_cast<ncclResult_t>(result);
   std::string who = "rank " + std::to_string(rank_) + ": ";
   if (aborted_ || !c)
-    fail(who + std::string(what) + ": the NCCL communicator was aborted", "", DiagCode::CudaError);
+    fail(who + std::string(what) + ": the NCCL communicator was aborted", {}, DiagCode::CudaError);
   auto bad = [&](const std::string& msg, DiagCode code) {
     const char* last = ncclGetLastError(c);
     abort();
     fail(who + msg + (last && *last ? std::string(" (") + last + ")" : std::string()) +
              "; communicator aborted",
-         "", code);
+         {}, code);
   };
   if (r != ncclSuccess && r != ncclInProgress)
     bad(std::string(what) + " failed: " + ncclGetErrorString(r), DiagCode::CudaError);
@@ -305,7 +305,7 @@ SegmentedRun runRankOnCuda(const SegmentedFusion& sf, const World& world, const 
     FC_CHECK(!s.exprs.empty(), "communication segment without its expr");
     const Expr& e = f.exprs[s.exprs[0]];
     if (e.inputs.empty() || !e.inputs[0].isTensor() || e.outputs.size() != 1)
-      fail("a communication needs one tensor input and one output", "/exprs/" + std::to_string(s.exprs[0]),
+      fail("a communication needs one tensor input and one output", Place::expr(s.exprs[0]),
            DiagCode::ExecutionFailed);
     std::optional<HostTensor> x;
     if (const DeviceTensor* d = prog.tensor(e.inputs[0].id, me)) x = d->download(budget);

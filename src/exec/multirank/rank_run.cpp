@@ -93,7 +93,7 @@ HubCommunicator::HubCommunicator(Links& links, std::vector<int64_t> team, double
 
 void HubCommunicator::exchange(const CommBuffer& send, CommBuffer& recv, const Apply& apply) {
   if (inject_error_)
-    fail("rank " + std::to_string(links_.rank) + ": injected communicator error (FC_FAULT_INJECT)", "",
+    fail("rank " + std::to_string(links_.rank) + ": injected communicator error (FC_FAULT_INJECT)", {},
          DiagCode::RankFailed);
   auto deadline = deadlineAfter(timeout_s_);
   WatchdogScope watch(timeout_s_, "a host collective");
@@ -104,7 +104,7 @@ void HubCommunicator::exchange(const CommBuffer& send, CommBuffer& recv, const A
     l.send(Tag::Data, send.data, sbytes, deadline);
     std::string r = l.recv(Tag::Data, deadline);
     if (r.size() != rbytes)
-      fail("rank 0 answered a collective with the wrong size", "", DiagCode::RankFailed);
+      fail("rank 0 answered a collective with the wrong size", {}, DiagCode::RankFailed);
     std::memcpy(recv.data, r.data(), rbytes);
     return;
   }
@@ -121,7 +121,7 @@ void HubCommunicator::exchange(const CommBuffer& send, CommBuffer& recv, const A
     if (s.size() != sbytes)
       fail("rank " + std::to_string(r) + " contributed " + std::to_string(s.size() / sizeof(double)) +
                " elements to a collective, rank 0 " + std::to_string(send.count),
-           "", DiagCode::RankFailed);
+           {}, DiagCode::RankFailed);
     sv[q].resize(static_cast<size_t>(send.count));
     std::memcpy(sv[q].data(), s.data(), sbytes);
   }
@@ -201,7 +201,7 @@ std::optional<HostTensor> communicateOnRank(const Fusion& f, const World& world,
   CommunicationExpr ce = communicationExpr(f, s);
   ExprId e = ce.expr;
   const Expr& ex = f.exprs[e];
-  const std::string& ptr = ce.pointer;
+  const Place& where = ce.where;
   TensorId I = ce.in, O = ce.out;
   std::vector<int64_t> rin = world.ranksOf(I), rout = world.ranksOf(O), tm = rin;
   for (int64_t r : rout)
@@ -209,14 +209,14 @@ std::optional<HostTensor> communicateOnRank(const Fusion& f, const World& world,
   for (TensorId t : {I, O}) {
     MeshId m = f.tensors[t].mesh;
     if (m != kNone && m < f.meshes.size() && f.meshes[m].shape.size() > 1)
-      fail("communications over n-D meshes are not supported in multi-process runs yet", ptr,
+      fail("communications over n-D meshes are not supported in multi-process runs yet", where,
            DiagCode::ExecutionFailed);
   }
   rec.summary = std::string(commKindName(s.comm)) + " " + std::string(f.tensorName(I)) + " -> " +
                 std::string(f.tensorName(O)) + " over " + std::to_string(tm.size()) +
                 " ranks (one process each)";
   if (static_cast<int64_t>(tm.size()) != world.size() || indexIn(rin, me) < 0)
-    failUnsupportedInMultiProcess("a collective over a subset of the ranks", ptr);
+    failUnsupportedInMultiProcess("a collective over a subset of the ranks", where);
   if (fault.rank == me && fault.kind == Fault::Die) {
     std::fprintf(stderr, "fusecheck: rank %lld: dying (FC_FAULT_INJECT)\n", static_cast<long long>(me));
     std::fflush(stderr);
@@ -227,7 +227,7 @@ std::optional<HostTensor> communicateOnRank(const Fusion& f, const World& world,
     std::fflush(stderr);
     for (;;) ::pause();
   }
-  if (!input) fail("the collective's input is not available on this rank", ptr, DiagCode::ExecutionFailed);
+  if (!input) fail("the collective's input is not available on this rank", where, DiagCode::ExecutionFailed);
   DType odt = f.tensors[O].dtype;
   std::vector<ShardDim> sin = shardDims(f, I), sout = shardDims(f, O);
   std::optional<HostTensor> result;
@@ -237,29 +237,31 @@ std::optional<HostTensor> communicateOnRank(const Fusion& f, const World& world,
     case CommKind::Allreduce:
     case CommKind::ReduceScatter:
     case CommKind::Reduce: {
-      ReduceOp rop = collectiveReduceOp(ex.op, ptr);
+      ReduceOp rop = collectiveReduceOp(ex.op, where);
       OpContext pc = hostContext(f, sv, budget);
       pc.localize = nullptr;  // the local part: the rank's slice of the reduced dims
       HostTensor partial = std::move(evalExpr(pc, e, {input})[0]);
       if (s.comm == CommKind::Allreduce) {
         for (int64_t r : rout)
           if (indexIn(rin, r) < 0)
-            fail("Allreduce output lives on a device outside its input mesh", ptr, DiagCode::ExecutionFailed);
+            fail("Allreduce output lives on a device outside its input mesh", where,
+                 DiagCode::ExecutionFailed);
         CommBuffer b = bufOf(partial);
         cm->allreduce(std::span<CommBuffer>(&b, 1), rop);
         if (indexIn(rout, me) >= 0) result = std::move(partial);
       } else if (s.comm == CommKind::Reduce) {
         if (rout.size() != 1 || indexIn(rin, rout[0]) < 0)
-          fail("Reduce needs a one-device output mesh inside the input mesh", ptr, DiagCode::ExecutionFailed);
+          fail("Reduce needs a one-device output mesh inside the input mesh", where,
+               DiagCode::ExecutionFailed);
         CommBuffer b = bufOf(partial);
         cm->reduce(std::span<CommBuffer>(&b, 1), indexIn(rin, rout[0]), rop);
         if (me == rout[0]) result = std::move(partial);
       } else {
         if (sout.size() != 1)
-          fail("ReduceScatter needs an output sharded on exactly one dim", ptr, DiagCode::ExecutionFailed);
+          fail("ReduceScatter needs an output sharded on exactly one dim", where, DiagCode::ExecutionFailed);
         int64_t k = sout[0].dim;
         if (k >= partial.rank() || partial.size(k) % R != 0)
-          fail("ReduceScatter: the scattered dim does not divide by the mesh size", ptr,
+          fail("ReduceScatter: the scattered dim does not divide by the mesh size", where,
                DiagCode::ExecutionFailed);
         HostTensor send = moveToFront(partial, k);
         Shape rs = send.shape();
@@ -273,7 +275,7 @@ std::optional<HostTensor> communicateOnRank(const Fusion& f, const World& world,
     }
     case CommKind::Allgather: {
       if (sin.size() != 1)
-        fail("a gather needs an input sharded on exactly one dim", ptr, DiagCode::ExecutionFailed);
+        fail("a gather needs an input sharded on exactly one dim", where, DiagCode::ExecutionFailed);
       int64_t k = sin[0].dim;
       HostTensor send = moveToFront(*input, k);
       Shape gs = send.shape();
@@ -286,7 +288,7 @@ std::optional<HostTensor> communicateOnRank(const Fusion& f, const World& world,
     }
     default:
       fail(std::string(commKindName(s.comm)) + " communications are not supported in multi-process runs yet",
-           ptr, DiagCode::ExecutionFailed);
+           where, DiagCode::ExecutionFailed);
   }
   if (result) finishOutput(*result, odt, Flavour::Faithful);
   return result;
@@ -317,7 +319,7 @@ SegmentedRun runRankOnHost(const SegmentedFusion& sf, const World& world, const 
     if (s.kind == SegmentKind::Compute) {
       for (ExprId e : s.exprs) {
         const Expr& ex = f.exprs[e];
-        std::string ptr = "/exprs/" + std::to_string(e);
+        Place where = Place::expr(e);
         FC_CHECK(!ex.outputs.empty(), "expr without outputs");
         std::vector<int64_t> ranks = world.ranksOf(ex.outputs[0]);
         if (std::find(ranks.begin(), ranks.end(), me) == ranks.end()) continue;
@@ -330,7 +332,7 @@ SegmentedRun runRankOnHost(const SegmentedFusion& sf, const World& world, const 
           if (!out.local[v.id][me])
             fail("tensor " + std::string(f.tensorName(v.id)) + " is not available on device " +
                      std::to_string(world.devices()[me]) + " when its consumer runs",
-                 ptr, DiagCode::ExecutionFailed);
+                 where, DiagCode::ExecutionFailed);
           args.push_back(&*out.local[v.id][me]);
         }
         std::vector<HostTensor> res = evalExpr(c, e, args);
@@ -358,7 +360,7 @@ void put(std::string& s, T v) {
 }
 template <typename T>
 T take(const std::string& s, size_t& at) {
-  if (at + sizeof(T) > s.size()) fail("a rank sent truncated results", "", DiagCode::RankFailed);
+  if (at + sizeof(T) > s.size()) fail("a rank sent truncated results", {}, DiagCode::RankFailed);
   T v;
   std::memcpy(&v, s.data() + at, sizeof v);
   at += sizeof v;
@@ -393,12 +395,12 @@ void gatherOutputs(Links& links, const Fusion& f, SegmentedRun& run, MemoryBudge
       auto dt = take<uint32_t>(s, at);
       auto nd = take<uint32_t>(s, at);
       if (k >= f.outputs.size() || nd > 64)
-        fail("rank " + std::to_string(r) + " sent malformed results", "", DiagCode::RankFailed);
+        fail("rank " + std::to_string(r) + " sent malformed results", {}, DiagCode::RankFailed);
       Shape sh;
       for (uint32_t d = 0; d < nd; ++d) sh.push_back(take<int64_t>(s, at));
       HostTensor t(static_cast<DType>(dt), sh, budget);
       size_t bytes = static_cast<size_t>(t.numel()) * sizeof(double);
-      if (at + bytes > s.size()) fail("a rank sent truncated results", "", DiagCode::RankFailed);
+      if (at + bytes > s.size()) fail("a rank sent truncated results", {}, DiagCode::RankFailed);
       std::memcpy(t.data(), s.data() + at, bytes);
       at += bytes;
       run.local[f.outputs[k]][r] = std::move(t);

@@ -87,7 +87,7 @@ std::unique_ptr<RankSession> RankSession::open(const Fusion& f, bool cuda, const
     if (st->cuda) {
       for (size_t q = 0; q < team.size(); ++q)
         if (team[q] != static_cast<int64_t>(q) || static_cast<int64_t>(team.size()) != st->env.world)
-          fail("NCCL multi-process runs need each collective over all ranks in device order", "",
+          fail("NCCL multi-process runs need each collective over all ranks in device order", {},
                DiagCode::ExecutionFailed);
       return std::make_unique<cuda::HostStagedCommunicator>(*st->nccl, nullptr);
     }

@@ -22,7 +22,7 @@ namespace {
 constexpr uint32_t kMagic = 0x4b524346;  // "FCRK"
 constexpr uint64_t kMaxFrame = uint64_t(1) << 40;
 
-[[noreturn]] void rankFail(const std::string& msg) { fail(msg, "", DiagCode::RankFailed); }
+[[noreturn]] void rankFail(const std::string& msg) { fail(msg, {}, DiagCode::RankFailed); }
 
 std::optional<int64_t> envInt(const char* name, std::string* bad) {
   const char* v = std::getenv(name);
@@ -285,7 +285,7 @@ Links bootstrap(const RankEnv& env, const std::string& blob, double timeout_s) {
       if (h.world != env.world)
         fail("rank " + std::to_string(h.rank) + " runs in a world of " + std::to_string(h.world) +
                  " ranks, rank 0 in one of " + std::to_string(env.world),
-             "", DiagCode::RanksMismatch);
+             {}, DiagCode::RanksMismatch);
       if (h.rank <= 0 || h.rank >= env.world || l.links[h.rank].open())
         rankFail("two processes claim rank " + std::to_string(h.rank));
       in.setPeer(h.rank);

@@ -1,6 +1,6 @@
 // The failure of what multi-process runs do not perform yet: an ExecError
 // (FC0502 execution-failed) "<what> is not supported in multi-process runs
-// yet", at `pointer`. Shared by the multi-process communicators and the rank
+// yet", at `where`. Shared by the multi-process communicators and the rank
 // session.
 #pragma once
 
@@ -12,9 +12,8 @@
 
 namespace fc::exec::multirank {
 
-[[noreturn]] inline void failUnsupportedInMultiProcess(std::string_view what, std::string pointer = {}) {
-  fail(std::string(what) + " is not supported in multi-process runs yet", std::move(pointer),
-       DiagCode::ExecutionFailed);
+[[noreturn]] inline void failUnsupportedInMultiProcess(std::string_view what, const Place& where = {}) {
+  fail(std::string(what) + " is not supported in multi-process runs yet", where, DiagCode::ExecutionFailed);
 }
 
 }  // namespace fc::exec::multirank
