@@ -14,7 +14,10 @@ A layer is a folder src/<layer>/ (subfolders belong to it). Checked: every
 layer, in every file under src/ (sources, headers, .inc, .def, .in), and the
 DEPS of each fc_layer(...) call in src/CMakeLists.txt: each library links
 exactly the earlier layers its folder includes. A folder of src/ that is not
-in LAYERS is an error too. Exit 0 when clean, 1 with one line per violation
+in LAYERS is an error too. And the place rule: outside src/io/ no code spells
+a JSON pointer into a repro (a string literal "/tensors...", "/exprs...", or
+JsonPointer): it says where with a typed place (src/diag/place.h), and io/
+spells it. Exit 0 when clean, 1 with one line per violation
 (file:line: the rule), 2 on bad usage.
 """
 import argparse
@@ -78,6 +81,31 @@ def check_includes(src):
                             yield path, n, f'includes "{used}/", a later layer: {rule(layer)}'
 
 
+# A string literal that starts a pointer into a repro, or the pointer builder.
+POINTER = re.compile(r'"/(?:tensors|exprs|scalars|inputs|outputs|concrete_inputs|meshes|segmentation|runs)\b'
+                     r'|\bJsonPointer\b')
+# The layers that spell places: io/, and diag/, which declares JsonPointer for io/.
+SPELLERS = {"io", "diag"}
+
+
+def check_places(src):
+    """Yields (path, line number, message) for every pointer spelled outside io/."""
+    for layer in sorted(os.listdir(src)):
+        if layer in SPELLERS or layer not in RANK:
+            continue
+        for root, dirs, files in os.walk(os.path.join(src, layer)):
+            dirs.sort()
+            for name in sorted(files):
+                path = os.path.join(root, name)
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    for n, line in enumerate(f, 1):
+                        code = line.split("//", 1)[0]
+                        m = POINTER.search(code)
+                        if m:
+                            yield path, n, (f"spells a JSON pointer ({m.group(0)}...): say where with a typed "
+                                            "place (src/diag/place.h); io/ spells it (src/io/place_pointer.h)")
+
+
 def included_layers(src, layer):
     used = set()
     for root, _, files in os.walk(os.path.join(src, layer)):
@@ -129,7 +157,7 @@ def check_tree(root):
     if not os.path.isdir(src):
         print(f"check_layers: {src} is not a folder", file=sys.stderr)
         return 2
-    problems = list(check_includes(src)) + list(check_cmake(src))
+    problems = list(check_includes(src)) + list(check_cmake(src)) + list(check_places(src))
     for path, n, msg in problems:
         where = os.path.relpath(path, root) + (f":{n}" if n else "")
         print(f"{where}: {msg}")
@@ -177,6 +205,20 @@ def self_test():
         found = list(check_includes(os.path.join(tmp, "src")))
         if len(found) != 1 or found[0][1] != 2:
             print(f"check_layers self-test: the planted include was not caught: {found}", file=sys.stderr)
+            return 1
+        os.makedirs(os.path.join(tmp, "src", "io"))
+        with open(os.path.join(tmp, "src", "io", "spells.cpp"), "w") as f:
+            f.write('std::string p = "/exprs/" + n;\n')
+        with open(os.path.join(tmp, "src", "exec", "says.cpp"), "w") as f:
+            f.write('// a comment may quote "/exprs/3"\nfail(m, Place::expr(e));\n')
+        if list(check_places(os.path.join(tmp, "src"))):
+            print("check_layers self-test: a typed place or io/'s spelling was rejected", file=sys.stderr)
+            return 1
+        with open(os.path.join(tmp, "src", "exec", "spells.cpp"), "w") as f:
+            f.write('\nfail(m, "/exprs/" + std::to_string(e));\n')
+        found = list(check_places(os.path.join(tmp, "src")))
+        if len(found) != 1 or found[0][1] != 2 or "typed place" not in found[0][2]:
+            print(f"check_layers self-test: the planted pointer was not caught: {found}", file=sys.stderr)
             return 1
     return 0
 
