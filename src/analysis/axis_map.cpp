@@ -46,19 +46,31 @@ std::vector<AxisPair> mapProducerConsumer(const Fusion& f, ExprId eid, size_t in
   return out;
 }
 
+bool buildAxisRule(const Fusion& f, ExprId eid, ShapeRule& rule) {
+  static const NoValues kNoValues;
+  outputShape(f, f.exprs[eid], kNoValues, RuleMode::Build, rule);
+  return rule.ok();
+}
+
 void appendProducerConsumer(const Fusion& f, ExprId eid, size_t in_idx, size_t out_idx,
                             std::vector<AxisPair>& out) {
   const Expr& e = f.exprs[eid];
   if (in_idx >= e.inputs.size() || out_idx >= e.outputs.size()) return;
   const ValueRef& in = e.inputs[in_idx];
   if (!in.isTensor() || in.id >= f.tensors.size() || e.outputs[out_idx] >= f.tensors.size()) return;
-  // The rule and the producer's non-Reduction logical axes, in buffers reused
-  // across calls (this runs for every operand of every expr of every view).
+  // The rule in a buffer reused across calls (this runs for every operand of
+  // every expr of every view).
   thread_local ShapeRule rule;
+  if (buildAxisRule(f, eid, rule)) appendProducerConsumer(f, eid, rule, in_idx, out_idx, out);
+}
+
+void appendProducerConsumer(const Fusion& f, ExprId eid, const ShapeRule& rule, size_t in_idx, size_t out_idx,
+                            std::vector<AxisPair>& out) {
+  const Expr& e = f.exprs[eid];
+  if (!rule.ok() || in_idx >= e.inputs.size() || out_idx >= e.outputs.size()) return;
+  const ValueRef& in = e.inputs[in_idx];
+  if (!in.isTensor() || in.id >= f.tensors.size() || e.outputs[out_idx] >= f.tensors.size()) return;
   thread_local std::vector<AxisId> producer_axes;
-  static const NoValues kNoValues;
-  outputShape(f, e, kNoValues, RuleMode::Build, rule);
-  if (!rule.ok()) return;
   producer_axes.clear();
   for (AxisId a : f.tensors[in.id].logical)
     if (f.axes[a].iter != IterType::Reduction) producer_axes.push_back(a);

@@ -12,6 +12,8 @@
 
 namespace fc {
 
+struct ShapeRule;
+
 struct AxisPair {
   AxisId producer = kNone;
   AxisId consumer = kNone;
@@ -27,6 +29,12 @@ std::vector<AxisPair> mapProducerConsumer(const Fusion& f, ExprId e, size_t inpu
 // The same pairs appended to `out` (no allocation when `out` has room).
 void appendProducerConsumer(const Fusion& f, ExprId e, size_t input_index, size_t output_index,
                             std::vector<AxisPair>& out);
+
+// For mapping several operands of one expr: its shape rule built once into
+// `rule` (false when the expr maps nothing), then each operand's pairs.
+bool buildAxisRule(const Fusion& f, ExprId e, ShapeRule& rule);
+void appendProducerConsumer(const Fusion& f, ExprId e, const ShapeRule& rule, size_t input_index,
+                            size_t output_index, std::vector<AxisPair>& out);
 
 // Non-Reduction logical axes of a tensor.
 std::vector<AxisId> noReductions(const Fusion& f, const std::vector<AxisId>& dom);

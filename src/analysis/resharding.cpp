@@ -1,6 +1,7 @@
 #include "analysis/resharding.h"
 
 #include "analysis/axis_map.h"
+#include "ir/op_rules.h"
 
 namespace fc {
 namespace {
@@ -22,6 +23,19 @@ int logicalPos(const Fusion& f, TensorId t, AxisId a) {
   return -1;
 }
 
+// Whether some axis of t (root, logical, or a transform's output) is
+// device-parallel: without one, axisSharding gives t no device dim anywhere.
+bool hasDeviceAxis(const Fusion& f, TensorId t) {
+  const Tensor& tv = f.tensors[t];
+  for (const std::vector<AxisId>* dom : {&tv.root, &tv.logical})
+    for (AxisId a : *dom)
+      if (isDeviceDim(f.axes[a].parallel)) return true;
+  for (const AxisTransform& tr : tv.transforms)
+    for (AxisId a : {tr.out, tr.out2})
+      if (a != kNone && isDeviceDim(f.axes[a].parallel)) return true;
+  return false;
+}
+
 }  // namespace
 
 ParallelType axisSharding(const Fusion& f, TensorId t, AxisId a) {
@@ -31,7 +45,28 @@ ParallelType axisSharding(const Fusion& f, TensorId t, AxisId a) {
   return shardingOf(f, t, static_cast<size_t>(pos));
 }
 
-bool reshardsInput(const Fusion& f, ExprId eid, size_t i) {
+namespace {
+
+// Expr e's axis rule, built on first use and then shared by its operands.
+class LazyRule {
+ public:
+  LazyRule(const Fusion& f, ExprId e, ShapeRule& buffer) : f_(f), e_(e), rule_(buffer) {}
+  const ShapeRule* get() {
+    if (!built_) {
+      ok_ = buildAxisRule(f_, e_, rule_);
+      built_ = true;
+    }
+    return ok_ ? &rule_ : nullptr;
+  }
+
+ private:
+  const Fusion& f_;
+  ExprId e_;
+  ShapeRule& rule_;
+  bool built_ = false, ok_ = false;
+};
+
+bool reshards(const Fusion& f, ExprId eid, size_t i, LazyRule& rule) {
   const Expr& e = f.exprs[eid];
   if (i >= e.inputs.size() || !e.inputs[i].isTensor()) return false;
   // Runs for every expr: the pairs go into a buffer reused across calls.
@@ -42,8 +77,12 @@ bool reshardsInput(const Fusion& f, ExprId eid, size_t i) {
     MeshId pm = f.tensors[pt].mesh, cm = f.tensors[ct].mesh;
     if (pm == kNone && cm == kNone) continue;
     if (!sameMesh(f, pm, cm)) return true;
+    // No device dim on either side: no pair can differ in one.
+    if (!hasDeviceAxis(f, pt) && !hasDeviceAxis(f, ct)) continue;
+    const ShapeRule* r = rule.get();
+    if (!r) continue;
     pairs.clear();
-    appendProducerConsumer(f, eid, i, o, pairs);
+    appendProducerConsumer(f, eid, *r, i, o, pairs);
     for (const AxisPair& p : pairs) {
       // A broadcast axis holds no data: sharding the consumer's axis needs
       // no communication (every device already has the replicated value).
@@ -57,16 +96,28 @@ bool reshardsInput(const Fusion& f, ExprId eid, size_t i) {
   return false;
 }
 
+}  // namespace
+
+bool reshardsInput(const Fusion& f, ExprId eid, size_t i) {
+  thread_local ShapeRule buffer;
+  LazyRule rule(f, eid, buffer);
+  return reshards(f, eid, i, rule);
+}
+
 bool isResharding(const Fusion& f, ExprId eid) {
+  thread_local ShapeRule buffer;
+  LazyRule rule(f, eid, buffer);
   const Expr& e = f.exprs[eid];
   for (size_t i = 0; i < e.inputs.size(); ++i)
-    if (reshardsInput(f, eid, i)) return true;
+    if (reshards(f, eid, i, rule)) return true;
   return false;
 }
 
 bool unmappedProducerAxis(const Fusion& f, ExprId eid, AxisId* axis) {
   const Expr& e = f.exprs[eid];
   thread_local std::vector<AxisPair> pairs;
+  thread_local ShapeRule buffer;
+  LazyRule rule(f, eid, buffer);
   for (size_t i = 0; i < e.inputs.size(); ++i) {
     if (!e.inputs[i].isTensor()) continue;
     TensorId pt = e.inputs[i].id;
@@ -75,7 +126,7 @@ bool unmappedProducerAxis(const Fusion& f, ExprId eid, AxisId* axis) {
       MeshId pm = f.tensors[pt].mesh, cm = f.tensors[ct].mesh;
       if (pm == kNone || cm == kNone || !sameMesh(f, pm, cm)) continue;
       pairs.clear();
-      appendProducerConsumer(f, eid, i, o, pairs);
+      if (const ShapeRule* r = rule.get()) appendProducerConsumer(f, eid, *r, i, o, pairs);
       for (AxisId a : f.tensors[pt].logical) {
         if (f.axes[a].iter == IterType::Reduction) continue;
         bool mapped = false;
