@@ -6,8 +6,19 @@
 #include "ir/printer.h"
 #include "ir/topo_order.h"
 #include "support/parallel.h"
+#include "support/phase_times.h"
 
 namespace fc {
+
+namespace {
+
+// Workers for a scan over n exprs: one below kParallelMinExprs.
+size_t scanWorkers(size_t n) {
+  constexpr size_t kParallelMinExprs = 65536;
+  return n >= kParallelMinExprs ? threadsFor(defaultThreads()) : 1;
+}
+
+}  // namespace
 
 std::vector<uint8_t> reshardingFlags(const Fusion& f) {
   const size_t n = f.exprs.size();
@@ -15,8 +26,7 @@ std::vector<uint8_t> reshardingFlags(const Fusion& f) {
   bool any_mesh = false;
   for (const Tensor& t : f.tensors) any_mesh |= t.mesh != kNone;
   if (f.meshes.empty() || !any_mesh) return resharding;
-  constexpr size_t kParallelMinExprs = 65536;
-  const size_t w = n >= kParallelMinExprs ? threadsFor(defaultThreads()) : 1;
+  const size_t w = scanWorkers(n);
   parallelFor(w, [&](size_t k) {
     for (size_t e = n * k / w; e < n * (k + 1) / w; ++e)
       resharding[e] = isResharding(f, static_cast<ExprId>(e));
@@ -201,9 +211,23 @@ struct Passes {
   bool unmappedAxes() {
     if (!o.unmapped_axis_error) return true;
     const Fusion& f = cur();
-    for (ExprId e : order) {
+    // The first expr in order with an unmapped producer axis: each worker
+    // finds the first of its stretch of the order, the earliest stretch wins.
+    const size_t n = order.size(), w = scanWorkers(n);
+    std::vector<size_t> first(w, n);
+    parallelFor(w, [&](size_t k) {
+      AxisId unused = kNone;
+      for (size_t i = n * k / w; i < n * (k + 1) / w; ++i)
+        if (unmappedProducerAxis(f, order[i], &unused)) {
+          first[k] = i;
+          return;
+        }
+    });
+    const size_t at = *std::min_element(first.begin(), first.end());
+    if (at < n) {
+      const ExprId e = order[at];
       AxisId a = kNone;
-      if (!unmappedProducerAxis(f, e, &a)) continue;
+      unmappedProducerAxis(f, e, &a);
       TensorId p = f.axes[a].owner, c = f.exprs[e].outputs[0];
       auto& d = sink.error(DiagCode::UnmappedProducerAxis,
                            exprText(f, e) + " drops axis " + axisToString(f, a) + " of " +
@@ -283,13 +307,14 @@ struct Passes {
     }
   }
 
-  void insertReshardings() {
+  // `resharding`: reshardingFlags(cur()).
+  void insertReshardings(const std::vector<uint8_t>& resharding) {
     // Which exprs need a set: resharding and not lowerable, in the order of
     // the fusion before the pass (a set added for one expr changes no other).
     const Fusion& f = cur();
     std::vector<ExprId> after, before;
     for (ExprId e : order) {
-      if (!isResharding(f, e) || isLowerable(f, e, o.lowering)) continue;
+      if (!resharding[e] || isLowerable(f, e, o.lowering)) continue;
       if (f.exprs[e].outputs.size() != 1) continue;  // reported as unlowerable by the segmenter
       (o.reshard_after && f.exprs[e].inputs.size() == 1 ? after : before).push_back(e);
     }
@@ -311,20 +336,32 @@ struct Passes {
 
 ShardingResult runShardingPasses(const Fusion& f, const ShardingOptions& o, DiagnosticSink& sink) {
   ShardingResult r;
-  Passes p{f, o, sink, r, topoOrder(f)};
   if (f.segmentation) {
     r.trace.push_back(
         "the repro carries its segmentation, a dump taken after the sharding passes: not replayed");
     r.resharding = reshardingFlags(f);
     return r;
   }
+  PhaseScope order_phase("producer-first order", PhaseScope::Detail{});
+  Passes p{f, o, sink, r, topoOrder(f)};
+  order_phase.stop();
+  PhaseScope check_phase("mesh requirements, propagation", PhaseScope::Detail{});
   bool ok = p.meshRequirementBefore();
   if (ok && o.propagate) p.propagate();
   if (ok) ok = p.meshRequirementAfter();
+  check_phase.stop();
+  PhaseScope unmapped_phase("unmapped axes, scalar exprs", PhaseScope::Detail{});
   if (ok) ok = p.unmappedAxes();
   if (ok) ok = p.scalarExprs();
-  if (ok && o.insert_reshardings) p.insertReshardings();
+  unmapped_phase.stop();
+  PhaseScope flags_phase("resharding flags", PhaseScope::Detail{});
   r.resharding = reshardingFlags(p.cur());
+  flags_phase.stop();
+  if (ok && o.insert_reshardings) {
+    PhaseScope insert_phase("insert reshardings", PhaseScope::Detail{});
+    p.insertReshardings(r.resharding);
+    if (!r.inserted.empty()) r.resharding = reshardingFlags(p.cur());
+  }
   return r;
 }
 
