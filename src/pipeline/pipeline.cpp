@@ -337,11 +337,13 @@ PipelineResult runPipeline(const Fusion& f_in, const PipelineOptions& opts) {
 
   // The frontend, then the path itself, may be out of the model.
   DiagnosticSink early;
+  PhaseScope frontend_phase("pipeline: frontend");
   // A failure in the frontend's own binding comes first: nvFuser stops there.
   const bool stopped = p.pre_schedule_binding && preScheduleBinding(f_in, opts.file, early);
   if (!stopped)
     for (const std::string& why : p.not_decided) notDecided(early, opts.file, p.label() + ": " + why);
   frontendSteps(f_in, p, opts.file, early);
+  frontend_phase.stop();
 
   // The sharding passes (a fusion with meshes, on paths that run them).
   DiagnosticSink sharding_sink;

@@ -30,6 +30,10 @@ bool mentionsSym(const Fusion& f, ScalarId s, ScalarId sym) {
 
 void addLeaves(const Fusion& f, ScalarId s, std::vector<ScalarId>& out) {
   if (s == kNone || f.scalars[s].kind == ScalarKind::Constant) return;
+  if (f.scalars[s].kind == ScalarKind::Symbol) {  // its own leaf: most extents
+    if (isIntegral(f.scalars[s].dtype)) out.push_back(s);
+    return;
+  }
   for (ScalarId x : ScalarEval::freeSymbols(f, s))
     if (isIntegral(f.scalars[x].dtype) && f.scalars[x].kind == ScalarKind::Symbol) out.push_back(x);
 }
@@ -354,12 +358,16 @@ void Ctx::segmentPasses(const Segment& seg, Lane& lane) {
       return;
     }
     if (!matmul) {
-      std::vector<bool> is_output(f.tensors.size(), false);
-      for (TensorId t : seg.outputs) is_output[t] = true;
+      // The segment's own outputs, sorted: a table over every tensor of the
+      // fusion would make this quadratic in a fusion of many segments.
+      std::vector<TensorId> outputs(seg.outputs.begin(), seg.outputs.end());
+      std::sort(outputs.begin(), outputs.end());
       std::vector<std::string> buffers;
       for (ExprId e : seg.exprs)
         for (TensorId t : f.exprs[e].outputs) {
-          if (is_output[t] || f.tensors[t].memory == MemoryType::Global) continue;
+          if (std::binary_search(outputs.begin(), outputs.end(), t) ||
+              f.tensors[t].memory == MemoryType::Global)
+            continue;
           bool symbolic = false;
           for (AxisId a : f.tensors[t].logical) {
             const Axis& ax = f.axes[a];
