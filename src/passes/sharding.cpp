@@ -97,9 +97,10 @@ struct Passes {
     if (o.mesh != MeshRequirement::AtLeastOneInput && o.mesh != MeshRequirement::EveryTvInput) return true;
     std::vector<uint8_t> meshed(f.tensors.size(), 0);
     for (TensorId t = 0; t < f.tensors.size(); ++t) meshed[t] = f.tensors[t].mesh != kNone;
+    std::vector<TensorId> tv_in;  // reused: this runs for every expr
     for (ExprId e : order) {
       const Expr& x = f.exprs[e];
-      std::vector<TensorId> tv_in;
+      tv_in.clear();
       for (const ValueRef& v : x.inputs)
         if (v.isTensor()) tv_in.push_back(v.id);
       if (o.mesh == MeshRequirement::AtLeastOneInput) {

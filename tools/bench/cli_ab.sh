@@ -17,11 +17,13 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "A=$A B=$B ${AB_B_ENV:+(B env: $AB_B_ENV)}"
+# GNU time writes "Command exited with non-zero status N" before the figures
+# of a run that exits non-zero (check's exit 1, 5): only lines of figures count.
 best() {  # best() FILE: the line with the smallest first field
-  sort -n "$1" | head -1
+  grep -E '^[0-9]' "$1" | sort -n | head -1
 }
 median() {  # median() FILE: the median of the first fields (the lower middle one for an even count)
-  sort -n "$1" | awk '{w[NR] = $1} END {print w[int((NR + 1) / 2)]}'
+  grep -E '^[0-9]' "$1" | sort -n | awk '{w[NR] = $1} END {print w[int((NR + 1) / 2)]}'
 }
 for n in $SIZES; do
   for kind in ${AB_KINDS:-transformer sharded}; do
