@@ -31,6 +31,12 @@ bool keepsOperandDType(const OpInfo& info, const Expr& e) {
   }
 }
 
+// A parallel type of a kernel's loops (blocks, threads, vectorize, unroll, unswitch, MMA, group,
+// bulk): only a scheduled loop domain has one, never a logical domain.
+bool isKernelParallel(ParallelType t) {
+  return t != ParallelType::Serial && t != ParallelType::Stream && !isDeviceDim(t);
+}
+
 }  // namespace
 
 void Reader::finish() {
@@ -45,6 +51,43 @@ void Reader::finish() {
           nt == 0 ? "no tensor print such as `T0_g[ iS0{i0} ]` in this text"
                   : "the print shows tensors but no expr (`T1_l[ ... ] = op( ... )`) defining any of them",
           nt == 0 ? begin_ : printed_[0].tok);
+    return;
+  }
+  // ---- a scheduled print: a tensor prints its loop domain, which is its logical domain only
+  // before scheduling. Kernel-parallel axes (blockIdx, threadIdx, vectorize, unroll, ...) exist
+  // only in a scheduled loop domain; without a TransformPrinter section that gave the logical
+  // domain (transformSection), the fusion is not in this text.
+  std::vector<TensorId> scheduled;
+  for (TensorId t = 0; t < nt; ++t)
+    for (AxisId a : f_.tensors[t].logical)
+      if (isKernelParallel(f_.axes[a].parallel)) {
+        scheduled.push_back(t);
+        break;
+      }
+  if (!scheduled.empty()) {
+    const TensorId t = scheduled[0];
+    std::string axes;
+    for (AxisId a : f_.tensors[t].logical)
+      if (isKernelParallel(f_.axes[a].parallel))
+        axes += (axes.empty() ? "" : ", ") + std::string(1, iterTypeLetter(f_.axes[a].iter)) +
+                std::string(parallelTypePrinted(f_.axes[a].parallel)) + std::to_string(f_.axes[a].number);
+    error(DiagCode::ImportUnsupported,
+          std::string(f_.tensorName(t)) + "'s print shows a scheduled loop domain (" + axes +
+              "), not its logical domain, and no TransformPrinter section gives the logical one",
+          printed_[t].tok);
+    Diagnostic& d = sink_.all().back();
+    if (scheduled.size() > 1) {
+      std::string more;
+      for (size_t i = 1; i < scheduled.size() && i <= 5; ++i)
+        more += (i > 1 ? ", " : "") + std::string(f_.tensorName(scheduled[i]));
+      d.note(std::to_string(scheduled.size() - 1) + " more tensor" +
+             (scheduled.size() > 2 ? "s print" : " prints") + " a scheduled loop domain: " + more +
+             (scheduled.size() > 6 ? ", ..." : ""));
+    }
+    d.note(
+        "import the fusion as printed before scheduling (NVFUSER_DUMP=fusion_ir_presched, or "
+        "fusion->printMath() before the scheduler runs), or a print with its transforms "
+        "(fusion->print(os, /*include_tensor_transforms=*/true) adds the TransformPrinter section)");
     return;
   }
   // ---- attributes a print leaves implicit, by form
