@@ -193,33 +193,33 @@ def check_doc(path):
 
 def self_test():
     with tempfile.TemporaryDirectory() as tmp:
-        os.makedirs(os.path.join(tmp, "src", "ir"))
-        os.makedirs(os.path.join(tmp, "src", "exec"))
-        with open(os.path.join(tmp, "src", "exec", "ok.h"), "w") as f:
-            f.write('#include "ir/fusion.h"\n')
-        if list(check_includes(os.path.join(tmp, "src"))):
-            print("check_layers self-test: a downward include was rejected", file=sys.stderr)
+        src = os.path.join(tmp, "src")
+
+        def plant(path, text):
+            os.makedirs(os.path.dirname(os.path.join(src, path)), exist_ok=True)
+            with open(os.path.join(src, path), "w") as f:
+                f.write(text)
+
+        def fails(what):
+            print(f"check_layers self-test: {what}", file=sys.stderr)
             return 1
-        with open(os.path.join(tmp, "src", "ir", "bad.h"), "w") as f:
-            f.write('// planted\n#include "exec/run.h"\n')
-        found = list(check_includes(os.path.join(tmp, "src")))
+
+        plant("exec/ok.h", '#include "ir/fusion.h"\n')
+        os.makedirs(os.path.join(src, "ir"))
+        if list(check_includes(src)):
+            return fails("a downward include was rejected")
+        plant("ir/bad.h", '// planted\n#include "exec/run.h"\n')
+        found = list(check_includes(src))
         if len(found) != 1 or found[0][1] != 2:
-            print(f"check_layers self-test: the planted include was not caught: {found}", file=sys.stderr)
-            return 1
-        os.makedirs(os.path.join(tmp, "src", "io"))
-        with open(os.path.join(tmp, "src", "io", "spells.cpp"), "w") as f:
-            f.write('std::string p = "/exprs/" + n;\n')
-        with open(os.path.join(tmp, "src", "exec", "says.cpp"), "w") as f:
-            f.write('// a comment may quote "/exprs/3"\nfail(m, Place::expr(e));\n')
-        if list(check_places(os.path.join(tmp, "src"))):
-            print("check_layers self-test: a typed place or io/'s spelling was rejected", file=sys.stderr)
-            return 1
-        with open(os.path.join(tmp, "src", "exec", "spells.cpp"), "w") as f:
-            f.write('\nfail(m, "/exprs/" + std::to_string(e));\n')
-        found = list(check_places(os.path.join(tmp, "src")))
+            return fails(f"the planted include was not caught: {found}")
+        plant("io/spells.cpp", 'std::string p = "/exprs/" + n;\n')
+        plant("exec/says.cpp", '// a comment may quote "/exprs/3"\nfail(m, Place::expr(e));\n')
+        if list(check_places(src)):
+            return fails("a typed place or io/'s spelling was rejected")
+        plant("exec/spells.cpp", '\nfail(m, "/exprs/" + std::to_string(e));\n')
+        found = list(check_places(src))
         if len(found) != 1 or found[0][1] != 2 or "typed place" not in found[0][2]:
-            print(f"check_layers self-test: the planted pointer was not caught: {found}", file=sys.stderr)
-            return 1
+            return fails(f"the planted pointer was not caught: {found}")
     return 0
 
 
