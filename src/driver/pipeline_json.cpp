@@ -53,12 +53,14 @@ std::string pipelineJson(const Fusion& f, const PipelineResult& r, const std::st
                                                         : "none";
   j["checked"] = r.checked;
   j["approximations"] = r.approximations;
+  std::vector<Diagnostic> spelled;
+  const std::vector<Diagnostic>& diags = withPointers(r.diagnostics, spelled);
   ordered_json open = ordered_json::array();
-  for (const Diagnostic& d : r.diagnostics)
+  for (const Diagnostic& d : diags)
     if (d.severity == Severity::NotDecided) {
       ordered_json x;
       x["message"] = d.message;
-      x["pointer"] = d.loc.pointer.empty() ? jsonPointer(d.loc.place) : d.loc.pointer;
+      x["pointer"] = d.loc.pointer;
       std::vector<std::string> notes;
       for (const Note& n : d.notes) notes.push_back(n.message);
       x["notes"] = notes;
@@ -144,7 +146,7 @@ std::string pipelineJson(const Fusion& f, const PipelineResult& r, const std::st
     unbound.push_back(ju);
   }
   j["unbound"] = unbound;
-  j["diagnostics"] = nlohmann::ordered_json::parse(spelledJson(r.diagnostics))["diagnostics"];
+  j["diagnostics"] = nlohmann::ordered_json::parse(renderJson(diags))["diagnostics"];
   return j.dump(2) + "\n";
 }
 

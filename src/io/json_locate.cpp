@@ -16,6 +16,44 @@
 #include "io/place_pointer.h"
 
 namespace fc {
+
+bool splitPointer(std::string_view p, std::vector<std::string>& out) {
+  out.clear();
+  if (p.empty()) return true;
+  if (p[0] != '/') return false;
+  std::string cur;
+  for (size_t i = 1; i <= p.size(); ++i) {
+    if (i == p.size() || p[i] == '/') {
+      out.push_back(std::move(cur));
+      cur.clear();
+      continue;
+    }
+    if (p[i] == '~') {
+      if (i + 1 >= p.size()) return false;
+      if (p[i + 1] == '0')
+        cur += '~';
+      else if (p[i + 1] == '1')
+        cur += '/';
+      else
+        return false;
+      ++i;
+      continue;
+    }
+    cur += p[i];
+  }
+  return true;
+}
+
+bool parsePointerIndex(std::string_view s, size_t& out) {
+  if (s.empty() || (s.size() > 1 && s[0] == '0') || s.size() > 18) return false;
+  out = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    out = out * 10 + static_cast<size_t>(c - '0');
+  }
+  return true;
+}
+
 namespace {
 
 using jsonscan::kNpos;
@@ -72,44 +110,6 @@ size_t skipValue(std::string_view t, size_t i, const SourceText* recorded) {
   size_t j = i;
   while (j < t.size() && t[j] != ',' && t[j] != '}' && t[j] != ']' && !jsonscan::isWs(t[j])) ++j;
   return j == i ? kNpos : j;
-}
-
-// Splits an RFC 6901 pointer into unescaped tokens; false if malformed.
-bool splitPointer(std::string_view p, std::vector<std::string>& out) {
-  out.clear();
-  if (p.empty()) return true;
-  if (p[0] != '/') return false;
-  std::string cur;
-  for (size_t i = 1; i <= p.size(); ++i) {
-    if (i == p.size() || p[i] == '/') {
-      out.push_back(std::move(cur));
-      cur.clear();
-      continue;
-    }
-    if (p[i] == '~') {
-      if (i + 1 >= p.size()) return false;
-      if (p[i + 1] == '0')
-        cur += '~';
-      else if (p[i + 1] == '1')
-        cur += '/';
-      else
-        return false;
-      ++i;
-      continue;
-    }
-    cur += p[i];
-  }
-  return true;
-}
-
-bool parseIndex(std::string_view s, size_t& out) {
-  if (s.empty() || (s.size() > 1 && s[0] == '0') || s.size() > 18) return false;
-  out = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-    out = out * 10 + static_cast<size_t>(c - '0');
-  }
-  return true;
 }
 
 // Offsets of the values inside each container visited, filled on first
@@ -178,7 +178,7 @@ std::optional<size_t> locateIndexed(std::string_view t, ContainerIndex& idx,
       pos = it->second;
     } else if (t[pos] == '[') {
       size_t want = 0;
-      if (!parseIndex(tokens[k], want)) return std::nullopt;
+      if (!parsePointerIndex(tokens[k], want)) return std::nullopt;
       const auto& elems = idx.array(t, pos);
       if (want >= elems.size()) return std::nullopt;
       pos = elems[want];
@@ -221,7 +221,7 @@ std::optional<size_t> locateTokens(std::string_view t, const std::vector<std::st
       if (!found) return std::nullopt;
     } else if (t[pos] == '[') {
       size_t want = 0;
-      if (!parseIndex(tok, want)) return std::nullopt;
+      if (!parsePointerIndex(tok, want)) return std::nullopt;
       pos = skipWs(t, pos + 1);
       if (pos >= t.size() || t[pos] == ']') return std::nullopt;
       for (size_t i = 0; i < want; ++i) {

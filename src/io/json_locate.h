@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -11,6 +12,12 @@
 #include "diag/source.h"
 
 namespace fc {
+
+// An RFC 6901 pointer's tokens, unescaped (~0, ~1); false if malformed.
+// "" is the document (no token).
+bool splitPointer(std::string_view pointer, std::vector<std::string>& tokens);
+// A token as an array index: decimal digits without a leading zero.
+bool parsePointerIndex(std::string_view token, size_t& index);
 
 // Offset of the first byte of the value at `pointer`, or nullopt when the
 // pointer does not resolve (then callers fall back to its longest prefix).

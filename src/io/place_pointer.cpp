@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <string_view>
 
 #include "diag/render.h"
+#include "io/json_locate.h"
 
 namespace fc {
 namespace {
@@ -51,26 +51,15 @@ std::string jsonPointer(const Place& p) {
 }
 
 std::optional<Place> parsePlace(std::string_view pointer) {
+  std::vector<std::string> tokens;
+  if (!splitPointer(pointer, tokens)) return std::nullopt;
   Place p;
-  if (pointer.empty()) return p;
-  if (pointer.front() != '/') return std::nullopt;
-  pointer.remove_prefix(1);
-  std::vector<std::string_view> tokens;
-  while (true) {
-    size_t slash = pointer.find('/');
-    tokens.push_back(pointer.substr(0, slash));
-    if (slash == std::string_view::npos) break;
-    pointer.remove_prefix(slash + 1);
-  }
   for (size_t i = 0; i < tokens.size(); ++i) {
-    const auto* it =
-        std::find_if(kNames.begin(), kNames.end(), [&](const char* n) { return tokens[i] == n; });
+    const auto* it = std::find(kNames.begin(), kNames.end(), tokens[i]);
     if (it == kNames.end() || p.depth() == Place::kMaxDepth) return std::nullopt;
-    auto field = static_cast<PlaceField>(it - kNames.begin());
-    uint32_t index = 0;
-    const std::string_view next = i + 1 < tokens.size() ? tokens[i + 1] : std::string_view();
-    auto [end, ec] = std::from_chars(next.data(), next.data() + next.size(), index);
-    if (!next.empty() && ec == std::errc() && end == next.data() + next.size() && index != Place::kNoIndex) {
+    const auto field = static_cast<PlaceField>(it - kNames.begin());
+    size_t index = 0;
+    if (i + 1 < tokens.size() && parsePointerIndex(tokens[i + 1], index) && index < Place::kNoIndex) {
       p = p.at(field, index);
       ++i;
     } else {

@@ -53,9 +53,10 @@ void Reader::finish() {
           nt == 0 ? begin_ : printed_[0].tok);
     return;
   }
-  // ---- a scheduled print: a tensor prints its loop domain, which is its logical domain only
-  // before scheduling. Kernel-parallel axes (blockIdx, threadIdx, vectorize, unroll, ...) exist
-  // only in a scheduled loop domain; without a TransformPrinter section that gave the logical
+  // ---- a scheduled print: a tensor prints its loop domain (TensorView::toString,
+  // csrc/tensor_view.cpp:64 @ 81c4b22fd, through TensorDomain::toString with loop_only), which is
+  // its logical domain only before scheduling. Kernel-parallel axes (blockIdx, threadIdx, vectorize, unroll,
+  // ...) exist only in a scheduled loop domain; without a TransformPrinter section that gave the logical
   // domain (transformSection), the fusion is not in this text.
   std::vector<TensorId> scheduled;
   for (TensorId t = 0; t < nt; ++t)
