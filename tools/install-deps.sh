@@ -13,6 +13,8 @@ set -euo pipefail
 packages=(
   # toolchain
   cmake ninja-build g++ ccache pkg-config
+  # the linker (CMake option FC_USE_LLD): links the test binaries five times faster than ld.bfd
+  lld
   # libraries (Debian versions: nlohmann 3.11.2, simdjson 3.0.1, CLI11 2.1.2)
   nlohmann-json3-dev libsimdjson-dev libcli11-dev libgraphviz-dev
   # the CLI's allocator (huge-page heap for million-expr repros; optional in CMake)
