@@ -124,9 +124,20 @@ void saveTensors(const RunArgs& a, const Fusion& input_fusion, RunResult& r) {
   }
 }
 
-// FC0909 for each expr whose op fusecheck's executors do not compute.
+// FC0909 for each expr whose op fusecheck's executors do not compute, and for each tensor of a
+// dtype they do not hold (the block scales' Float8_e8m0fnu and FP4).
 bool allOpsExecuted(const Fusion& f, const std::string& file, DiagnosticSink& sink) {
   bool ok = true;
+  for (TensorId t = 0; t < f.tensors.size(); ++t) {
+    DType d = f.tensors[t].dtype;
+    if (d != DType::Float8_e8m0fnu && d != DType::Float4_e2m1fn && d != DType::Float4_e2m1fn_x2) continue;
+    ok = false;
+    sink.error(DiagCode::OpNotExecuted,
+               std::string(f.tensorName(t)) + " is " + std::string(dtypeName(d)) +
+                   ": fusecheck imports and analyses this dtype but does not compute its values, so `run` "
+                   "cannot execute this fusion (check, segment and explain can)",
+               Location::at(file, Place::tensor(t)));
+  }
   for (size_t i = 0; i < f.exprs.size(); ++i) {
     OpKind k = f.exprs[i].op;
     if (isExecuted(k)) continue;

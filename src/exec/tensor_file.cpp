@@ -63,6 +63,10 @@ FileDType fileDTypeOf(DType t) {
     case DType::Double: return FileDType::F64;
     case DType::Float8_e4m3fn: return FileDType::F8_E4M3;
     case DType::Float8_e5m2: return FileDType::F8_E5M2;
+    // Never written: `run` refuses a fusion holding one (FC0909).
+    case DType::Float8_e8m0fnu:
+    case DType::Float4_e2m1fn_x2:
+    case DType::Float4_e2m1fn: break;
   }
   return FileDType::F64;
 }

@@ -421,6 +421,14 @@ class Exporter : ExporterBase {
         continue;
       }
       DType dt = f_.tensors[f_.inputs[i].id].dtype;
+      // FP4 goes in packed, two values a byte (torch.float4_e2m1fn_x2, which make_tensor does not
+      // generate): the innermost size halved, as nvFuser binds it back (import_python.cpp).
+      if (dt == DType::Float4_e2m1fn && !ci.shape.empty() && ci.shape.back() % 2 == 0 && ci.strides.empty()) {
+        std::vector<int64_t> packed = ci.shape;
+        packed.back() /= 2;
+        s += "    torch.empty(" + tuple(packed) + ", dtype=" + torchDType(dt) + ", device='cuda:0'),\n";
+        continue;
+      }
       if (ci.strides.empty()) {
         s += "    torch.testing.make_tensor(" + tuple(ci.shape) + ", dtype=" + torchDType(dt) +
              ", device='cuda:0'),\n";

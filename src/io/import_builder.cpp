@@ -18,7 +18,9 @@ char dtypePrefix(DType t) {
     case DType::Half:
     case DType::BFloat16:
     case DType::Float8_e4m3fn:
-    case DType::Float8_e5m2: return 'f';
+    case DType::Float8_e5m2:
+    case DType::Float8_e8m0fnu:
+    case DType::Float4_e2m1fn: return 'f';
     default: return 'i';
   }
 }

@@ -209,7 +209,18 @@ std::optional<Fusion> importPython(const SourceText& source, DiagnosticSink& sin
                    where(off));
         continue;
       }
-      if (v.dtype_off && !v.converted && v.dtype && *v.dtype != f.tensors[in_ref.id].dtype) {
+      // A packed FP4 tensor (torch.float4_e2m1fn_x2, two values a byte) for a Float4_e2m1fn input:
+      // nvFuser doubles the innermost size and every stride but the innermost one (the "ATen
+      // elements" of two values become nvFuser's; csrc/runtime/executor_kernel_arg.cpp:305-345,
+      // getLastDimAdjustment in csrc/type.h @ 81c4b22fd).
+      std::vector<int64_t> sizes = v.sizes, strides = v.strides;
+      const bool packed =
+          v.dtype == DType::Float4_e2m1fn_x2 && f.tensors[in_ref.id].dtype == DType::Float4_e2m1fn;
+      if (packed && !sizes.empty()) {
+        sizes.back() *= 2;
+        for (size_t d = 0; d + 1 < strides.size(); ++d) strides[d] *= 2;
+      }
+      if (!packed && v.dtype_off && !v.converted && v.dtype && *v.dtype != f.tensors[in_ref.id].dtype) {
         sink.error(DiagCode::BadConcreteInput,
                    "the input is made as " + std::string(dtypeName(*v.dtype)) + " but " +
                        std::string(f.tensorName(in_ref.id)) + " is " +
@@ -217,8 +228,8 @@ std::optional<Fusion> importPython(const SourceText& source, DiagnosticSink& sin
                    where(v.dtype_off));
         continue;
       }
-      ci.shape = v.sizes;
-      if (v.strided || v.strides != contiguousStrides(v.sizes)) ci.strides = v.strides;
+      ci.shape = sizes;
+      if (v.strided || strides != contiguousStrides(sizes)) ci.strides = strides;
       ci.range = v.range;
       ci.fill = v.fill;
       f.concrete_inputs.push_back(ci);

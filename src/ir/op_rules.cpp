@@ -648,7 +648,12 @@ std::optional<DType> combineCategories(std::optional<DType> higher, std::optiona
   return lower;
 }
 
-bool isLowPrecisionFloat(DType t) { return isFloatingPoint(t) && t != DType::Float && t != DType::Double; }
+// The dtypes computeTypes' cast_half_to_float step makes Float (csrc/type_promotion.cpp:204-212 @
+// 81c4b22fd), and that a wrapped scalar counts as Float (:64-68): Float4_e2m1fn among them,
+// though it is not a floating-point type.
+bool isLowPrecisionFloat(DType t) {
+  return (isFloatingPoint(t) && t != DType::Float && t != DType::Double) || t == DType::Float4_e2m1fn;
+}
 
 // csrc/type_promotion.cpp computeTypes, with its cast_half_to_float step.
 std::optional<DType> computeTypes(std::span<const PromotionOperand> ops, bool int_to_float,

@@ -139,7 +139,8 @@ std::string scalarInline(const Fusion& f, ScalarId root) {
   return memo[root];
 }
 
-// nvFuser's cast_func_str for the dtype pairs we model.
+// nvFuser's cast_func_str for the dtype pairs we model (supported_casts2string, csrc/type.cpp:945 @
+// 81c4b22fd).
 std::string castName(DType from, DType to) {
   auto shortName = [](DType t) -> std::string {
     switch (t) {
@@ -149,12 +150,15 @@ std::string castName(DType from, DType to) {
       case DType::BFloat16: return "bfloat";
       case DType::Float8_e4m3fn: return "e4m3";
       case DType::Float8_e5m2: return "e5m2";
+      case DType::Float8_e8m0fnu: return "e8m0";
+      case DType::Float4_e2m1fn: return "e2m1";
       case DType::Bool: return "bool";
       default: return "int";
     }
   };
   auto lowPrecision = [](DType t) {
-    return t == DType::Half || t == DType::BFloat16 || t == DType::Float8_e4m3fn || t == DType::Float8_e5m2;
+    return t == DType::Half || t == DType::BFloat16 || t == DType::Float8_e4m3fn || t == DType::Float8_e5m2 ||
+           t == DType::Float8_e8m0fnu || t == DType::Float4_e2m1fn;
   };
   if (lowPrecision(from)) {
     std::string dst;

@@ -13,17 +13,43 @@ std::optional<E> lookup(const std::array<std::string_view, N>& names, std::strin
 }
 
 constexpr std::array<std::string_view, kNumDTypes> kDTypeNames = {
-    "Bool", "Int32", "Int", "Index", "Half", "BFloat16", "Float", "Double", "Float8_e4m3fn", "Float8_e5m2"};
+    "Bool",         "Int32",  "Int",           "Index",       "Half",           "BFloat16",
+    "Float",        "Double", "Float8_e4m3fn", "Float8_e5m2", "Float8_e8m0fnu", "Float4_e2m1fn_x2",
+    "Float4_e2m1fn"};
+// nvFuser's dtype printing (csrc/type.cpp:238-257 @ 81c4b22fd).
 constexpr std::array<std::string_view, kNumDTypes> kDTypeCpp = {
-    "bool", "int", "int64_t", "nvfuser_index_t", "__half", "__bfloat", "float", "double", "__e4m3", "__e5m2"};
+    "bool",   "int",    "int64_t", "nvfuser_index_t", "__half",    "__bfloat", "float",
+    "double", "__e4m3", "__e5m2",  "__e8m0",          "__e2m1_x2", "__e2m1"};
 // torch's dtype attribute names (torch.float16, ...) and ATen's scalar types (at::kHalf, ...).
-constexpr std::array<std::string_view, kNumDTypes> kDTypeTorch = {
-    "bool",     "int32",   "int64",   "int64",         "float16",
-    "bfloat16", "float32", "float64", "float8_e4m3fn", "float8_e5m2"};
-constexpr std::array<std::string_view, kNumDTypes> kDTypeAten = {
-    "kBool",     "kInt",   "kLong",   "kLong",          "kHalf",
-    "kBFloat16", "kFloat", "kDouble", "kFloat8_e4m3fn", "kFloat8_e5m2"};
-constexpr std::array<int, kNumDTypes> kDTypeBytes = {1, 4, 8, 8, 2, 2, 4, 8, 1, 1};
+// torch has no unpacked 4-bit dtype: nvFuser maps Float4_e2m1fn to the packed one
+// (data_type_to_aten, csrc/type.cpp:1392-1396 @ 81c4b22fd).
+constexpr std::array<std::string_view, kNumDTypes> kDTypeTorch = {"bool",
+                                                                  "int32",
+                                                                  "int64",
+                                                                  "int64",
+                                                                  "float16",
+                                                                  "bfloat16",
+                                                                  "float32",
+                                                                  "float64",
+                                                                  "float8_e4m3fn",
+                                                                  "float8_e5m2",
+                                                                  "float8_e8m0fnu",
+                                                                  "float4_e2m1fn_x2",
+                                                                  "float4_e2m1fn_x2"};
+constexpr std::array<std::string_view, kNumDTypes> kDTypeAten = {"kBool",
+                                                                 "kInt",
+                                                                 "kLong",
+                                                                 "kLong",
+                                                                 "kHalf",
+                                                                 "kBFloat16",
+                                                                 "kFloat",
+                                                                 "kDouble",
+                                                                 "kFloat8_e4m3fn",
+                                                                 "kFloat8_e5m2",
+                                                                 "kFloat8_e8m0fnu",
+                                                                 "kFloat4_e2m1fn_x2",
+                                                                 "kFloat4_e2m1fn_x2"};
+constexpr std::array<int, kNumDTypes> kDTypeBits = {8, 32, 64, 64, 16, 16, 32, 64, 8, 8, 8, 8, 4};
 
 constexpr std::array<std::string_view, 7> kIterNames = {
     "Iteration", "Reduction", "Broadcast", "Symbolic", "Stride", "GatherScatter", "VectorComponent"};
@@ -62,7 +88,8 @@ std::optional<DType> parseDType(std::string_view s) { return lookup<DType>(kDTyp
 std::string_view dtypeCppName(DType t) { return kDTypeCpp[static_cast<size_t>(t)]; }
 std::string_view dtypeTorchName(DType t) { return kDTypeTorch[static_cast<size_t>(t)]; }
 std::string_view dtypeAtenName(DType t) { return kDTypeAten[static_cast<size_t>(t)]; }
-int dtypeBytes(DType t) { return kDTypeBytes[static_cast<size_t>(t)]; }
+int dtypeBits(DType t) { return kDTypeBits[static_cast<size_t>(t)]; }
+int dtypeBytes(DType t) { return (dtypeBits(t) + 7) / 8; }
 bool isFloatingPoint(DType t) {
   switch (t) {
     case DType::Half:
@@ -70,7 +97,8 @@ bool isFloatingPoint(DType t) {
     case DType::Float:
     case DType::Double:
     case DType::Float8_e4m3fn:
-    case DType::Float8_e5m2: return true;
+    case DType::Float8_e5m2:
+    case DType::Float8_e8m0fnu: return true;
     default: return false;
   }
 }

@@ -20,8 +20,12 @@ enum class DType : uint8_t {
   Double,
   Float8_e4m3fn,
   Float8_e5m2,
+  Float8_e8m0fnu,    // exponent only: 2^(bits - 127), 0xff is NaN (block scales)
+  Float4_e2m1fn_x2,  // two Float4_e2m1fn packed in a byte (torch.float4_e2m1fn_x2; before
+                     // Float4_e2m1fn so that the torch spelling names it)
+  Float4_e2m1fn,     // 4 bits: +-{0, 0.5, 1, 1.5, 2, 3, 4, 6}; not a floating-point type to nvFuser
 };
-inline constexpr int kNumDTypes = 10;
+inline constexpr int kNumDTypes = 13;
 
 // JSON / Python spelling: "Half", "Float", "Int", ...
 std::string_view dtypeName(DType t);
@@ -32,8 +36,12 @@ std::string_view dtypeCppName(DType t);
 std::string_view dtypeTorchName(DType t);
 // ATen's scalar type (`kHalf`, `kLong`).
 std::string_view dtypeAtenName(DType t);
-// Size of one element in bytes.
+// Size of one element in bits (4 for Float4_e2m1fn, as nvFuser's dataTypeSizeBit), and in
+// whole bytes (Float4_e2m1fn: 1, the byte one element takes unpacked).
+int dtypeBits(DType t);
 int dtypeBytes(DType t);
+// nvFuser's isFloatingPointType (csrc/type.h:284 @ 81c4b22fd): Float4_e2m1fn and its packed form
+// are not floating-point types there (type promotion treats them apart).
 bool isFloatingPoint(DType t);
 bool isIntegral(DType t);  // Int32, Int, Index (not Bool)
 

@@ -15,7 +15,6 @@ namespace {
 Location tensorAxisLoc(const std::string& file, TensorId t, size_t pos) {
   return Location::at(file, Place::tensor(t).at(PlaceField::Logical, pos));
 }
-Location exprLoc(const std::string& file, ExprId e) { return Location::at(file, Place::expr(e)); }
 // The expr's attribute `field`, or element `idx` of it.
 Location exprLoc(const std::string& file, ExprId e, PlaceField field, size_t idx = SIZE_MAX) {
   Place p = Place::expr(e);

@@ -5,8 +5,10 @@
 #include <set>
 
 #include "diag/diagnostic.h"
+#include "io/import_text.h"
 #include "ir/fusion.h"
 #include "ir/op_kind.h"
+#include "ir/op_rules.h"
 #include "support/checked.h"
 
 namespace fc {
@@ -22,6 +24,37 @@ TEST(Types, DTypeRoundTrip) {
   EXPECT_FALSE(parseDType("half").has_value());  // spelling is case-sensitive
   EXPECT_EQ(dtypeCppName(DType::Half), "__half");
   EXPECT_EQ(dtypeBytes(DType::BFloat16), 2);
+}
+
+// The block-scale and FP4 dtypes as nvFuser has them (csrc/type.h:284 isFloatingPointType,
+// csrc/type.cpp dtype printing and data_type_to_aten @ 81c4b22fd).
+TEST(Types, BlockScaleAndFp4) {
+  EXPECT_EQ(dtypeBits(DType::Float4_e2m1fn), 4);
+  EXPECT_EQ(dtypeBytes(DType::Float4_e2m1fn), 1);
+  EXPECT_EQ(dtypeBits(DType::Float4_e2m1fn_x2), 8);
+  EXPECT_TRUE(isFloatingPoint(DType::Float8_e8m0fnu));
+  EXPECT_FALSE(isFloatingPoint(DType::Float4_e2m1fn));
+  EXPECT_FALSE(isFloatingPoint(DType::Float4_e2m1fn_x2));
+  EXPECT_EQ(dtypeCppName(DType::Float4_e2m1fn), "__e2m1");
+  EXPECT_EQ(dtypeCppName(DType::Float8_e8m0fnu), "__e8m0");
+  // torch's packed dtype names the packed fusecheck dtype, not the unpacked one that maps to it.
+  const lex::Spelling<DType> none[] = {{"", DType::Bool}};
+  EXPECT_EQ(lex::dtypeSpelled("float4_e2m1fn_x2", dtypeTorchName, none), DType::Float4_e2m1fn_x2);
+  EXPECT_EQ(lex::dtypeSpelled("float8_e8m0fnu", dtypeTorchName, none), DType::Float8_e8m0fnu);
+}
+
+// nvFuser's promoteType (csrc/type.h:864-929) and computeTypes' cast to Float
+// (csrc/type_promotion.cpp:204-212): FP4 with another dtype is that dtype, FP4 with an integer is
+// no promotion, and FP4 alone is computed in Float.
+TEST(Types, Fp4Promotion) {
+  const PromotionOperand with_float[] = {{DType::Float4_e2m1fn, true}, {DType::Half, true}};
+  EXPECT_EQ(promoteTypes(with_float), DType::Float);  // Half, then computed in Float
+  const PromotionOperand with_int[] = {{DType::Float4_e2m1fn, true}, {DType::Int, true}};
+  EXPECT_EQ(promoteTypes(with_int), std::nullopt);
+  const PromotionOperand alone[] = {{DType::Float4_e2m1fn, true}};
+  EXPECT_EQ(promoteTypes(alone), DType::Float);
+  const PromotionOperand scale[] = {{DType::Float8_e8m0fnu, true}, {DType::BFloat16, true}};
+  EXPECT_EQ(promoteTypes(scale), DType::Float);
 }
 
 TEST(Types, ParallelPrinted) {

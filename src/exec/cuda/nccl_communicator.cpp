@@ -24,7 +24,10 @@ int ncclDataTypeOf(DType t) {
     case DType::Index: return ncclInt64;
     case DType::Bool:
     case DType::Float8_e4m3fn:
-    case DType::Float8_e5m2: return ncclUint8;  // data movement only
+    case DType::Float8_e5m2:
+    case DType::Float8_e8m0fnu:
+    case DType::Float4_e2m1fn_x2:
+    case DType::Float4_e2m1fn: return ncclUint8;  // data movement only
   }
   return ncclFloat32;
 }

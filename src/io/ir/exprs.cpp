@@ -19,17 +19,19 @@ namespace {
 
 std::optional<DType> castPart(std::string_view s) {
   static constexpr lex::Spelling<DType> kParts[] = {
-      {"half", DType::Half},        {"float", DType::Float}, {"double", DType::Double},
-      {"bfloat", DType::BFloat16},  {"int", DType::Int},     {"int32", DType::Int32},
-      {"index", DType::Index},      {"bool", DType::Bool},   {"e4m3", DType::Float8_e4m3fn},
-      {"e5m2", DType::Float8_e5m2}, {"uint", DType::Int},    {"uint32", DType::Int32}};
+      {"half", DType::Half},           {"float", DType::Float},       {"double", DType::Double},
+      {"bfloat", DType::BFloat16},     {"int", DType::Int},           {"int32", DType::Int32},
+      {"index", DType::Index},         {"bool", DType::Bool},         {"e4m3", DType::Float8_e4m3fn},
+      {"e5m2", DType::Float8_e5m2},    {"uint", DType::Int},          {"uint32", DType::Int32},
+      {"e8m0", DType::Float8_e8m0fnu}, {"e2m1", DType::Float4_e2m1fn}};
   return lex::spelled(kParts, s);
 }
 
 // `__half2float` / `half2float` / `__e4m32float` -> (from, to).
 std::optional<std::pair<DType, DType>> castFunc(std::string_view n) {
   if (n.rfind("__", 0) == 0) n.remove_prefix(2);
-  for (const char* src : {"half", "float", "double", "bfloat", "int", "bool", "e4m3", "e5m2"}) {
+  for (const char* src :
+       {"half", "float", "double", "bfloat", "int", "bool", "e4m3", "e5m2", "e8m0", "e2m1"}) {
     std::string p = std::string(src) + "2";
     if (n.rfind(p, 0) != 0) continue;
     auto to = castPart(n.substr(p.size()));

@@ -108,10 +108,10 @@ Ref Interpreter::moduleAttr(const Ref& mod, const std::string& name, uint32_t of
       d->dtype = *t;
       return d;
     }
-    fail("`DataType." + name +
-             "` is not modelled by fusecheck (its dtypes: Bool, Int32, Int, Index, Half, "
-             "BFloat16, Float, Double, Float8_e4m3fn, Float8_e5m2)",
-         off);
+    std::string known;
+    for (int i = 0; i < kNumDTypes; ++i)
+      known += (i ? ", " : "") + std::string(dtypeName(static_cast<DType>(i)));
+    fail("`DataType." + name + "` is not modelled by fusecheck (its dtypes: " + known + ")", off);
   }
   if (member == "ParallelType") {
     Ref p = mk(VK::Parallel);

@@ -113,7 +113,7 @@ constexpr FrontendOp kOps[] = {
     {"neg", PyForm::Elementwise, 3, "arg", ""},
     {"nextafter", PyForm::Elementwise, 3, "lhs,rhs", ""},
     {"normal", PyForm::OutputRule, 3, "mean,std,shape,rng_seed,rng_offset,dtype", "size>shape"},
-    {"nv_block_quantize", PyForm::Unmodelled, 2, "input,global_scale,swizzle_block_scales,block_size,dtype",
+    {"nv_block_quantize", PyForm::OutputRule, 2, "input,global_scale,swizzle_block_scales,block_size,dtype",
      ""},
     {"nv_grouped_block_quantize", PyForm::Unmodelled, 2,
      "input,input_offsets,output_offsets,global_scale,block_size,dtype", ""},

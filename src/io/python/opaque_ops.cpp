@@ -491,6 +491,49 @@ Ref Interpreter::opaqueOpCall(const std::shared_ptr<FusionRecorder>& rec, const 
     if (!out) a.fail(err, "mat2");
     return mkSeq(VK::Tuple, {a.recorded({*out}), mk(VK::None), mk(VK::None)});
   }
+  // nv_block_quantize (blockQuantize, csrc/ops/arith.cpp:2638-2757; binding
+  // python/python_direct/ops.cpp:3521-3556): the quantized tensor, the input's shape in `dtype`
+  // (Float4_e2m1fn by default, block size 16; or Float8_e4m3fn, block size 32), and the block
+  // scales, the input's shape with the last extent divided by the block size, in Float8_e4m3fn
+  // (for FP4) or Float8_e8m0fnu. swizzle_block_scales changes the scales' allocation only
+  // (ir_utils::swizzleBlockScales), which fusecheck does not model.
+  if (n == "nv_block_quantize") {
+    TensorId x = a.tensor("input");
+    std::optional<TensorId> gs = a.optTensor("global_scale");
+    const bool swizzle = a.flag("swizzle_block_scales", false);
+    const int64_t bs = a.integer("block_size", 16);
+    const DType out = a.dtype("dtype").value_or(DType::Float4_e2m1fn);
+    if (out != DType::Float4_e2m1fn && out != DType::Float8_e4m3fn)
+      a.fail("Currently only output data type of Float4_e2m1fn or Float8_e4m3fn is supported", "dtype");
+    if (out == DType::Float4_e2m1fn && bs != 16)
+      a.fail("Block size must be 16 for Float4_e2m1fn, got " + std::to_string(bs), "block_size");
+    if (out == DType::Float8_e4m3fn) {
+      if (bs != 32)
+        a.fail("Block size must be 32 for Float8_e4m3fn, got " + std::to_string(bs), "block_size");
+      if (swizzle) a.fail("swizzle_scales must be false for Float8_e4m3fn", "swizzle_block_scales");
+      if (gs) a.fail("global_scaling_factor must be nullptr for Float8_e4m3fn", "global_scale");
+    }
+    const DType xd = a.dtypeOf(x);
+    if (xd != DType::Float && xd != DType::BFloat16 && xd != DType::Half)
+      a.fail("Block quantization expects floating point input but got " + std::string(dtypeName(xd)),
+             "input");
+    if (gs) {
+      if (!b.nonReduction(*gs).empty())
+        a.fail("Global scaling factor for block quantization must be a scalar tensor", "global_scale");
+      if (a.dtypeOf(*gs) != DType::Float)
+        a.fail("Global scaling factor for block quantization must be of float data type", "global_scale");
+    }
+    std::vector<AxisId> xa = b.nonReduction(x);
+    if (xa.empty()) a.fail("Block quantization does not support zero-dimensional tensors", "input");
+    std::vector<AxisId> quantized = a.copyAxes(x), scales;  // in nvFuser's order of creation
+    for (size_t i = 0; i + 1 < xa.size(); ++i) scales.push_back(b.copyAxis(xa[i]));
+    scales.push_back(
+        b.axis(IterType::Iteration, b.derived(ScalarOp::Div, a.f().axes[xa.back()].extent, b.constInt(bs))));
+    std::vector<ValueRef> in{tv(x)};
+    if (gs) in.push_back(tv(*gs));
+    const DType scale_dt = out == DType::Float4_e2m1fn ? DType::Float8_e4m3fn : DType::Float8_e8m0fnu;
+    return a.finish(std::move(in), {Out{out, std::move(quantized)}, Out{scale_dt, std::move(scales)}});
+  }
   fail("`" + a.fname() + "` has no output rule in fusecheck yet", args.off);
 }
 
