@@ -31,6 +31,9 @@ std::optional<Fusion> Reader::run() {
   } else {
     copy = simdjson::padded_string(text.data(), text.size());
     view = copy;
+    // Every span read below (the split arrays' elements) must point into the padded copy:
+    // spanView measures its padding from base_.
+    text = std::string_view(copy.data(), copy.size());
   }
   base_ = view.data();
   capacity_ = view.capacity();

@@ -60,6 +60,7 @@
 #include "io/reader.h"
 #include "io/reader_cursor.h"
 #include "io/scalar_expr.h"
+#include "support/internal_error.h"
 
 namespace fc::reader_detail {
 
@@ -246,6 +247,9 @@ class Reader final : public Cursor, public ScalarNameResolver {
   // An element span of the text as a padded view: what follows it inside
   // the padded text is padding enough.
   simdjson::padded_string_view spanView(std::string_view t) const {
+    const auto at = reinterpret_cast<uintptr_t>(t.data()), base = reinterpret_cast<uintptr_t>(base_);
+    FC_CHECK(at >= base && at + t.size() <= base + capacity_,
+             "a span handed to the JSON parser lies outside the padded text it is measured in");
     return simdjson::padded_string_view(t.data(), t.size(),
                                         capacity_ - static_cast<size_t>(t.data() - base_));
   }
