@@ -115,10 +115,15 @@ def changed_since(root, base):
     return set(diff.stdout.split()) | set(untracked.stdout.split())
 
 
-def scope(root, build, base_file):
+def src_entries(root, build):
+    """The compile database's entries for the .cpp sources under root/src."""
     db = json.load(open(os.path.join(build, "compile_commands.json")))
     src = os.path.join(root, "src") + os.sep
-    entries = [e for e in db if e["file"].startswith(src) and e["file"].endswith(".cpp")]
+    return [e for e in db if e["file"].startswith(src) and e["file"].endswith(".cpp")]
+
+
+def scope(root, build, base_file):
+    entries = src_entries(root, build)
     sources = sorted({e["file"] for e in entries})
     if not base_file or not os.path.exists(base_file):
         return sources, "no base: every source"
@@ -194,10 +199,7 @@ def main():
         ap.error("--root and --build are required")
     root, build = os.path.realpath(a.root), os.path.realpath(a.build)
     if a.digest:
-        db = json.load(open(os.path.join(build, "compile_commands.json")))
-        src = os.path.join(root, "src") + os.sep
-        print(digest([e for e in db if e["file"].startswith(src) and e["file"].endswith(".cpp")],
-                     root, build))
+        print(digest(src_entries(root, build), root, build))
         return 0
     picked, why = scope(root, build, a.base_file)
     print(why, file=sys.stderr)

@@ -5,6 +5,7 @@
 
 #include "diag/render.h"
 #include "driver/run.h"
+#include "exec/dtype_convert.h"
 #include "exec/exec_error.h"
 #include "exec/file_inputs.h"
 #include "exec/multirank/launcher.h"
@@ -125,12 +126,12 @@ void saveTensors(const RunArgs& a, const Fusion& input_fusion, RunResult& r) {
 }
 
 // FC0909 for each expr whose op fusecheck's executors do not compute, and for each tensor of a
-// dtype they do not hold (the block scales' Float8_e8m0fnu and FP4).
+// dtype they do not hold (exec::isComputedDType).
 bool allOpsExecuted(const Fusion& f, const std::string& file, DiagnosticSink& sink) {
   bool ok = true;
   for (TensorId t = 0; t < f.tensors.size(); ++t) {
     DType d = f.tensors[t].dtype;
-    if (d != DType::Float8_e8m0fnu && d != DType::Float4_e2m1fn && d != DType::Float4_e2m1fn_x2) continue;
+    if (exec::isComputedDType(d)) continue;
     ok = false;
     sink.error(DiagCode::OpNotExecuted,
                std::string(f.tensorName(t)) + " is " + std::string(dtypeName(d)) +

@@ -8,7 +8,6 @@
 
 #include <bit>
 #include <cmath>
-#include <cstdlib>
 #include <limits>
 #include <optional>
 #include <string>
@@ -62,14 +61,17 @@ int64_t ordered(uint64_t b, int width) {
 
 int widthOf(DType t) { return dtypeBytes(t) * 8; }
 
-// The block-scale and FP4 dtypes import and are analysed, but `run` refuses a fusion holding
-// one (FC0909, driver/run_cmd.cpp): reaching a conversion is a broken invariant.
+// A dtype !isComputedDType reaching a conversion is a broken invariant: `run` refuses it first.
 [[noreturn]] void notExecuted(DType t) {
-  FC_CHECK(false, "dtype " + std::string(dtypeName(t)) + " reached the executor, which does not compute it");
-  std::abort();
+  internalError(__FILE__, __LINE__,
+                "dtype " + std::string(dtypeName(t)) + " reached the executor, which does not compute it");
 }
 
 }  // namespace
+
+bool isComputedDType(DType t) {
+  return t != DType::Float8_e8m0fnu && t != DType::Float4_e2m1fn && t != DType::Float4_e2m1fn_x2;
+}
 
 double roundTo(DType t, double x) {
   switch (t) {
