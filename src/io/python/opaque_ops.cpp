@@ -492,15 +492,21 @@ Ref Interpreter::opaqueOpCall(const std::shared_ptr<FusionRecorder>& rec, const 
     return mkSeq(VK::Tuple, {a.recorded({*out}), mk(VK::None), mk(VK::None)});
   }
   // nv_block_quantize (blockQuantize, csrc/ops/arith.cpp:2638-2757; binding
-  // python/python_direct/ops.cpp:3521-3556): the quantized tensor, the input's shape in `dtype`
-  // (Float4_e2m1fn by default, block size 16; or Float8_e4m3fn, block size 32), and the block
-  // scales, the input's shape with the last extent divided by the block size, in Float8_e4m3fn
-  // (for FP4) or Float8_e8m0fnu. swizzle_block_scales changes the scales' allocation only
-  // (ir_utils::swizzleBlockScales), which fusecheck does not model.
-  if (n == "nv_block_quantize") {
+  // python/python_direct/ops.cpp:3521-3556) and nv_grouped_block_quantize (groupedBlockQuantize,
+  // arith.cpp:2762-2895, from #5777, 2026-01-20; binding ops.cpp:3559-3582): the quantized tensor,
+  // the input's shape in `dtype` (Float4_e2m1fn by default, block size 16; or Float8_e4m3fn, block
+  // size 32), and the block scales, the input's shape with the last extent divided by the block
+  // size, in Float8_e4m3fn (for FP4) or Float8_e8m0fnu. The grouped form takes a 2-D input and the
+  // groups' input and output offsets, and records the innermost extent and the number of groups (the
+  // offsets' extent) as operands (GroupedBlockQuantizationOp, csrc/ir/composite_nodes.cpp:1832-1864).
+  // swizzle_block_scales and the grouped form's Block128x4 layout change the scales' allocation only
+  // (ir_utils::swizzleBlockScales, layoutAllocationDomain), which fusecheck does not model.
+  if (n == "nv_block_quantize" || n == "nv_grouped_block_quantize") {
+    const bool grouped = n == "nv_grouped_block_quantize";
+    const std::string what = grouped ? "grouped block quantization" : "block quantization";
     TensorId x = a.tensor("input");
     std::optional<TensorId> gs = a.optTensor("global_scale");
-    const bool swizzle = a.flag("swizzle_block_scales", false);
+    const bool swizzle = !grouped && a.flag("swizzle_block_scales", false);
     const int64_t bs = a.integer("block_size", 16);
     const DType out = a.dtype("dtype").value_or(DType::Float4_e2m1fn);
     if (out != DType::Float4_e2m1fn && out != DType::Float8_e4m3fn)
@@ -515,24 +521,79 @@ Ref Interpreter::opaqueOpCall(const std::shared_ptr<FusionRecorder>& rec, const 
     }
     const DType xd = a.dtypeOf(x);
     if (xd != DType::Float && xd != DType::BFloat16 && xd != DType::Half)
-      a.fail("Block quantization expects floating point input but got " + std::string(dtypeName(xd)),
+      a.fail(std::string(grouped ? "Grouped b" : "B") +
+                 "lock quantization expects floating point input but got " + std::string(dtypeName(xd)),
              "input");
     if (gs) {
       if (!b.nonReduction(*gs).empty())
-        a.fail("Global scaling factor for block quantization must be a scalar tensor", "global_scale");
+        a.fail("Global scaling factor for " + what + " must be a scalar tensor", "global_scale");
       if (a.dtypeOf(*gs) != DType::Float)
-        a.fail("Global scaling factor for block quantization must be of float data type", "global_scale");
+        a.fail("Global scaling factor for " + what + " must be of float data type", "global_scale");
     }
     std::vector<AxisId> xa = b.nonReduction(x);
-    if (xa.empty()) a.fail("Block quantization does not support zero-dimensional tensors", "input");
+    if (xa.empty() && !grouped)
+      a.fail("Block quantization does not support zero-dimensional tensors", "input");
+    if (grouped && xa.size() != 2)
+      a.fail("Grouped block quantization only supports 2-dimensional tensors (the input has rank " +
+                 std::to_string(xa.size()) + ")",
+             "input");
     std::vector<AxisId> quantized = a.copyAxes(x), scales;  // in nvFuser's order of creation
     for (size_t i = 0; i + 1 < xa.size(); ++i) scales.push_back(b.copyAxis(xa[i]));
     scales.push_back(
         b.axis(IterType::Iteration, b.derived(ScalarOp::Div, a.f().axes[xa.back()].extent, b.constInt(bs))));
     std::vector<ValueRef> in{tv(x)};
+    if (grouped) {
+      TensorId io = a.tensor("input_offsets"), oo = a.tensor("output_offsets");
+      std::vector<AxisId> groups = b.nonReduction(io);
+      if (groups.empty())
+        a.fail("input_offsets must be 1-D: its extent is the number of groups", "input_offsets");
+      const Axis& k = a.f().axes[xa[1]];
+      for (TensorId t : {io, oo}) in.push_back(tv(t));
+      in.push_back(ValueRef::scalar(k.expanded != kNone ? k.expanded : k.extent));
+      in.push_back(ValueRef::scalar(a.f().axes[groups[0]].extent));
+    }
     if (gs) in.push_back(tv(*gs));
     const DType scale_dt = out == DType::Float4_e2m1fn ? DType::Float8_e4m3fn : DType::Float8_e8m0fnu;
     return a.finish(std::move(in), {Out{out, std::move(quantized)}, Out{scale_dt, std::move(scales)}});
+  }
+  // preprocess_grouped_matmul_input_sf (preprocessGroupedMatmulInputSf, csrc/ops/indexing.cpp:434-487,
+  // from #5115, 2025-09-09; binding python/python_direct/ops.cpp:3179-3210, from #5345,
+  // 2025-10-20): the 2-D block scales laid out per group; the output has the input's logical
+  // domain and dtype (the padded Block128x4 allocation is not modelled). Operands as
+  // PreprocessGroupedMatmulInputSf records them (composite_nodes.cpp:1720-1735): the input, both
+  // offsets, the innermost extent and the number of groups.
+  if (n == "preprocess_grouped_matmul_input_sf") {
+    TensorId x = a.tensor("input"), io = a.tensor("input_offsets"), oo = a.tensor("output_offsets");
+    std::vector<AxisId> xa = b.nonReduction(x), groups = b.nonReduction(io);
+    if (xa.size() != 2)
+      a.fail("the input must be 2-D (nvFuser: Expected (input_logical_dom.size())==(2), found " +
+                 std::to_string(xa.size()) + " vs 2)",
+             "input");
+    if (groups.empty())
+      a.fail("input_offsets must be 1-D: its extent is the number of groups", "input_offsets");
+    const Axis& k = a.f().axes[xa[1]];
+    std::vector<ValueRef> in{tv(x), tv(io), tv(oo),
+                             ValueRef::scalar(k.expanded != kNone ? k.expanded : k.extent),
+                             ValueRef::scalar(a.f().axes[groups[0]].extent)};
+    return a.finish(std::move(in), {Out{a.dtypeOf(x), a.copyAxes(x)}});
+  }
+  // cutlass_nvfp4_grouped_mm (csrc/ops/composite.cpp:532-583, from #4762, 2025-08-22): mat1 [m, k]
+  // and mat2 [g, k, n] give [m, n] in `dtype` (newOutputIterDomain of mat1's axis 0 and mat2's
+  // axis 2); all eight tensors are operands (CutlassNvfp4GroupedMmaOp, composite_nodes.cpp:1574).
+  // `dtype` is BFloat16 by default in both bindings (python/python_direct/ops.cpp:2217-2277).
+  if (n == "cutlass_nvfp4_grouped_mm") {
+    std::vector<ValueRef> in;
+    for (const char* p :
+         {"mat1", "mat2", "scale1", "scale2", "alpha", "problem_sizes", "expert_offsets", "sf_offsets"})
+      in.push_back(tv(a.tensor(p)));
+    TensorId m1 = in[0].id, m2 = in[1].id;
+    std::vector<AxisId> a1 = b.nonReduction(m1), a2 = b.nonReduction(m2);
+    if (a1.size() != 2)
+      a.fail("Expected mat1_domain.size() == 2 (mat1 has rank " + std::to_string(a1.size()) + ")", "mat1");
+    if (a2.size() != 3)
+      a.fail("Expected mat2_domain.size() == 3 (mat2 has rank " + std::to_string(a2.size()) + ")", "mat2");
+    const DType dt = a.dtype("dtype").value_or(DType::BFloat16);
+    return a.finish(std::move(in), {Out{dt, {b.copyAxis(a1[0]), b.copyAxis(a2[2])}}});
   }
   fail("`" + a.fname() + "` has no output rule in fusecheck yet", args.off);
 }
