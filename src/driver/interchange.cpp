@@ -105,8 +105,9 @@ int exportRepro(const ExportArgs& a, std::ostream& out, std::ostream& err) {
     text = exportCppTest(loaded->fusion, sink);
   else
     sink.error(DiagCode::Usage, "--to takes nvfuser-python or nvfuser-cpp-test");
-  if (!text) {
-    emitDiagnostics(sink.all(), &loaded->source, a.format, err);
+  if (!text) {  // no repro on stdout: machine-readable diagnostics go there
+    locateDiagnostics(sink.all(), *loaded);
+    emitDiagnostics(sink.all(), &loaded->source, a.format, a.format == OutputFormat::Text ? err : out);
     return sink.hasErrors() && a.to != "nvfuser-python" && a.to != "nvfuser-cpp-test" ? kExitBadInput
                                                                                       : kExitFindings;
   }

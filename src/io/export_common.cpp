@@ -1,6 +1,7 @@
 // Helpers shared by the exporters (see export_common.h).
 #include "io/export_common.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -22,6 +23,30 @@ std::vector<ExprId> definitionOrder(const Fusion& f) {
   ProducerWalk walk(f);
   for (ExprId e = 0; e < f.exprs.size(); ++e) walk.visit(e);
   return walk.take();
+}
+
+std::vector<int64_t> strideOrderOf(const Fusion& f, TensorId t) {
+  const Tensor& tv = f.tensors[t];
+  std::vector<AxisId> logical;
+  for (AxisId a : tv.logical)
+    if (f.axes[a].iter != IterType::Reduction) logical.push_back(a);
+  if (tv.allocation.size() != logical.size() || tv.allocation == logical) return {};
+  std::vector<int64_t> order;
+  for (AxisId a : logical) {
+    auto it = std::find(tv.allocation.begin(), tv.allocation.end(), a);
+    if (it == tv.allocation.end()) return {};
+    order.push_back(static_cast<int64_t>(tv.allocation.end() - it) - 1);
+  }
+  return order;
+}
+
+int64_t stridedSpan(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+  int64_t span = 1;
+  for (size_t d = 0; d < sizes.size() && d < strides.size(); ++d) {
+    if (sizes[d] == 0) return 0;
+    span += (sizes[d] - 1) * strides[d];
+  }
+  return span;
 }
 
 }  // namespace fc

@@ -23,6 +23,16 @@ std::vector<ExprId> definitionOrder(const Fusion& f);
 // numbers); NaN and the infinities as the target language spells them.
 std::string doubleLiteral(double v, const char* nan, const char* inf, const char* neg_inf);
 
+// nvFuser's stride_order of fusion input `t` (define_tensor's `stride_order`,
+// TensorViewBuilder::strideOrder): for each logical axis (Reduction axes left out), its position
+// in the allocation order counted from the innermost. Empty when the allocation is the logical
+// order, or is no permutation of it.
+std::vector<int64_t> strideOrderOf(const Fusion& f, TensorId t);
+
+// How many elements a strided view of `sizes` and `strides` spans from its first (the size of the
+// buffer `as_strided` needs); 0 when a size is 0.
+int64_t stridedSpan(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides);
+
 // `open` f(v[0]), f(v[1]), ... `close`: "[1, 2]", "{a, b}".
 template <typename T, typename F>
 std::string joined(const std::vector<T>& v, F f, const char* open, const char* close) {
@@ -35,13 +45,19 @@ std::string joined(const std::vector<T>& v, F f, const char* open, const char* c
 }
 
 // What both exporters keep while they write: the fusion, the text so far, the names given to
-// scalars, and the first failure (FC0602, reported once; the export then returns nothing).
+// scalars, and the first failure (FC0602 at its place, reported once; the export then returns
+// nothing).
 class ExporterBase {
  protected:
   ExporterBase(const Fusion& f, DiagnosticSink& sink) : f_(f), sink_(sink) {}
 
-  void fail(const std::string& m) {
-    if (!failed_) sink_.error(DiagCode::ImportUnsupported, m);
+  // `where`: the part of the repro that cannot be written (none: the repro as a whole).
+  void fail(const std::string& m, Place where = {}) {
+    if (!failed_) {
+      Location loc;
+      loc.place = std::move(where);
+      sink_.error(DiagCode::ImportUnsupported, m, std::move(loc));
+    }
     failed_ = true;
   }
   std::optional<int64_t> constInt(ScalarId s) const { return constIntOf(f_, s); }

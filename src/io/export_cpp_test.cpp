@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "io/export_common.h"
+#include "io/packed_fp4.h"
 
 namespace fc {
 namespace {
@@ -104,7 +105,14 @@ class CppExporter : ExporterBase {
       shape.push_back(bcast && ax.expanded == kNone ? 1 : c ? *c : -1);
       expanded.push_back(ax.expanded != kNone);
       any_expanded |= ax.expanded != kNone;
-      std::optional<bool> cg = bcast ? std::nullopt : std::optional<bool>(true);
+    }
+    // Contiguity in allocation order, as TensorViewBuilder takes it with a stride order
+    // (the TensorDomain TensorViewBuilder::build makes, csrc/ir/internal_base_nodes.cpp:1154-1186
+    // @ 81c4b22fd).
+    const std::vector<int64_t> order = strideOrderOf(f_, t);
+    for (AxisId a : order.empty() ? logical : tv.allocation) {
+      std::optional<bool> cg =
+          f_.axes[a].iter == IterType::Broadcast ? std::nullopt : std::optional<bool>(true);
       if (!tv.contiguity.empty())
         for (size_t i = 0; i < alloc.size() && i < tv.contiguity.size(); ++i)
           if (alloc[i] == a) cg = tv.contiguity[i];
@@ -116,6 +124,7 @@ class CppExporter : ExporterBase {
     if (any_expanded)
       b += "\n      .expanded(" + braced(expanded, [](bool x) { return std::string(x ? "true" : "false"); }) +
            ")";
+    if (!order.empty()) b += "\n      .strideOrder(" + ints(order) + ")";
     line(b + "\n      .build();");
     line("fusion->addInput(" + tv_[t] + ");");
     for (size_t d = 0; d < logical.size(); ++d) {
@@ -205,8 +214,9 @@ class CppExporter : ExporterBase {
       case OpForm::Opaque:
         // No frontend call builds an op fusecheck knows only by name.
         fail("expr " + std::to_string(id) + " is the opaque op `" + a.name +
-             "`, which fusecheck has no rule for: the C++ test export cannot write it (the JSON and the "
-             "printed IR keep it)");
+                 "`, which fusecheck has no rule for: the C++ test export cannot write it (the JSON and the "
+                 "printed IR keep it)",
+             Place::expr(id));
         return;
       case OpForm::Set:
       case OpForm::SegmentSet:
@@ -361,22 +371,28 @@ class CppExporter : ExporterBase {
       std::string n = "t" + std::to_string(i);
       std::string opts = "at::TensorOptions().dtype(" + atenDT(dt) + ").device(at::kCUDA, 0)";
       std::string gen;
-      std::vector<int64_t> base = ci.shape;
-      if (!ci.strides.empty()) {
-        int64_t span = 1;
-        for (size_t d = 0; d < ci.shape.size() && d < ci.strides.size(); ++d) {
-          if (ci.shape[d] == 0) {
-            span = 0;
-            break;
-          }
-          span += (ci.shape[d] - 1) * ci.strides[d];
+      std::vector<int64_t> shape = ci.shape, strides = ci.strides;
+      if (dt == DType::Float4_e2m1fn) {
+        // Packed, two values a byte: the tensor that nvFuser binds back to these sizes and strides
+        // (packed_fp4.h); at::randn / at::randint do not generate it.
+        std::optional<SizesAndStrides> p = packFp4(f_, f_.inputs[i].id, {shape, strides});
+        if (!p) {
+          fail("input " + std::to_string(i) + " (" + tv_[f_.inputs[i].id] +
+                   ", Float4_e2m1fn) has an odd innermost size or an odd stride to halve: no packed "
+                   "at::kFloat4_e2m1fn_x2 tensor binds to it, so the C++ test export cannot write it",
+               Place::concreteInput(static_cast<size_t>(&ci - f_.concrete_inputs.data())));
+          continue;
         }
-        base = {span};
+        shape = std::move(p->sizes);
+        strides = std::move(p->strides);
       }
-      gen = isFloatingPoint(dt) ? "at::randn(" + ints(base) + ", " + opts + ")"
-                                : "at::randint(0, " + std::string(dt == DType::Bool ? "2" : "10") + ", " +
-                                      ints(base) + ", " + opts + ")";
-      if (!ci.strides.empty()) gen += ".as_strided(" + ints(ci.shape) + ", " + ints(ci.strides) + ")";
+      std::vector<int64_t> base = shape;
+      if (!strides.empty()) base = {stridedSpan(shape, strides)};
+      gen = dt == DType::Float4_e2m1fn ? "at::empty(" + ints(base) + ", " + opts + ")"
+            : isFloatingPoint(dt)      ? "at::randn(" + ints(base) + ", " + opts + ")"
+                                  : "at::randint(0, " + std::string(dt == DType::Bool ? "2" : "10") + ", " +
+                                        ints(base) + ", " + opts + ")";
+      if (!strides.empty()) gen += ".as_strided(" + ints(shape) + ", " + ints(strides) + ")";
       line("at::Tensor " + n + " = " + gen + ";");
       names.push_back(n);
     }

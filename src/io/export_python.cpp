@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "io/export_common.h"
+#include "io/packed_fp4.h"
 
 namespace fc {
 namespace {
@@ -78,6 +79,7 @@ class Exporter : ExporterBase {
     s += "\nwith FusionDefinition() as fd:\n    " + fn + "(fd)\n";
     if (!sched.empty()) s += "    multidevice_schedule(fd)\n";
     s += inputs();
+    if (failed_) return std::nullopt;
     return s;
   }
 
@@ -124,20 +126,8 @@ class Exporter : ExporterBase {
                     " = fd.define_tensor(shape=" + list(shape, [](int64_t v) { return std::to_string(v); }) +
                     ", contiguity=" + list(contig, [](const std::string& v) { return v; }) +
                     ", dtype=" + pyDType(tv.dtype) + ", is_cpu=False";
-    bool permuted =
-        !tv.allocation.empty() && tv.allocation.size() == logical.size() && tv.allocation != logical;
-    for (AxisId a : tv.allocation)
-      if (std::find(logical.begin(), logical.end(), a) == logical.end()) permuted = false;
-    if (permuted) {
-      std::vector<int64_t> order;
-      for (AxisId a : logical) {
-        int64_t pos = -1;
-        for (size_t i = 0; i < tv.allocation.size(); ++i)
-          if (tv.allocation[i] == a) pos = static_cast<int64_t>(i);
-        order.push_back(pos < 0 ? 0 : static_cast<int64_t>(logical.size()) - 1 - pos);
-      }
-      s += ", stride_order=" + list(order, [](int64_t v) { return std::to_string(v); });
-    }
+    std::vector<int64_t> order = strideOrderOf(f_, t);
+    if (!order.empty()) s += ", stride_order=" + list(order, [](int64_t v) { return std::to_string(v); });
     line(s + ")");
     // Symbolic extents of this input can be named in later shapes through fd.ops.size.
     for (size_t d = 0; d < logical.size(); ++d) {
@@ -232,8 +222,9 @@ class Exporter : ExporterBase {
       case OpForm::Opaque:
         // No frontend call builds an op fusecheck knows only by name.
         fail("expr " + std::to_string(id) + " is the opaque op `" + a.name +
-             "`, which fusecheck has no rule for: the Python export cannot write it (the JSON and the "
-             "printed IR keep it)");
+                 "`, which fusecheck has no rule for: the Python export cannot write it (the JSON and the "
+                 "printed IR keep it)",
+             Place::expr(id));
         return;
       case OpForm::Set:
       case OpForm::SegmentSet:
@@ -422,25 +413,29 @@ class Exporter : ExporterBase {
       }
       DType dt = f_.tensors[f_.inputs[i].id].dtype;
       // FP4 goes in packed, two values a byte (torch.float4_e2m1fn_x2, which make_tensor does not
-      // generate): the innermost size halved, as nvFuser binds it back (import_python.cpp).
-      if (dt == DType::Float4_e2m1fn && !ci.shape.empty() && ci.shape.back() % 2 == 0 && ci.strides.empty()) {
-        std::vector<int64_t> packed = ci.shape;
-        packed.back() /= 2;
-        s += "    torch.empty(" + tuple(packed) + ", dtype=" + torchDType(dt) + ", device='cuda:0'),\n";
+      // generate): the tensor that nvFuser binds back to these sizes and strides (packed_fp4.h).
+      if (dt == DType::Float4_e2m1fn) {
+        std::optional<SizesAndStrides> p = packFp4(f_, f_.inputs[i].id, {ci.shape, ci.strides});
+        if (p && p->strides.empty()) {
+          s += "    torch.empty(" + tuple(p->sizes) + ", dtype=" + torchDType(dt) + ", device='cuda:0'),\n";
+          continue;
+        }
+        if (p) {
+          s += "    torch.empty(" + tuple({stridedSpan(p->sizes, p->strides)}) + ", dtype=" + torchDType(dt) +
+               ", device='cuda:0').as_strided(" + tuple(p->sizes) + ", " + tuple(p->strides) + "),\n";
+          continue;
+        }
+        fail("input " + std::to_string(i) + " (" + tname_[f_.inputs[i].id] +
+                 ", Float4_e2m1fn) has an odd innermost size or an odd stride to halve: no packed "
+                 "torch.float4_e2m1fn_x2 tensor binds to it, so the Python export cannot write it",
+             Place::concreteInput(static_cast<size_t>(&ci - f_.concrete_inputs.data())));
         continue;
       }
       if (ci.strides.empty()) {
         s += "    torch.testing.make_tensor(" + tuple(ci.shape) + ", dtype=" + torchDType(dt) +
              ", device='cuda:0'),\n";
       } else {
-        int64_t span = 1;
-        for (size_t d = 0; d < ci.shape.size() && d < ci.strides.size(); ++d) {
-          if (ci.shape[d] == 0) {
-            span = 0;
-            break;
-          }
-          span += (ci.shape[d] - 1) * ci.strides[d];
-        }
+        const int64_t span = stridedSpan(ci.shape, ci.strides);
         std::string gen =
             isFloatingPoint(dt)
                 ? "torch.randn(" + tuple({span})

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "io/packed_fp4.h"
 #include "io/python/interpreter.h"
 #include "io/python/parser.h"
 
@@ -209,16 +210,15 @@ std::optional<Fusion> importPython(const SourceText& source, DiagnosticSink& sin
                    where(off));
         continue;
       }
-      // A packed FP4 tensor (torch.float4_e2m1fn_x2, two values a byte) for a Float4_e2m1fn input:
-      // nvFuser doubles the innermost size and every stride but the innermost one (the "ATen
-      // elements" of two values become nvFuser's; csrc/runtime/executor_kernel_arg.cpp:305-345,
-      // getLastDimAdjustment in csrc/type.h @ 81c4b22fd).
+      // A packed FP4 tensor (torch.float4_e2m1fn_x2, two values a byte) for a Float4_e2m1fn input
+      // binds with nvFuser's sizes and strides (packed_fp4.h).
       std::vector<int64_t> sizes = v.sizes, strides = v.strides;
       const bool packed =
           v.dtype == DType::Float4_e2m1fn_x2 && f.tensors[in_ref.id].dtype == DType::Float4_e2m1fn;
-      if (packed && !sizes.empty()) {
-        sizes.back() *= 2;
-        for (size_t d = 0; d + 1 < strides.size(); ++d) strides[d] *= 2;
+      if (packed) {
+        SizesAndStrides bound = unpackFp4(f, in_ref.id, {sizes, strides});
+        sizes = std::move(bound.sizes);
+        strides = std::move(bound.strides);
       }
       if (!packed && v.dtype_off && !v.converted && v.dtype && *v.dtype != f.tensors[in_ref.id].dtype) {
         sink.error(DiagCode::BadConcreteInput,

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "io/import_cpp_test.h"
 #include "io/import_python.h"
 
 namespace fc {
@@ -79,6 +80,30 @@ TEST(ExportCppTest, EveryFixtureExportsBalancedCode) {
     ++n;
   }
   EXPECT_GE(n, 15);
+}
+
+// Packed FP4 inputs go out as at::kFloat4_e2m1fn_x2 tensors and a stride order as the builder's
+// strideOrder; the C++ importer reads both back to the same allocation and concrete inputs.
+TEST(ExportCppTest, PackedFp4AndStrideOrderReadBack) {
+  auto f = importFixture(std::string(FC_SOURCE_DIR) + "/fixtures/import/fp4_packed_strided_input.py");
+  ASSERT_TRUE(f.has_value());
+  DiagnosticSink s;
+  auto c = exportCppTest(*f, s);
+  ASSERT_TRUE(c.has_value()) << (s.all().empty() ? "" : s.all()[0].message);
+  EXPECT_NE(c->find(".strideOrder({2, 0, 1})"), std::string::npos) << *c;
+  EXPECT_NE(c->find("at::empty({16384}, at::TensorOptions().dtype(at::kFloat4_e2m1fn_x2)"), std::string::npos)
+      << *c;
+  DiagnosticSink rs;
+  auto back = importCppTest(MappedText(SourceText("exported.cpp", *c)), rs);
+  ASSERT_TRUE(back.has_value()) << *c;
+  ASSERT_EQ(back->tensors.size(), f->tensors.size());
+  for (size_t t = 0; t < f->tensors.size(); ++t)
+    EXPECT_EQ(back->tensors[t].allocation.size(), f->tensors[t].allocation.size()) << t;
+  ASSERT_EQ(back->concrete_inputs.size(), f->concrete_inputs.size());
+  for (size_t i = 0; i < f->concrete_inputs.size(); ++i) {
+    EXPECT_EQ(back->concrete_inputs[i].shape, f->concrete_inputs[i].shape) << i;
+    EXPECT_EQ(back->concrete_inputs[i].strides, f->concrete_inputs[i].strides) << i;
+  }
 }
 
 TEST(ExportCppTest, SingleDeviceAndSplitForms) {

@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "io/cpp/reader.h"
+#include "io/packed_fp4.h"
 
 namespace fc::cpp_text {
 namespace {
@@ -72,6 +73,12 @@ void Reader::recordRun(const Value& inputs, size_t at) {
       }
       ci.shape = v.shape;
       ci.strides = v.strides;
+      // A packed FP4 tensor binds with nvFuser's sizes and strides (packed_fp4.h).
+      if (v.dtype == DType::Float4_e2m1fn_x2 && f_.tensors[ci.value.id].dtype == DType::Float4_e2m1fn) {
+        SizesAndStrides bound = unpackFp4(f_, ci.value.id, {ci.shape, ci.strides});
+        ci.shape = std::move(bound.sizes);
+        ci.strides = std::move(bound.strides);
+      }
     } else {
       ConstValue c;
       if (v.k == Value::K::Int || v.k == Value::K::Bool) {
@@ -220,21 +227,48 @@ std::optional<Value> Reader::method(Value& obj, const std::string& name, std::ve
         else
           axes.push_back(b_.axis(IterType::Iteration, s == -1 ? b_.freshSymbol() : b_.constInt(s)));
       }
+      // strideOrder: logical axis i is allocation axis rank - 1 - order[i], and contiguity is given
+      // in allocation order (TensorDomain's constructor, csrc/ir/internal_base_nodes.cpp:1154-1186
+      // @ 81c4b22fd).
+      std::vector<int64_t> order;
+      if (const Value* o = obj.field("strideOrder")) {
+        const size_t where = o->tok ? o->tok : at;
+        if (!toInts(*o, order, where, "the builder's stride order")) return std::nullopt;
+        if (!order.empty() && order.size() != axes.size())
+          return error(DiagCode::ImportSyntax,
+                       "Invalid size of stride_order vector: " + std::to_string(order.size()) +
+                           " entries for rank " + std::to_string(axes.size()),
+                       where),
+                 std::nullopt;
+        std::vector<bool> seen(axes.size(), false);
+        for (int64_t r : order) {
+          if (r < 0 || static_cast<size_t>(r) >= axes.size() || seen[static_cast<size_t>(r)])
+            return error(DiagCode::ImportSyntax,
+                         "stride_order is not a valid permutation of 0.." + std::to_string(axes.size() - 1),
+                         where),
+                   std::nullopt;
+          seen[static_cast<size_t>(r)] = true;
+        }
+      }
+      std::vector<AxisId> alloc = axes;
+      for (size_t i = 0; i < order.size(); ++i)
+        alloc[axes.size() - 1 - static_cast<size_t>(order[i])] = axes[i];
       TensorId t = b_.tensor(dt, axes);
       for (AxisId a : axes) f_.axes[a].owner = t;
-      // Contiguity: true/false for every axis, or one entry per axis.
+      if (alloc != axes) f_.tensors[t].allocation = alloc;
+      // Contiguity: true/false for every axis, or one entry per axis (in allocation order).
       std::vector<std::optional<bool>> contig;
       bool any = false;
       if (const Value* c = obj.field("contiguity")) {
         if (c->k == K::Bool || c->k == K::Int) {
-          for (AxisId a : axes)
+          for (AxisId a : alloc)
             contig.push_back(f_.axes[a].iter == IterType::Broadcast ? std::optional<bool>()
                                                                     : std::optional<bool>(c->i != 0));
           any = c->i != 0;
         } else if (c->k == K::List && c->items.size() == axes.size()) {
           for (size_t i = 0; i < axes.size(); ++i) {
             const Value& x = c->items[i];
-            if (f_.axes[axes[i]].iter == IterType::Broadcast || x.k == K::None)
+            if (f_.axes[alloc[i]].iter == IterType::Broadcast || x.k == K::None)
               contig.push_back(std::nullopt);
             else
               contig.push_back(x.i != 0);
@@ -245,7 +279,7 @@ std::optional<Value> Reader::method(Value& obj, const std::string& name, std::ve
       }
       if (contig.empty() || !any) {  // nvFuser's default: not contiguous
         contig.clear();
-        for (AxisId a : axes)
+        for (AxisId a : alloc)
           contig.push_back(f_.axes[a].iter == IterType::Broadcast ? std::optional<bool>()
                                                                   : std::optional<bool>(false));
       }
@@ -508,6 +542,17 @@ std::optional<Value> Reader::atenMethod(Value& obj, const std::string& name, std
     std::swap(obj.shape[a], obj.shape[b]);
     std::swap(strides[a], strides[b]);
     obj.strides = strides;
+    return obj;
+  }
+  if (name == "as_strided" && args.size() >= 2) {
+    std::vector<int64_t> sizes, strides;
+    if (!toInts(args[0], sizes, at, "the sizes of as_strided") ||
+        !toInts(args[1], strides, at, "the strides of as_strided"))
+      return std::nullopt;
+    if (sizes.size() != strides.size())
+      return Value::opaque("an at::Tensor::as_strided of mismatched lists", at);
+    obj.shape = std::move(sizes);
+    obj.strides = std::move(strides);
     return obj;
   }
   return Value::opaque("at::Tensor::" + name, at);
