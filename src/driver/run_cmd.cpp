@@ -10,6 +10,7 @@
 #include "exec/file_inputs.h"
 #include "exec/multirank/launcher.h"
 #include "io/json_locate.h"
+#include "ir/uncomputed_scalar.h"
 #include "support/progress.h"
 #if FC_HAVE_CUDA
 #include "exec/cuda/cuda_status.h"
@@ -125,8 +126,8 @@ void saveTensors(const RunArgs& a, const Fusion& input_fusion, RunResult& r) {
   }
 }
 
-// FC0909 for each expr whose op fusecheck's executors do not compute, and for each tensor of a
-// dtype they do not hold (exec::isComputedDType).
+// FC0909 for each expr whose op fusecheck's executors do not compute, for each tensor of a dtype
+// they do not hold (exec::isComputedDType), and for each scalar an importer could not compute.
 bool allOpsExecuted(const Fusion& f, const std::string& file, DiagnosticSink& sink) {
   bool ok = true;
   for (TensorId t = 0; t < f.tensors.size(); ++t) {
@@ -157,6 +158,21 @@ bool allOpsExecuted(const Fusion& f, const std::string& file, DiagnosticSink& si
                    "cannot execute this fusion (check, segment and explain can)",
                Location::at(file, Place::expr(i)));
   }
+  // A value an importer could not compute (ir/uncomputed_scalar.h), read by an expr.
+  std::vector<bool> said(f.scalars.size(), false);
+  for (size_t i = 0; i < f.exprs.size(); ++i)
+    for (const ValueRef& v : f.exprs[i].inputs) {
+      if (!v.isScalar() || said[v.id]) continue;
+      std::optional<std::string> call = uncomputedScalarCall(f, v.id);
+      if (!call) continue;
+      said[v.id] = true;
+      ok = false;
+      sink.error(DiagCode::OpNotExecuted,
+                 "expr " + std::to_string(i) + " reads " + std::string(f.scalarName(v.id)) +
+                     ", which stands for `" + *call +
+                     "` on scalars: fusecheck does not compute that op, so `run` cannot execute this fusion",
+                 Location::at(file, Place::expr(i)));
+    }
   return ok;
 }
 

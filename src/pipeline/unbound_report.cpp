@@ -5,6 +5,7 @@
 #include <map>
 
 #include "ir/printer.h"
+#include "ir/uncomputed_scalar.h"
 #include "passes/segment.h"
 #include "passes/segment_inputs.h"
 #include "pipeline/context.h"
@@ -50,6 +51,22 @@ void Ctx::reportUnbound(const ConcretizationInfo& info, int seg_idx, const Segme
     std::rotate(uses.begin(), primary_it, primary_it + 1);
     const UnboundUse& use = uses.front();
     const std::string name = symbolToString(f, sym);
+    if (std::optional<std::string> call = uncomputedScalarCall(f, sym)) {
+      // No unbound extent: a value nvFuser computes from the call's operands, which fusecheck does
+      // not compute (ir/uncomputed_scalar.h).
+      Location loc =
+          use.expr != kNone ? Location::at(opts.file, Place::expr(use.expr)) : axisLoc(use.tensor, use.pos);
+      auto& d = sink.report(Severity::NotDecided, DiagCode::NotDecided,
+                            scope + " needs " + name + ", which stands for `" + *call +
+                                "` on scalars: fusecheck does not compute that op, so whether nvFuser can "
+                                "evaluate " +
+                                name + " here is not decided",
+                            loc);
+      d.note(useText(f, use, name, seg_idx));
+      d.note("nvFuser computes " + name +
+             " from its operands, in the kernel or on the host; fusecheck neither computes nor bounds it");
+      continue;
+    }
 
     UnboundExtent rec;
     rec.segment = seg_idx;

@@ -12,10 +12,29 @@
 #include "io/python/frontend_ops.h"
 #include "io/python/interpreter.h"
 #include "ir/op_rules.h"
+#include "ir/printer.h"
+#include "ir/uncomputed_scalar.h"
 #include "support/suggest.h"
 
 namespace fc::py {
 namespace {
+
+// `name` on constant scalars, folded where nvFuser's host evaluation gives one exactly rounded value
+// (UnaryOp::evaluate, csrc/ir/internal_nodes.cpp:571-606 @ 99b644647: Reciprocal is 1.0 / in, Abs
+// and Ceil as C's). Computed in double, the value rounds to a Float output exactly as a Float
+// computation would (one division or no rounding at all). nullopt for anything else.
+std::optional<ScalarId> foldScalarCall(ImportBuilder& b, const std::string& name,
+                                       const std::vector<ValueRef>& ins, DType dt) {
+  if (ins.size() != 1 || !ins[0].isScalar() || !isFloatingPoint(dt)) return std::nullopt;
+  const Scalar& sc = b.fusion().scalars[ins[0].id];
+  if (sc.kind != ScalarKind::Constant || sc.value.kind == ConstValue::Kind::Bool) return std::nullopt;
+  const double x = sc.value.kind == ConstValue::Kind::Float ? sc.value.f : static_cast<double>(sc.value.i);
+  if (sc.value.kind == ConstValue::Kind::Int && static_cast<int64_t>(x) != sc.value.i) return std::nullopt;
+  if (name == "reciprocal") return b.constFloat(1.0 / x, dt);
+  if (name == "abs") return b.constFloat(std::fabs(x), dt);
+  if (name == "ceil") return b.constFloat(std::ceil(x), dt);
+  return std::nullopt;
+}
 
 // The scalar expr the elementwise op fd.ops.`name` is on scalars only, where the name alone says
 // it (integer `mod` depends on the operands' dtypes); None for the others.
@@ -212,12 +231,23 @@ Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::
           // value of its own, of that dtype.
           Expr x{*kind, ins, {}, attrs};
           DType dt = outputDType(f, x, 0).dtype.value_or(DType::Double);
+          if (std::optional<ScalarId> c = foldScalarCall(b, name, ins, dt)) {
+            rec->noteScalar(*c, args.off);
+            return scalarValue(rec, *c);
+          }
           ScalarId s = b.unknownScalar(dt);
-          report(Severity::Note, DiagCode::ImportNote,
-                 std::string(f.scalarName(s)) + " stands for `" + fname +
-                     "(...)` on scalars, a scalar expression fusecheck does not compute (it takes no part in "
-                     "extents)",
-                 args.off);
+          // Marked, so that a verdict which needs its value says "not decided" instead of calling
+          // it an unbound extent (pipeline/unbound_report.cpp).
+          std::string call = name + "(";
+          for (size_t i = 0; i < ins.size(); ++i) call += (i ? ", " : "") + scalarToString(f, ins[i].id);
+          f.provenance.emplace_back(std::string(kUncomputedScalar) + std::string(f.scalarName(s)),
+                                    call + ")");
+          report(
+              Severity::Note, DiagCode::ImportNote,
+              std::string(f.scalarName(s)) + " stands for `" + fname +
+                  "(...)` on scalars, a scalar expression fusecheck does not compute: a verdict that needs "
+                  "its value is not decided, and `run` refuses it",
+              args.off);
           rec->noteScalar(s, args.off);
           return scalarValue(rec, s);
         }
