@@ -255,3 +255,43 @@ TEST(ImportForms, PasteDiagnosticsPointIntoThePaste) {
 
 }  // namespace
 }  // namespace fc
+
+namespace fc {
+namespace {
+
+// Executor parameters as designated initializers, flat and nested, set the path as assignments do.
+TEST(ImportForms, DesignatedExecutorParams) {
+  const std::string body =
+      "TEST_F(MultiDeviceTest, P) {\n"
+      "  auto fusion = std::make_unique<Fusion>();\n"
+      "  FusionGuard fg(fusion.get());\n"
+      "  TensorView* a = makeContigTensor(2);\n"
+      "  fusion->addInput(a);\n"
+      "  fusion->addOutput(neg(a));\n"
+      "  PARAMS\n"
+      "  MultiDeviceExecutor runtime(std::move(fusion), *communicator_, params);\n"
+      "}\n";
+  struct Case {
+    const char* params;
+    const char* executor;
+  };
+  const Case cases[] = {
+      {"MultiDeviceExecutorParams params{.executor = {.use_fusion_executor_cache = true}};", "mde-fec"},
+      {"hir::HostIrExecutorParams params{.use_fusion_executor_cache = true, .cache_fusion_executor = false};",
+       "mde-fec"},
+      {"MultiDeviceExecutorParams params{.executor = {.use_fusion_executor_cache = false}};", "mde"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.params);
+    std::string text = body;
+    text.replace(text.find("PARAMS"), 6, c.params);
+    DiagnosticSink s;
+    auto f = importFusion(SourceText("t.cpp", text), s);
+    ASSERT_TRUE(f.has_value()) << describe(s);
+    ASSERT_TRUE(f->origin.has_value());
+    EXPECT_EQ(f->origin->executor, c.executor) << f->origin->detail;
+  }
+}
+
+}  // namespace
+}  // namespace fc

@@ -595,8 +595,7 @@ std::optional<Value> Reader::call(const std::string& name, std::vector<Value>& a
     v.s = fn;
     return v;
   }
-  if (fn == "MultiDeviceExecutorParams" || fn == "HostIrEvaluatorParams" ||
-      fn == "SegmentCandidateFinderOptions") {
+  if (isParamsType(fn)) {
     Value v;
     v.k = Value::K::Params;
     v.s = fn;

@@ -105,6 +105,13 @@ inline const Value* Value::field(std::string_view name) const {
   return nullptr;
 }
 
+// The parameter structs of nvFuser's executors and segmenter, which tests fill field by field or
+// with designated initializers (MultiDeviceExecutorParams, hir::HostIrExecutorParams, ...).
+inline bool isParamsType(std::string_view s) {
+  return s == "MultiDeviceExecutorParams" || s == "HostIrExecutorParams" || s == "HostIrEvaluatorParams" ||
+         s == "SegmentCandidateFinderOptions";
+}
+
 class Reader : public lex::TokenCursor<Lexer, Token> {
  public:
   Reader(const MappedText& text, const Lexer& lex, DiagnosticSink& sink);
@@ -126,6 +133,10 @@ class Reader : public lex::TokenCursor<Lexer, Token> {
   bool block(size_t end);
   bool statement();
   bool declaration(size_t type_end);
+  // `{.use_fusion_executor_cache = true, .executor = {.a = 1}}` at p_: the designated initializer of
+  // an executor's parameter struct, its fields flattened with dotted names ("executor.a") into
+  // `into`.
+  bool designatedInit(const std::string& prefix, Value& into);
   size_t typeEnd(size_t i) const;  // the first token after a type at i, or i when none
   bool forStatement();
   bool ifStatement();

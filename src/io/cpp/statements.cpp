@@ -349,6 +349,15 @@ bool Reader::declaration(size_t te) {
           if (eat(",")) continue;
           return expect(";");
         }
+      } else if (isParamsType(base) && isPunct(p_ + 1, ".")) {
+        // `hir::HostIrExecutorParams params{.use_fusion_executor_cache = true, ...};`
+        Value params;
+        params.k = Value::K::Params;
+        params.s = base;
+        if (!designatedInit("", params)) return false;
+        vars_[name] = params;
+        if (eat(",")) continue;
+        return expect(";");
       } else {
         auto x = primary(0);  // a braced list
         if (!x) return false;
@@ -386,6 +395,25 @@ bool Reader::declaration(size_t te) {
     if (eat(",")) continue;
     return expect(";");
   }
+}
+
+bool Reader::designatedInit(const std::string& prefix, Value& into) {
+  if (!expect("{")) return false;
+  while (!isPunct(p_, "}")) {
+    if (!expect(".")) return false;
+    if (!isIdent(p_)) return error(DiagCode::ImportSyntax, "expected a member name" + found(), p_);
+    std::string field = prefix + std::string(str(p_++));
+    if (!expect("=")) return false;
+    if (isPunct(p_, "{") && isPunct(p_ + 1, ".")) {
+      if (!designatedInit(field + ".", into)) return false;
+    } else {
+      auto v = expr();
+      if (!v) return false;
+      into.fields.push_back(Field{field, *v});
+    }
+    if (!eat(",")) break;
+  }
+  return expect("}");
 }
 
 std::optional<Value> Reader::exprIn(size_t from, size_t to) {
