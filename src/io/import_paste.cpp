@@ -151,13 +151,69 @@ bool looksLikePaste(std::string_view text) {
   return looksLikeDiff(text);
 }
 
+// How much line `s` opens brackets minus how much it closes them (quotes and comments skipped
+// roughly: a bracket inside a one-line string literal or after `#` / `//` does not count).
+int bracketBalance(std::string_view s) {
+  int d = 0;
+  char quote = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (quote) {
+      if (c == '\\')
+        ++i;
+      else if (c == quote)
+        quote = 0;
+      continue;
+    }
+    if (c == '"' || c == '\'')
+      quote = c;
+    else if (c == '#' || (c == '/' && i + 1 < s.size() && s[i + 1] == '/'))
+      break;
+    else if (c == '(' || c == '[' || c == '{')
+      ++d;
+    else if (c == ')' || c == ']' || c == '}')
+      --d;
+  }
+  return d;
+}
+
+// The context lines that start each hunk up to the last one closing brackets opened before the
+// hunk (`].flatten(),` then `)` when the hunk starts inside a call): they are no statement.
+std::vector<bool> danglingContext(std::string_view t, const std::vector<Line>& lines) {
+  std::vector<bool> drop(lines.size(), false);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (lineText(t, lines[i]).rfind("@@ ", 0) != 0) continue;
+    int depth = 0;
+    size_t last = i;
+    for (size_t j = i + 1; j < lines.size(); ++j) {
+      std::string_view s = lineText(t, lines[j]);
+      if (!s.empty() && s[0] != ' ') break;  // the first changed line ends the leading context
+      depth += bracketBalance(s.empty() ? s : s.substr(1));
+      if (depth < 0) {
+        last = j;
+        depth = 0;
+      }
+    }
+    for (size_t j = i + 1; j <= last; ++j) drop[j] = true;
+  }
+  return drop;
+}
+
 MappedText undiff(const MappedText& text, DiagnosticSink& sink) {
   std::string_view t = text.text();
   if (!looksLikeDiff(t)) return text;
   MappedText::Builder b(text);
-  int dropped = 0, first = 0;
-  for (const Line& l : splitLines(t)) {
+  int dropped = 0, first = 0, dangling = 0;
+  const std::vector<Line> lines = splitLines(t);
+  const std::vector<bool> drop = danglingContext(t, lines);
+  for (size_t li = 0; li < lines.size(); ++li) {
+    const Line& l = lines[li];
     std::string_view s = lineText(t, l);
+    if (drop[li]) {
+      ++dangling;
+      b.insert("\n", l.begin);
+      continue;
+    }
     if (isDiffLine(s) || (!s.empty() && s[0] == '-') || s.rfind("\\ No newline", 0) == 0) {
       if (!first) first = text.location(l.begin).line;
       ++dropped;
@@ -173,7 +229,11 @@ MappedText undiff(const MappedText& text, DiagnosticSink& sink) {
   }
   note(sink,
        "the text is a diff: its new side is read (the `+` and context lines without their first column; " +
-           std::to_string(dropped) + " header and removed lines skipped)",
+           std::to_string(dropped) + " header and removed lines skipped" +
+           (dangling ? ", and " + std::to_string(dangling) +
+                           " context lines at the start of a hunk that close brackets opened before it"
+                     : std::string()) +
+           ")",
        text.location(0));
   return std::move(b).build();
 }

@@ -131,12 +131,16 @@ void Interpreter::runUncalledDefinitions() {
     if (std::find(called_.begin(), called_.end(), id) != called_.end()) continue;
     const Node& d = m_[id];
     const std::string first = d.a.empty() ? "" : m_[d.a[0]].s;
-    if (first == "self" || first == "cls") continue;  // methods run through their instances
+    // Methods run through their instances, but for a pytest class's test methods (`def test_x(self,
+    // fixture)`), which pytest calls on an instance the script never makes: they get opaque
+    // arguments, `self` included, like test functions.
+    const bool test_method = (first == "self" || first == "cls") && d.s.rfind("test", 0) == 0;
+    if ((first == "self" || first == "cls") && !test_method) continue;
     Ref fn = makeFunction(d, scope);
     Args args;
     args.off = d.off;
     try {
-      if (first.rfind("fd", 0) == 0 || first == "fusion_definition") {
+      if (!test_method && (first.rfind("fd", 0) == 0 || first == "fusion_definition")) {
         Ref fd = newFusionDefinition(d.off, imported_, nullptr);
         runDefinition(fn, fd, args);
       } else {
