@@ -46,6 +46,31 @@ bool stopsTheParse(const std::string& message) {
          message.find("unterminated string") != std::string::npos;
 }
 
+// Where the outermost bracket that is never closed opens (text.size() when every one closes);
+// strings and comments are skipped as Python reads them, triple quotes included.
+size_t outermostUnclosedBracket(std::string_view t) {
+  std::vector<size_t> open;
+  for (size_t i = 0; i < t.size(); ++i) {
+    char c = t[i];
+    if (c == '#') {
+      while (i < t.size() && t[i] != '\n') ++i;
+    } else if (c == '"' || c == '\'') {
+      const bool triple = t.substr(i, 3) == std::string(3, c);
+      const std::string_view end = triple ? t.substr(i, 3) : t.substr(i, 1);
+      for (i += end.size(); i < t.size() && t.substr(i, end.size()) != end; ++i) {
+        if (t[i] == '\\') ++i;
+        if (!triple && t[i] == '\n') break;
+      }
+      i += end.size() - 1;
+    } else if (c == '(' || c == '[' || c == '{') {
+      open.push_back(i);
+    } else if ((c == ')' || c == ']' || c == '}') && !open.empty()) {
+      open.pop_back();
+    }
+  }
+  return open.empty() ? t.size() : open.front();
+}
+
 ConstValue constOf(const py::Value& v) {
   ConstValue cv;
   if (v.k == VK::Float) {
@@ -93,11 +118,33 @@ std::optional<Fusion> importPython(const SourceText& source, DiagnosticSink& sin
     std::string_view line(text.data() + ls, le - ls);
     bool blank = line.find_first_not_of(" \t\r") == std::string_view::npos;
     bool prose = !blank && looksLikeProse(line);
+    // A bracket still open where the text ends: a paste cut inside its last statement, which starts
+    // on the line of the outermost bracket still open.
+    const bool cut = pe.message.find("is never closed") != std::string::npos;
+    if (cut) {
+      size_t open = outermostUnclosedBracket(text);
+      size_t st = open == 0 ? 0 : text.rfind('\n', open - 1);
+      ls = st == std::string::npos || open == 0 ? 0 : st + 1;
+    }
+    if (cut && ls < text.size() && text[ls] != ' ' && text[ls] != '\t' &&
+        std::string_view(text).substr(ls).find("fd.") == std::string_view::npos) {
+      // A top-level statement that builds nothing of the fusion (`inputs = [` ...): left out.
+      sink.report(Severity::Warning, DiagCode::ImportSyntax,
+                  "the text ends inside this statement, whose brackets are never closed: a cut paste? The "
+                  "statement is left out; the fusion before it is imported",
+                  where(static_cast<uint32_t>(ls)));
+      for (size_t i = ls; i < text.size(); ++i)
+        if (text[i] != '\n' && text[i] != '\r') text[i] = ' ';
+      continue;
+    }
     if (prose && !stopsTheParse(pe.message)) {
       sink.report(Severity::Note, DiagCode::ImportSyntax, "skipped a line that is not Python",
                   where(static_cast<uint32_t>(ls)));
     } else {
-      sink.error(DiagCode::ImportSyntax, pe.message, where(pe.off));
+      auto& d = sink.error(DiagCode::ImportSyntax, pe.message, where(pe.off));
+      if (cut)
+        d.note(
+            "the text ends inside this statement: if the repro was cut when it was pasted, paste it whole");
       if (blank || stopsTheParse(pe.message) || attempt >= kMaxRecoveries) return std::nullopt;
     }
     if (attempt >= kMaxRecoveries) {
