@@ -205,6 +205,18 @@ std::variant<Profile, ProfileError> profileAt(const nv::Point& point, std::optio
   if (!executor && origin && !origin->executor.empty() &&
       (!origin->frontend.empty() || !origin->kind.empty()))
     executor = parseExecutor(origin->executor);
+  if (!executor && origin && origin->kind == "cpp-test" && origin->executor.empty() &&
+      origin->detail.find("scheduled by the test") != std::string::npos) {
+    // KernelExecutor / FusionExecutor / scheduleAndRun: one kernel the test schedules itself, with
+    // neither segmentation nor concretization; fusecheck replays no such path.
+    executor = defaultExecutor(*frontend, s, multi);
+    const size_t semi = origin->detail.find("; ");
+    std::string how = semi == std::string::npos ? origin->detail : origin->detail.substr(semi + 2);
+    how = how.substr(0, how.find(" ("));
+    p.assumptions.push_back("the test compiles one kernel that it schedules itself (" + how +
+                            "), a path fusecheck does not replay: this is the verdict of " +
+                            std::string(executorTitle(*executor)) + " on the same fusion");
+  }
   if (!executor) {
     executor = defaultExecutor(*frontend, s, multi);
     if (!p.assumptions.empty() || !origin || origin->executor.empty())
