@@ -145,7 +145,31 @@ std::optional<Fusion> importMapped(const MappedText& text, DiagnosticSink& sink,
     }
     case ImportFormat::NvfuserSegments: {
       MappedText repaired = repairPrintedIr(text, sink);
-      return importSegments(repaired, sink, opts.map);
+      DiagnosticSink sub;
+      auto f = importSegments(repaired, sub, opts.map);
+      // A dump cut before its groups, after the fusion nvFuser prints before segmenting it
+      // ("Segment the fusion (Original Fusion Un-modified):"): that fusion, without segmentation.
+      const size_t dump = repaired.text().find("Segmented_Fusion Dump");
+      if (!f && dump != std::string_view::npos &&
+          repaired.text().find("group details:") == std::string_view::npos &&
+          hasPrintedTensor(repaired.text().substr(0, dump))) {
+        MappedText::Builder b(repaired);
+        b.copy(0, dump);
+        MappedText head = std::move(b).build();
+        DiagnosticSink ir;
+        IrImportOptions o;
+        o.map = opts.map;
+        if (auto g = importIr(head, ir, o)) {
+          sink.report(Severity::Warning, DiagCode::ImportSyntax,
+                      "the segmented-fusion dump ends before its groups (a cut paste?): the fusion printed "
+                      "before it is imported, without the segmentation",
+                      repaired.location(dump));
+          sink.append(std::move(ir));
+          return g;
+        }
+      }
+      sink.append(std::move(sub));
+      return f;
     }
     case ImportFormat::NvfuserCppTest: return importCppTest(text, sink, opts.map);
     case ImportFormat::Paste: return importPaste(text, sink, opts);

@@ -136,7 +136,13 @@ std::optional<AxisId> Reader::axis(std::string& sig) {
     break;
   }
   if (!pt) {
-    error(DiagCode::ImportSyntax, "unknown parallel type or axis number in `" + rest + "`", start);
+    if (rest.empty() && atEnd())
+      error(DiagCode::ImportSyntax,
+            "the text ends inside an axis (`" + std::string(str(start)) +
+                "`): a cut paste? Paste the whole print",
+            start);
+    else
+      error(DiagCode::ImportSyntax, "unknown parallel type or axis number in `" + rest + "`", start);
     return std::nullopt;
   }
   if (!expect("{")) return std::nullopt;
