@@ -132,6 +132,9 @@ class Reader : public lex::TokenCursor<Lexer, Token> {
   bool findBody();
   bool block(size_t end);
   bool statement();
+  // Whether the statement at p_ runs past the end of the text (a bracket it opens never closes,
+  // or no `;` ends it).
+  bool cutStatement() const;
   bool declaration(size_t type_end);
   // `{.use_fusion_executor_cache = true, .executor = {.a = 1}}` at p_: the designated initializer of
   // an executor's parameter struct, its fields flattened with dotted names ("executor.a") into
@@ -196,6 +199,7 @@ class Reader : public lex::TokenCursor<Lexer, Token> {
   DiagnosticSink& sink_;
   int errors_ = 0;
   bool returned_ = false;
+  bool cut_ = false;  // the text ends inside the test's body (a cut paste)
   Fusion f_;
   ImportBuilder b_;
   std::unordered_map<std::string, Value> vars_;

@@ -111,6 +111,7 @@ bool Reader::findBody() {
   p_ = best_open + 1;
   if (best_close >= end_) {
     // A cut paste: the body runs to the end of the text.
+    cut_ = true;
     sink_.report(
         Severity::Warning, DiagCode::ImportSyntax,
         "the test's body is not closed (a cut paste): its statements up to the end of the text are read",
@@ -176,6 +177,32 @@ bool Reader::block(size_t end) {
   end_ = end;
   while (p_ < end_ && !returned_) {
     const size_t at = p_, tensors = f_.tensors.size(), exprs = f_.exprs.size();
+    if (cut_ && end_ == saved_end && cutStatement()) {
+      // Left out when it reads nothing of the fusion (its tensors, scalars, the fusion itself) and
+      // makes none of its values; otherwise the fusion is incomplete and reading the statement
+      // reports where the text ends.
+      bool fusion = false;
+      for (size_t i = p_; i < end_ && !fusion; ++i) {
+        if (!isIdent(i)) continue;
+        const std::string_view w = str(i);
+        if (w == "TensorView" || w == "Val" || w == "IterDomain" || w == "TensorViewBuilder") {
+          fusion = true;
+          break;
+        }
+        auto v = vars_.find(std::string(w));
+        fusion = v != vars_.end() && (v->second.k == Value::K::Tensor || v->second.k == Value::K::Scalar ||
+                                      v->second.k == Value::K::Fusion || v->second.k == Value::K::Axis);
+      }
+      if (!fusion) {
+        sink_.report(
+            Severity::Warning, DiagCode::ImportSyntax,
+            "the text ends inside this statement (a cut paste): it reads nothing of the fusion, so it "
+            "is left out",
+            loc(at));
+        p_ = end_;
+        break;
+      }
+    }
     const bool ok = statement();
     // What the statement built is located at its first token (an inner block's statements
     // located theirs first).
@@ -192,6 +219,19 @@ bool Reader::block(size_t end) {
     }
   }
   end_ = saved_end;
+  return true;
+}
+
+bool Reader::cutStatement() const {
+  for (size_t i = p_; i < end_; ++i) {
+    if (isPunct(i, ";")) return false;
+    if (isPunct(i, "(") || isPunct(i, "[") || isPunct(i, "{")) {
+      const size_t close = matching(i);
+      if (close >= end_) return true;
+      if (isPunct(i, "{") && close + 1 == end_) return false;  // a block ends the text
+      i = close;
+    }
+  }
   return true;
 }
 
