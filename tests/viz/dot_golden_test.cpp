@@ -186,7 +186,12 @@ VizGraph manyClusters(size_t n) {
     a.label = "T" + std::to_string(i);
     a.cluster = static_cast<int>(i);
     g.nodes.push_back(a);
-    if (i > 0) g.edges.push_back({i - 1, i});
+    if (i > 0) {
+      VizEdge e;
+      e.from = i - 1;
+      e.to = i;
+      g.edges.push_back(e);
+    }
   }
   return g;
 }
