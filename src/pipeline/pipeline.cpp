@@ -324,6 +324,22 @@ PipelineResult runPipeline(const Fusion& f_in, const PipelineOptions& opts) {
     }
   }
 
+  // No output: nothing of the fusion would run, and a repro without outputs is most often one cut
+  // before the add_output calls that nvFuser's repro printers end a definition with.
+  if (f_in.outputs.empty()) {
+    DiagnosticSink none;
+    auto& d = none.report(Severity::NotDecided, DiagCode::NotDecided,
+                          "the fusion has no outputs, so there is nothing to check",
+                          Location::at(opts.file, Place::member(PlaceField::Outputs)));
+    d.note(
+        "nvFuser's repro printers end a definition with its add_output calls: a repro without them is "
+        "usually cut short; give the whole repro");
+    r.diagnostics = std::move(none.all());
+    r.whole = std::make_shared<ScalarEval>(f_in);  // nothing bound: no pass ran
+    citeDiagnostics(p, r.diagnostics);
+    return r;
+  }
+
   // The definition itself: an op nvFuser's builder rejects at this point stops everything.
   {
     DiagnosticSink defs;
