@@ -167,7 +167,7 @@ TEST(ImportForms, InvalidFixturesGiveOneLocatedError) {
       {"cpp_axis_without_index.cpp", DiagCode::ImportSyntax, 7, 6,
        "T0->axis(...) takes one axis index, got 0"},
       {"cpp_merge_without_axis.cpp", DiagCode::ImportSyntax, 7, 6, "merge(...) takes the axis to merge"},
-      {"cpp_stride_order_not_a_permutation.cpp", DiagCode::ImportSyntax, 9, 20,
+      {"cpp_stride_order_not_a_permutation.cpp", DiagCode::ImportSyntax, 9, 38,
        "stride_order is not a valid permutation of 0..2"},
       {"cpp_cut_inside_fusion.cpp", DiagCode::ImportSyntax, 8, 1,
        "expected an expression, found the end of the text"},
