@@ -169,6 +169,8 @@ TEST(ImportForms, InvalidFixturesGiveOneLocatedError) {
       {"cpp_merge_without_axis.cpp", DiagCode::ImportSyntax, 7, 6, "merge(...) takes the axis to merge"},
       {"cpp_stride_order_not_a_permutation.cpp", DiagCode::ImportSyntax, 9, 38,
        "stride_order is not a valid permutation of 0..2"},
+      {"cpp_take_along_axis_rank.cpp", DiagCode::ImportUnsupported, 8, 14,
+       "takeAlongAxis: the operand and the index differ in rank"},
       {"cpp_cut_inside_fusion.cpp", DiagCode::ImportSyntax, 8, 1,
        "expected an expression, found the end of the text"},
       {"paste_no_repro.md", DiagCode::ImportSyntax, 1, 1, "no code block of the paste holds a repro"},

@@ -637,6 +637,9 @@ std::optional<Value> Reader::call(const std::string& name, std::vector<Value>& a
   if (!k && fn == "maybeCastOp") k = OpKind::Cast;
   if (k && (startsWith(name, "at::") || startsWith(name, "torch::"))) k.reset();
   if (k) return op(*k, fn, args, at);
+  if (isOpaqueOp(fn) && !startsWith(name, "at::") && !startsWith(name, "torch::") &&
+      !startsWith(name, "std::"))
+    return opaqueOp(fn, args, at);
   // Classes (TransformPropagator, MaxLogicalDomainInfoSpanningTree, ...), qualified helpers
   // (scheduler_utils::...) and the test harness's checks take tensors without building any.
   bool helper = name.find("::") != std::string::npos || std::isupper(static_cast<unsigned char>(fn[0])) ||

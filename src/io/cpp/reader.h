@@ -5,6 +5,7 @@
 //   expressions.cpp  expressions: literals, names, operators, calls and members dispatched
 //   calls.cpp        free functions: the tensor builders, nvFuser's ops (by their C++ names in
 //                    ops.def, arguments laid out by form), IrBuilder, DeviceMesh, ATen factories
+//   opaque_calls.cpp the ops fusecheck imports through their output rules (io/opaque_rules.h)
 //   methods.cpp      members: TensorView (axis, split, reorder, setDeviceMesh, ...), IterDomain
 //                    (parallelize, extent), Fusion (addInput, addOutput), TensorViewBuilder,
 //                    at::Tensor and its options, the executors and their params
@@ -175,6 +176,10 @@ class Reader : public lex::TokenCursor<Lexer, Token> {
   std::optional<Value> scalarOp(const std::string& fn, std::vector<Value>& args, size_t at);
   std::optional<Value> aten(const std::string& fn, std::vector<Value>& args, size_t at);
   std::optional<Value> meshOf(const Value& v, size_t at);
+  // ------------------------------------------------------------ opaque ops (opaque_calls.cpp)
+  // Whether `fn` is an nvFuser op imported through its output rule (io/opaque_rules.h).
+  bool isOpaqueOp(const std::string& fn) const;
+  std::optional<Value> opaqueOp(const std::string& fn, std::vector<Value>& args, size_t at);
 
   // ------------------------------------------------------------ members (methods.cpp)
   std::optional<Value> method(Value& obj, const std::string& name, std::vector<Value>& args, size_t at,

@@ -1,85 +1,59 @@
 // fd.ops calls of real nvFuser ops that fusecheck neither analyses nor executes (PyForm::OutputRule
-// in frontend_ops.cpp): each imports as an opaque op (OpKind::Opaque named by its fd.ops name)
-// whose outputs have the rank, extents, IterTypes and dtypes nvFuser's definition gives them, so
-// that import, validate, segment, dot and export see the fusion as nvFuser built it. `check`
-// answers "not decided" on a fusion holding one (FC1001) and `run` refuses it (FC0909).
-//
-// Each rule cites the nvFuser function it follows, at 81c4b22fd (head) unless it says otherwise.
+// in frontend_ops.cpp): the call's arguments bound by the binding's parameter names and handed to
+// the op's output rule (io/opaque_rules.h), its results returned as Python values.
 #include <algorithm>
 #include <string>
 #include <vector>
 
+#include "io/opaque_rules.h"
 #include "io/python/bind.h"
 #include "io/python/frontend_ops.h"
 #include "io/python/interpreter.h"
 #include "io/python/recorder.h"
-#include "ir/op_rules.h"
 
 namespace fc::py {
 namespace {
 
-// The bound arguments of one call, read by parameter name.
-class OpArgs {
+// The bound arguments of one fd.ops call, read by the binding's parameter names.
+class OpArgs final : public OpaqueArgs {
  public:
   OpArgs(Interpreter& in, const std::shared_ptr<FusionRecorder>& rec, const FrontendOp& op, const Args& args)
-      : in_(in),
+      : OpaqueArgs(rec->b),
+        in_(in),
         rec_(rec),
-        b_(rec->b),
         fname_("fd.ops." + std::string(op.name)),
         params_(paramNames(op)),
         off_(args.off),
         a_(bind(in, args, fname_, params_, keywordRenames(op))) {}
 
-  ImportBuilder& b() { return b_; }
-  Fusion& f() { return b_.fusion(); }
-  const std::string& fname() const { return fname_; }
-  uint32_t off() const { return off_; }
-  [[noreturn]] void fail(const std::string& msg, const char* p = nullptr) {
+  void stop(const std::string& msg, const char* p) override {
     in_.fail(fname_ + ": " + msg, p ? offOf(p) : off_);
   }
-
-  bool has(const char* p) const { return a_.has(idx(p)); }
-  uint32_t offOf(const char* p) const { return a_.off[std::min(idx(p), a_.off.size() - 1)]; }
-  const Ref& need(const char* p) {
-    size_t i = idx(p);
-    if (i >= a_.v.size() || !a_.v[i])
-      in_.fail(fname_ + " is missing its `" + p + "` argument", off_, DiagCode::ImportSyntax);
-    return a_.v[i];
-  }
-  TensorId tensor(const char* p) {
+  bool has(const char* p) const override { return a_.has(idx(p)); }
+  bool isTensor(const char* p) const override { return has(p) && a_.v[idx(p)]->k == VK::Tensor; }
+  TensorId tensor(const char* p) override {
     const Ref& v = need(p);
     if (v->k != VK::Tensor) fail("`" + std::string(p) + "` must be a tensor, not a " + typeName(*v), p);
     if (v->rec != rec_) fail("the tensor belongs to another FusionDefinition", p);
     return v->id;
   }
-  std::optional<TensorId> optTensor(const char* p) {
-    if (!has(p)) return std::nullopt;
-    return tensor(p);
+  int64_t integer(const char* p, int64_t dflt) override {
+    return has(p) ? in_.asInt(need(p), offOf(p), p) : dflt;
   }
-  int64_t integer(const char* p, int64_t dflt) { return has(p) ? in_.asInt(need(p), offOf(p), p) : dflt; }
-  // A Python truth value the binding takes as a plain bool (not a fusion scalar).
-  bool flag(const char* p, bool dflt) {
+  std::vector<int64_t> integers(const char* p) override {
+    std::vector<int64_t> r;
+    for (const Ref& x : in_.asList(need(p), offOf(p), fname_ + " " + p))
+      r.push_back(in_.asInt(x, offOf(p), p));
+    return r;
+  }
+  bool flag(const char* p, bool dflt) override {
     if (!has(p)) return dflt;
     const Ref& v = need(p);
     if (v->k == VK::Scalar) fail("`" + std::string(p) + "` must be a Python bool, not a fusion scalar", p);
     return in_.truthy(v, offOf(p));
   }
-  // A scalar operand: a fusion scalar, or a literal made a constant of `int_dtype` / Double / Bool.
-  ScalarId scalar(const Ref& v, uint32_t off, DType int_dtype) {
-    switch (v->k) {
-      case VK::Scalar:
-        if (v->rec != rec_) in_.fail(fname_ + ": the scalar belongs to another FusionDefinition", off);
-        return v->id;
-      case VK::Int: return b_.constInt(v->i, int_dtype);
-      case VK::Bool: return b_.constBool(v->i != 0);
-      case VK::Float: return b_.constFloat(v->f, DType::Double);
-      default: in_.fail(fname_ + ": expected a scalar or a number, not a " + typeName(*v), off);
-    }
-  }
-  ScalarId scalar(const char* p, DType int_dtype = DType::Int) {
-    return scalar(need(p), offOf(p), int_dtype);
-  }
-  std::vector<ScalarId> shape(const char* p) {
+  ScalarId scalar(const char* p, DType int_dtype) override { return scalar(need(p), offOf(p), int_dtype); }
+  std::vector<ScalarId> shape(const char* p) override {
     const Ref& v = need(p);
     if (v->k == VK::Vector) return {v->ids.begin(), v->ids.end()};
     std::vector<ScalarId> r;
@@ -87,45 +61,21 @@ class OpArgs {
       r.push_back(scalar(x, offOf(p), DType::Index));
     return r;
   }
-  std::optional<DType> dtype(const char* p) {
+  std::optional<DType> dtype(const char* p) override {
     if (!has(p)) return std::nullopt;
     const Ref& v = need(p);
     if (v->k != VK::DType && v->k != VK::TorchDType) fail("`" + std::string(p) + "` must be a DataType", p);
     return v->dtype;
   }
-  // `dim` of tensor `t` normalized against its rank (negative counts from the end).
-  size_t dim(const char* p, TensorId t, int64_t dflt = 0) {
-    int64_t d = integer(p, dflt);
-    auto rank = static_cast<int64_t>(b_.nonReduction(t).size());
-    int64_t n = d < 0 ? d + rank : d;
-    if (n < 0 || n >= rank)
-      fail("dim " + std::to_string(d) + " is out of range for a tensor of rank " + std::to_string(rank), p);
-    return static_cast<size_t>(n);
-  }
 
-  // Output axes: copies of `t`'s (Reduction axes dropped, as every op's output does).
-  std::vector<AxisId> copyAxes(TensorId t) {
-    std::vector<AxisId> r;
-    for (AxisId a : b_.nonReduction(t)) r.push_back(b_.copyAxis(a));
-    return r;
-  }
-  DType dtypeOf(TensorId t) const { return b_.fusion().tensors[t].dtype; }
-
-  // Records the op: the operands in order, outputs built by the rule; returns the Python value.
-  Ref finish(std::vector<ValueRef> in, std::vector<std::pair<DType, std::vector<AxisId>>> outs) {
-    std::vector<TensorId> ts;
-    for (auto& [dt, axes] : outs) ts.push_back(b_.tensor(dt, std::move(axes)));
-    b_.opaque(std::string(fname_.substr(7)), std::move(in), ts);
-    return recorded(ts);
-  }
-  // The Python value of outputs `ts` of the op just appended, its expr and tensors noted at the call.
-  Ref recorded(const std::vector<TensorId>& ts) {
+  // The Python value of a recorded call: its expr and new tensors noted at the call, a tuple for
+  // several results.
+  Ref value(const OpaqueCall& c) {
     rec_->noteExprs(off_);
+    for (TensorId t : c.outputs) rec_->noteTensor(t, off_);
     std::vector<Ref> items;
-    for (TensorId t : ts) {
-      rec_->noteTensor(t, off_);
-      items.push_back(tensorValue(rec_, t));
-    }
+    for (const std::optional<TensorId>& t : c.results)
+      items.push_back(t ? tensorValue(rec_, *t) : mk(VK::None));
     if (items.size() == 1) return items[0];
     return mkSeq(VK::Tuple, items);
   }
@@ -134,27 +84,32 @@ class OpArgs {
   size_t idx(const char* p) const {
     return static_cast<size_t>(std::find(params_.begin(), params_.end(), p) - params_.begin());
   }
+  uint32_t offOf(const char* p) const { return a_.off[std::min(idx(p), a_.off.size() - 1)]; }
+  const Ref& need(const char* p) {
+    size_t i = idx(p);
+    if (i >= a_.v.size() || !a_.v[i])
+      in_.fail(fname_ + " is missing its `" + p + "` argument", off_, DiagCode::ImportSyntax);
+    return a_.v[i];
+  }
+  ScalarId scalar(const Ref& v, uint32_t off, DType int_dtype) {
+    switch (v->k) {
+      case VK::Scalar:
+        if (v->rec != rec_) in_.fail(fname_ + ": the scalar belongs to another FusionDefinition", off);
+        return v->id;
+      case VK::Int: return b().constInt(v->i, int_dtype);
+      case VK::Bool: return b().constBool(v->i != 0);
+      case VK::Float: return b().constFloat(v->f, DType::Double);
+      default: in_.fail(fname_ + ": expected a scalar or a number, not a " + typeName(*v), off);
+    }
+  }
+
   Interpreter& in_;
   std::shared_ptr<FusionRecorder> rec_;
-  ImportBuilder& b_;
   std::string fname_;
   std::vector<std::string> params_;
   uint32_t off_;
   Bound a_;
 };
-
-ValueRef tv(TensorId t) { return ValueRef::tensor(t); }
-
-using Out = std::pair<DType, std::vector<AxisId>>;
-
-// An axis of a factory op's shape entry `s` (csrc/ops/arith.cpp:140-153 factoryOutput, from #1898,
-// 2024-03-26): a constant 1 is Broadcast, another constant Iteration, anything else Symbolic
-// until concretization.
-AxisId factoryAxis(ImportBuilder& b, ScalarId s) {
-  auto c = b.constValue(s);
-  if (!c) return b.axis(IterType::Symbolic, s);
-  return b.axis(*c == 1 ? IterType::Broadcast : IterType::Iteration, s);
-}
 
 }  // namespace
 
@@ -167,435 +122,9 @@ Ref Interpreter::opaqueOpCall(const std::shared_ptr<FusionRecorder>& rec, const 
     args.pos_off.insert(args.pos_off.begin() + 3, 2, args.pos_off[3]);
   }
   OpArgs a(*this, rec, op, args);
-  ImportBuilder& b = a.b();
-
-  // uniform / normal (arith.cpp:199-257): a factory op of `shape`, dtype `dtype` (Float by default).
-  if (n == "uniform" || n == "normal") {
-    const bool uni = n == "uniform";
-    std::vector<ValueRef> in{ValueRef::scalar(a.scalar(uni ? "minval" : "mean", DType::Double)),
-                             ValueRef::scalar(a.scalar(uni ? "maxval" : "std", DType::Double))};
-    std::vector<AxisId> axes;
-    for (ScalarId s : a.shape("shape")) {
-      in.push_back(ValueRef::scalar(s));
-      axes.push_back(factoryAxis(b, s));
-    }
-    for (const char* p : {"rng_seed", "rng_offset"})
-      if (a.has(p)) in.push_back(ValueRef::scalar(a.scalar(p)));
-    DType dt = a.dtype("dtype").value_or(DType::Float);
-    if (!isFloatingPoint(dt)) a.fail("the dtype must be a floating-point one", "dtype");
-    return a.finish(std::move(in), {Out{dt, std::move(axes)}});
-  }
-  // rand_like / randn_like (arith.cpp:276-321): shaped like the operand, its dtype. The legacy
-  // frontend's seeded form records the seed and offset but calls the unseeded function.
-  if (n == "rand_like" || n == "randn_like") {
-    TensorId t = a.tensor("arg");
-    if (!isFloatingPoint(a.dtypeOf(t))) a.fail("the operand must be floating-point", "arg");
-    return a.finish({tv(t)}, {Out{a.dtypeOf(t), a.copyAxes(t)}});
-  }
-  // cumsum / cumprod / cummin / cummax (scan, arith.cpp:2586-2625), triu (composite.cpp:61-111),
-  // index_put_accumulate (ops/indexing.cpp:129-150): shaped like the operand, its dtype.
-  if (n == "cumsum" || n == "cumprod" || n == "cummin" || n == "cummax" || n == "triu" ||
-      n == "index_put_accumulate") {
-    const char* first = n == "triu" ? "input" : n == "index_put_accumulate" ? "acc" : "arg";
-    TensorId t = a.tensor(first);
-    std::vector<ValueRef> in{tv(t)};
-    if (n == "index_put_accumulate") {
-      in.push_back(tv(a.tensor("index")));
-      in.push_back(tv(a.tensor("value")));
-    } else if (n == "triu") {
-      if (b.nonReduction(t).size() < 2) a.fail("triu needs a tensor of rank 2 or more", first);
-    } else {
-      a.dim("dim", t);
-    }
-    return a.finish(std::move(in), {Out{a.dtypeOf(t), a.copyAxes(t)}});
-  }
-  // argsort (arith.cpp:2259-2277): shaped like the operand, Int.
-  if (n == "argsort") {
-    TensorId t = a.tensor("arg");
-    a.dim("dim", t);
-    return a.finish({tv(t)}, {Out{DType::Int, a.copyAxes(t)}});
-  }
-  // index_select (ops/indexing.cpp:51-121): the lookup's axes, axis `dim` the index's own.
-  if (n == "index_select") {
-    TensorId t = a.tensor("arg"), idx = a.tensor("index");
-    size_t d = a.dim("dim", t);
-    std::vector<AxisId> ia = b.nonReduction(idx), ta = b.nonReduction(t), axes;
-    if (ia.size() > 1) {
-      if (ia.size() != ta.size()) a.fail("the index must have rank 0, 1 or the lookup's rank", "index");
-      for (size_t i = 0; i < ia.size(); ++i)
-        if (i != d && b.fusion().axes[ia[i]].iter != IterType::Broadcast)
-          a.fail("an index of the lookup's rank must be Broadcast on every axis but `dim`", "index");
-    }
-    for (size_t i = 0; i < ta.size(); ++i) {
-      if (i != d)
-        axes.push_back(b.copyAxis(ta[i]));
-      else if (ia.empty())
-        axes.push_back(b.axis(IterType::Broadcast, b.constInt(1)));  // select, then unsqueeze
-      else
-        axes.push_back(b.copyAxis(ia.size() == 1 ? ia[0] : ia[d]));
-    }
-    return a.finish({tv(t), tv(idx)}, {Out{a.dtypeOf(t), std::move(axes)}});
-  }
-  // select (ops/indexing.cpp:23-48): the operand without axis `dim`.
-  if (n == "select") {
-    TensorId t = a.tensor("arg");
-    size_t d = a.dim("dim", t);
-    ScalarId i = a.scalar("index", DType::Index);
-    std::vector<AxisId> axes = a.copyAxes(t);
-    axes.erase(axes.begin() + static_cast<long>(d));
-    return a.finish({tv(t), ValueRef::scalar(i)}, {Out{a.dtypeOf(t), std::move(axes)}});
-  }
-  // gather (ops/indexing.cpp:153-195): every axis from the index, Iteration made GatherScatter.
-  // take_along_axis (:306-369): axis i from the index where i is `dim` or the operand is
-  // Broadcast there and the index is not (or both are and the index's is expanded), else the
-  // operand's; IterTypes as they are.
-  if (n == "gather" || n == "take_along_axis") {
-    TensorId t = a.tensor("arg1"), idx = a.tensor("index");
-    size_t d = a.dim("dim", t);
-    std::vector<AxisId> ta = b.nonReduction(t), ia = b.nonReduction(idx), axes;
-    if (ta.size() != ia.size()) a.fail("the operand and the index differ in rank", "index");
-    const Fusion& f = b.fusion();
-    for (size_t i = 0; i < ia.size(); ++i) {
-      if (n == "gather") {
-        AxisId x = b.copyAxis(ia[i]);
-        if (b.fusion().axes[x].iter == IterType::Iteration) a.f().axes[x].iter = IterType::GatherScatter;
-        axes.push_back(x);
-        continue;
-      }
-      const Axis &ax = f.axes[ta[i]], &ix = f.axes[ia[i]];
-      bool from_index =
-          i == d || (ax.iter == IterType::Broadcast && ix.iter != IterType::Broadcast) ||
-          (ax.iter == IterType::Broadcast && ix.iter == IterType::Broadcast && ix.expanded != kNone);
-      axes.push_back(b.copyAxis(from_index ? ia[i] : ta[i]));
-    }
-    return a.finish({tv(t), tv(idx)}, {Out{a.dtypeOf(t), std::move(axes)}});
-  }
-  // scatter (ops/indexing.cpp:197-304): the operand's axes, Iteration made GatherScatter.
-  if (n == "scatter") {
-    TensorId t = a.tensor("arg"), idx = a.tensor("index");
-    a.dim("dim", t);
-    const Ref& src = a.need("src");
-    ValueRef sv = src->k == VK::Tensor ? tv(a.tensor("src")) : ValueRef::scalar(a.scalar("src"));
-    std::vector<AxisId> axes = a.copyAxes(t);
-    for (AxisId x : axes)
-      if (a.f().axes[x].iter == IterType::Iteration) a.f().axes[x].iter = IterType::GatherScatter;
-    return a.finish({tv(t), tv(idx), sv}, {Out{a.dtypeOf(t), std::move(axes)}});
-  }
-  // embedding_fwd (composite.cpp:798-860): the input's axes and the weight's last, the weight's dtype.
-  if (n == "embedding_fwd") {
-    TensorId in = a.tensor("input"), w = a.tensor("weight");
-    std::vector<AxisId> wa = b.nonReduction(w);
-    if (wa.size() != 2) a.fail("the weight must have rank 2", "weight");
-    std::vector<AxisId> axes = a.copyAxes(in);
-    axes.push_back(b.copyAxis(wa[1]));
-    std::vector<ValueRef> ins{tv(in), tv(w)};
-    for (const char* p : {"padding_idx", "max_norm", "norm_type", "scale_grad_by_freq", "sparse"})
-      if (a.has(p)) ins.push_back(ValueRef::scalar(a.scalar(p)));
-    return a.finish(std::move(ins), {Out{a.dtypeOf(w), std::move(axes)}});
-  }
-  // topk (arith.cpp:2497-2584): values and Int indices; axis `dim` has extent k, Symbolic unless
-  // k and the operand's extent are constants (then Broadcast for k = 1).
-  if (n == "topk") {
-    TensorId t = a.tensor("arg");
-    size_t d = a.dim("dim", t, -1);
-    ScalarId k = a.scalar("k", DType::Int);
-    std::vector<AxisId> src = b.nonReduction(t);
-    auto make = [&] {
-      std::vector<AxisId> axes;
-      auto kc = b.constValue(k);
-      bool constant = kc && b.constValue(a.f().axes[src[d]].extent);
-      for (size_t i = 0; i < src.size(); ++i)
-        axes.push_back(i != d ? b.copyAxis(src[i])
-                              : b.axis(!constant  ? IterType::Symbolic
-                                       : *kc == 1 ? IterType::Broadcast
-                                                  : IterType::Iteration,
-                                       constant && *kc == 1 ? b.constInt(1) : k));
-      return axes;
-    };
-    std::vector<AxisId> values = make(), indices = make();
-    return a.finish({tv(t), ValueRef::scalar(k)},
-                    {Out{a.dtypeOf(t), std::move(values)}, Out{DType::Int, std::move(indices)}});
-  }
-  // sdpfa_fwd (composite.cpp:585-704): output [batch..., L, Ev] in the query's dtype, logsumexp
-  // [batch..., L] Float, the philox seed and offset.
-  if (n == "sdpfa_fwd") {
-    TensorId q = a.tensor("query"), k = a.tensor("key"), v = a.tensor("value");
-    std::vector<AxisId> qa = b.nonReduction(q), va = b.nonReduction(v);
-    if (qa.size() < 4 || va.size() != qa.size() || b.nonReduction(k).size() != qa.size())
-      a.fail("query, key and value must have the same rank, 4 or more", "query");
-    std::vector<ValueRef> in{tv(q), tv(k), tv(v)};
-    for (const char* p : {"bias", "mask"})
-      if (auto t = a.optTensor(p)) in.push_back(tv(*t));
-    for (const char* p : {"dropout_p", "is_causal", "scale"})
-      if (a.has(p)) in.push_back(ValueRef::scalar(a.scalar(p)));
-    std::vector<AxisId> out, lse;
-    for (size_t i = 0; i + 1 < qa.size(); ++i) out.push_back(b.copyAxis(qa[i]));
-    out.push_back(b.copyAxis(va.back()));
-    for (size_t i = 0; i + 1 < qa.size(); ++i) lse.push_back(b.copyAxis(qa[i]));
-    return a.finish(std::move(in), {Out{a.dtypeOf(q), std::move(out)}, Out{DType::Float, std::move(lse)},
-                                    Out{DType::Int, {}}, Out{DType::Int, {}}});
-  }
-  // sdpfa_bwd (composite.cpp:706-796): gradients shaped like query, key and value.
-  if (n == "sdpfa_bwd") {
-    std::vector<ValueRef> in;
-    std::vector<TensorId> qkv;
-    for (const char* p : {"grad_output", "query", "key", "value", "output", "logsumexp"}) {
-      TensorId t = a.tensor(p);
-      in.push_back(tv(t));
-      if (std::string_view(p) == "query" || std::string_view(p) == "key" || std::string_view(p) == "value")
-        qkv.push_back(t);
-    }
-    for (const char* p : {"dropout_p", "is_causal", "scale"})
-      if (a.has(p)) in.push_back(ValueRef::scalar(a.scalar(p)));
-    for (const char* p : {"philox_seed", "philox_offset"})
-      if (a.has(p))
-        in.push_back(a.need(p)->k == VK::Tensor ? tv(a.tensor(p)) : ValueRef::scalar(a.scalar(p)));
-    std::vector<Out> outs;
-    for (TensorId t : qkv) outs.push_back(Out{a.dtypeOf(t), a.copyAxes(t)});
-    return a.finish(std::move(in), std::move(outs));
-  }
-  // welford (WelfordRaw, arith.cpp:1561-1629): avg, var_sum and n keep the operand's rank, the
-  // reduced axes Reduction; avg and var_sum in the operand's dtype, n Index.
-  if (n == "welford") {
-    TensorId t = a.tensor("arg");
-    std::vector<AxisId> src = b.nonReduction(t);
-    std::vector<bool> reduced(src.size(), false);
-    for (const Ref& x : asList(a.need("dims"), a.offOf("dims"), a.fname() + " dims")) {
-      int64_t d = asInt(x, a.offOf("dims"), "dims");
-      int64_t nd = d < 0 ? d + static_cast<int64_t>(src.size()) : d;
-      if (nd < 0 || nd >= static_cast<int64_t>(src.size())) a.fail("a dim is out of range", "dims");
-      reduced[static_cast<size_t>(nd)] = true;
-    }
-    auto make = [&] {
-      std::vector<AxisId> axes;
-      for (size_t i = 0; i < src.size(); ++i) {
-        const Axis& x = a.f().axes[src[i]];
-        axes.push_back(reduced[i] ? b.axis(IterType::Reduction, x.expanded != kNone ? x.expanded : x.extent)
-                                  : b.copyAxis(src[i]));
-      }
-      return axes;
-    };
-    std::vector<AxisId> avg = make(), var = make(), cnt = make();
-    return a.finish({tv(t)}, {Out{a.dtypeOf(t), std::move(avg)}, Out{a.dtypeOf(t), std::move(var)},
-                              Out{DType::Index, std::move(cnt)}});
-  }
-  // batch_norm (ops/normalization.cpp:537-687): channel axis C = 1, or the last with
-  // channels_last. In training, or without running stats, mean is Welford's avg (the operand's
-  // axes, all but C Reduction but for squeezed trivial ones, its dtype) and invstd an rsqrt of [C]; in
-  // inference mean *is* running_mean (the same tensor) and invstd rsqrt(running_var + eps). The output is
-  // computed through sub / mul / add with the statistics, weight and bias broadcast, so its dtype is their
-  // promotion (type_promotion.cpp). Training with running stats also makes nvFuser alias updated
-  // running stats to those inputs as hidden outputs: not recorded here.
-  if (n == "batch_norm") {
-    TensorId x = a.tensor("arg");
-    std::vector<AxisId> xa = b.nonReduction(x);
-    const bool channels_last = a.flag("channels_last", false), training = a.flag("training", false);
-    if (xa.size() < 2) a.fail("the operand must have rank 2 or more (batch, channels, ...)", "arg");
-    const size_t c = channels_last ? xa.size() - 1 : 1;
-    std::optional<TensorId> weight = a.optTensor("weight"), bias = a.optTensor("bias");
-    std::optional<TensorId> rmean = a.optTensor("running_mean"), rvar = a.optTensor("running_var");
-    if (rmean.has_value() != rvar.has_value()) a.fail("running stats should come in pairs", "running_mean");
-    std::vector<ValueRef> in{tv(x)};
-    for (auto t : {weight, bias, rmean, rvar})
-      if (t) in.push_back(tv(*t));
-    for (const char* p : {"momentum", "eps"}) in.push_back(ValueRef::scalar(a.scalar(p)));
-    auto checkC = [&](std::optional<TensorId> t, const char* p) {
-      if (t && b.nonReduction(*t).size() != 1) a.fail("must have rank 1 (the channels)", p);
-    };
-    checkC(weight, "weight");
-    checkC(bias, "bias");
-    checkC(rmean, "running_mean");
-    checkC(rvar, "running_var");
-    std::vector<PromotionOperand> promo{{a.dtypeOf(x), true}};
-    for (auto t : {weight, bias})
-      if (t) promo.push_back({a.dtypeOf(*t), true});
-    const bool batch_stats = training || !rmean;
-    if (!batch_stats)
-      for (auto t : {rmean, rvar}) promo.push_back({a.dtypeOf(*t), true});
-    DType y_dt = promoteTypes(promo).value_or(a.dtypeOf(x));
-    if (batch_stats) {
-      // Welford (arith.cpp:1631-1700) squeezes trivial reductions first: a Broadcast axis of
-      // extent 1 that is not expanded leaves the mean's domain instead of becoming Reduction.
-      std::vector<AxisId> mean;
-      for (size_t i = 0; i < xa.size(); ++i) {
-        const Axis& x_ax = a.f().axes[xa[i]];
-        if (i != c && x_ax.iter == IterType::Broadcast && x_ax.expanded == kNone &&
-            b.constValue(x_ax.extent) == 1)
-          continue;
-        AxisId ax = b.copyAxis(xa[i]);
-        if (i != c) a.f().axes[ax].iter = IterType::Reduction;
-        mean.push_back(ax);
-      }
-      return a.finish(std::move(in), {Out{y_dt, a.copyAxes(x)}, Out{a.dtypeOf(x), std::move(mean)},
-                                      Out{a.dtypeOf(x), {b.copyAxis(xa[c])}}});
-    }
-    Ref r = a.finish(std::move(in), {Out{y_dt, a.copyAxes(x)}, Out{a.dtypeOf(*rvar), a.copyAxes(*rvar)}});
-    return mkSeq(VK::Tuple, {r->items[0], a.need("running_mean"), r->items[1]});
-  }
-  // grouped_mm (arith.cpp:2279-2394 createGroupedMmaOutput, :2406-2489; bindings
-  // python/python_direct/ops.cpp:2074-2160): offsets [g]; [m, k] x [k, n] -> [g, m, n],
-  // [g, m, k] x [k, n] -> [m, n] (mat1's axis 1), [m, k] x [g, k, n] -> [m, n]; then rk, a
-  // Reduction axis, unless k is Broadcast. Three operands: mat1's dtype, one output. The scaled
-  // form: `dtype` (BFloat16 by default) and three results, the block scales and the global scale
-  // None unless asked for (those are not modelled).
-  if (n == "grouped_mm") {
-    TensorId m1 = a.tensor("mat1"), m2 = a.tensor("mat2"), offs = a.tensor("offsets");
-    std::vector<AxisId> a1 = b.nonReduction(m1), a2 = b.nonReduction(m2), ao = b.nonReduction(offs);
-    if (ao.size() != 1) a.fail("offsets needs to be 1-D for grouped mm", "offsets");
-    if (a1.size() < 2 || a2.size() < 2) a.fail("mat1 and mat2 must have rank 2 or 3", "mat1");
-    const Fusion& f = b.fusion();
-    const bool k_bcast = f.axes[a1.back()].iter == IterType::Broadcast;
-    if (k_bcast != (f.axes[a2[a2.size() - 2]].iter == IterType::Broadcast))
-      a.fail("K should be broadcast in both A and B, or neither", "mat2");
-    std::vector<AxisId> out;
-    if (a1.size() == 2 && a2.size() == 2)
-      out = {b.copyAxis(ao[0]), b.copyAxis(a1[0]), b.copyAxis(a2[1])};
-    else if (a1.size() == 3 && a2.size() == 2)
-      out = {b.copyAxis(a1[1]), b.copyAxis(a2[1])};
-    else if (a1.size() == 2 && a2.size() == 3)
-      out = {b.copyAxis(a1[0]), b.copyAxis(a2[2])};
-    else
-      a.fail("unexpected operand ranks (two 3-D operands are bmm / matmul, not grouped_mm)", "mat1");
-    if (!k_bcast) {
-      const Axis& k = f.axes[a1.back()];
-      out.push_back(b.axis(IterType::Reduction, k.expanded != kNone ? k.expanded : k.extent));
-    }
-    std::vector<ValueRef> in{tv(m1), tv(m2), tv(offs)};
-    const bool scaled = a.has("scale1") || a.has("scale2");
-    if (!scaled) return a.finish(std::move(in), {Out{a.dtypeOf(m1), std::move(out)}});
-    for (const char* p : {"scale1", "scale2"}) in.push_back(tv(a.tensor(p)));
-    for (const char* p : {"alpha", "bias", "beta"})
-      if (auto t = a.optTensor(p)) in.push_back(tv(*t));
-    if (a.integer("output_block_scale_size", 0) > 0 || a.flag("output_gamma", false))
-      a.fail("the block-scaled and global-scaled outputs have no output rule in fusecheck yet",
-             "output_block_scale_size");
-    Ref r = a.finish(std::move(in), {Out{a.dtype("dtype").value_or(DType::BFloat16), std::move(out)}});
-    return mkSeq(VK::Tuple, {r, mk(VK::None), mk(VK::None)});
-  }
-  // scaled_mm (composite.cpp:490-530; binding python/python_direct/ops.cpp:2280-2330): the output
-  // is newForMatmul(mat1, mat2, dtype), the function matmul's output comes from, in `dtype`
-  // (BFloat16 by default); three results, the block scales and the global scale None (nvFuser
-  // refuses the block-scaled and global-scaled outputs: "not yet supported").
-  if (n == "scaled_mm") {
-    TensorId m1 = a.tensor("mat1"), m2 = a.tensor("mat2");
-    std::vector<ValueRef> in{tv(m1), tv(m2)};
-    for (const char* p : {"scale1", "scale2"}) in.push_back(tv(a.tensor(p)));
-    for (const char* p : {"alpha", "bias", "beta"})
-      if (auto t = a.optTensor(p)) in.push_back(tv(*t));
-    if (a.integer("output_block_scale_size", 0) != 0)
-      a.fail("output_block_scale is not yet supported", "output_block_scale_size");
-    if (a.flag("output_gamma", false)) a.fail("output_gamma is not yet supported", "output_gamma");
-    std::string err;
-    auto out = b.opaqueLike("scaled_mm", OpKind::Matmul, {tv(m1), tv(m2)}, std::move(in),
-                            a.dtype("dtype").value_or(DType::BFloat16), err);
-    if (!out) a.fail(err, "mat2");
-    return mkSeq(VK::Tuple, {a.recorded({*out}), mk(VK::None), mk(VK::None)});
-  }
-  // nv_block_quantize (blockQuantize, csrc/ops/arith.cpp:2638-2757; binding
-  // python/python_direct/ops.cpp:3521-3556) and nv_grouped_block_quantize (groupedBlockQuantize,
-  // arith.cpp:2762-2895, from #5777, 2026-01-20; binding ops.cpp:3559-3582): the quantized tensor,
-  // the input's shape in `dtype` (Float4_e2m1fn by default, block size 16; or Float8_e4m3fn, block
-  // size 32), and the block scales, the input's shape with the last extent divided by the block
-  // size, in Float8_e4m3fn (for FP4) or Float8_e8m0fnu. The grouped form takes a 2-D input and the
-  // groups' input and output offsets, and records the innermost extent and the number of groups (the
-  // offsets' extent) as operands (GroupedBlockQuantizationOp, csrc/ir/composite_nodes.cpp:1832-1864).
-  // swizzle_block_scales and the grouped form's Block128x4 layout change the scales' allocation only
-  // (ir_utils::swizzleBlockScales, layoutAllocationDomain), which fusecheck does not model.
-  if (n == "nv_block_quantize" || n == "nv_grouped_block_quantize") {
-    const bool grouped = n == "nv_grouped_block_quantize";
-    const std::string what = grouped ? "grouped block quantization" : "block quantization";
-    TensorId x = a.tensor("input");
-    std::optional<TensorId> gs = a.optTensor("global_scale");
-    const bool swizzle = !grouped && a.flag("swizzle_block_scales", false);
-    const int64_t bs = a.integer("block_size", 16);
-    const DType out = a.dtype("dtype").value_or(DType::Float4_e2m1fn);
-    if (out != DType::Float4_e2m1fn && out != DType::Float8_e4m3fn)
-      a.fail("Currently only output data type of Float4_e2m1fn or Float8_e4m3fn is supported", "dtype");
-    if (out == DType::Float4_e2m1fn && bs != 16)
-      a.fail("Block size must be 16 for Float4_e2m1fn, got " + std::to_string(bs), "block_size");
-    if (out == DType::Float8_e4m3fn) {
-      if (bs != 32)
-        a.fail("Block size must be 32 for Float8_e4m3fn, got " + std::to_string(bs), "block_size");
-      if (swizzle) a.fail("swizzle_scales must be false for Float8_e4m3fn", "swizzle_block_scales");
-      if (gs) a.fail("global_scaling_factor must be nullptr for Float8_e4m3fn", "global_scale");
-    }
-    const DType xd = a.dtypeOf(x);
-    if (xd != DType::Float && xd != DType::BFloat16 && xd != DType::Half)
-      a.fail(std::string(grouped ? "Grouped b" : "B") +
-                 "lock quantization expects floating point input but got " + std::string(dtypeName(xd)),
-             "input");
-    if (gs) {
-      if (!b.nonReduction(*gs).empty())
-        a.fail("Global scaling factor for " + what + " must be a scalar tensor", "global_scale");
-      if (a.dtypeOf(*gs) != DType::Float)
-        a.fail("Global scaling factor for " + what + " must be of float data type", "global_scale");
-    }
-    std::vector<AxisId> xa = b.nonReduction(x);
-    if (xa.empty() && !grouped)
-      a.fail("Block quantization does not support zero-dimensional tensors", "input");
-    if (grouped && xa.size() != 2)
-      a.fail("Grouped block quantization only supports 2-dimensional tensors (the input has rank " +
-                 std::to_string(xa.size()) + ")",
-             "input");
-    std::vector<AxisId> quantized = a.copyAxes(x), scales;  // in nvFuser's order of creation
-    for (size_t i = 0; i + 1 < xa.size(); ++i) scales.push_back(b.copyAxis(xa[i]));
-    scales.push_back(
-        b.axis(IterType::Iteration, b.derived(ScalarOp::Div, a.f().axes[xa.back()].extent, b.constInt(bs))));
-    std::vector<ValueRef> in{tv(x)};
-    if (grouped) {
-      TensorId io = a.tensor("input_offsets"), oo = a.tensor("output_offsets");
-      std::vector<AxisId> groups = b.nonReduction(io);
-      if (groups.empty())
-        a.fail("input_offsets must be 1-D: its extent is the number of groups", "input_offsets");
-      const Axis& k = a.f().axes[xa[1]];
-      for (TensorId t : {io, oo}) in.push_back(tv(t));
-      in.push_back(ValueRef::scalar(k.expanded != kNone ? k.expanded : k.extent));
-      in.push_back(ValueRef::scalar(a.f().axes[groups[0]].extent));
-    }
-    if (gs) in.push_back(tv(*gs));
-    const DType scale_dt = out == DType::Float4_e2m1fn ? DType::Float8_e4m3fn : DType::Float8_e8m0fnu;
-    return a.finish(std::move(in), {Out{out, std::move(quantized)}, Out{scale_dt, std::move(scales)}});
-  }
-  // preprocess_grouped_matmul_input_sf (preprocessGroupedMatmulInputSf, csrc/ops/indexing.cpp:434-487,
-  // from #5115, 2025-09-09; binding python/python_direct/ops.cpp:3179-3210, from #5345,
-  // 2025-10-20): the 2-D block scales laid out per group; the output has the input's logical
-  // domain and dtype (the padded Block128x4 allocation is not modelled). Operands as
-  // PreprocessGroupedMatmulInputSf records them (composite_nodes.cpp:1720-1735): the input, both
-  // offsets, the innermost extent and the number of groups.
-  if (n == "preprocess_grouped_matmul_input_sf") {
-    TensorId x = a.tensor("input"), io = a.tensor("input_offsets"), oo = a.tensor("output_offsets");
-    std::vector<AxisId> xa = b.nonReduction(x), groups = b.nonReduction(io);
-    if (xa.size() != 2)
-      a.fail("the input must be 2-D (nvFuser: Expected (input_logical_dom.size())==(2), found " +
-                 std::to_string(xa.size()) + " vs 2)",
-             "input");
-    if (groups.empty())
-      a.fail("input_offsets must be 1-D: its extent is the number of groups", "input_offsets");
-    const Axis& k = a.f().axes[xa[1]];
-    std::vector<ValueRef> in{tv(x), tv(io), tv(oo),
-                             ValueRef::scalar(k.expanded != kNone ? k.expanded : k.extent),
-                             ValueRef::scalar(a.f().axes[groups[0]].extent)};
-    return a.finish(std::move(in), {Out{a.dtypeOf(x), a.copyAxes(x)}});
-  }
-  // cutlass_nvfp4_grouped_mm (csrc/ops/composite.cpp:532-583, from #4762, 2025-08-22): mat1 [m, k]
-  // and mat2 [g, k, n] give [m, n] in `dtype` (newOutputIterDomain of mat1's axis 0 and mat2's
-  // axis 2); all eight tensors are operands (CutlassNvfp4GroupedMmaOp, composite_nodes.cpp:1574).
-  // `dtype` is BFloat16 by default in both bindings (python/python_direct/ops.cpp:2217-2277).
-  if (n == "cutlass_nvfp4_grouped_mm") {
-    std::vector<ValueRef> in;
-    for (const char* p :
-         {"mat1", "mat2", "scale1", "scale2", "alpha", "problem_sizes", "expert_offsets", "sf_offsets"})
-      in.push_back(tv(a.tensor(p)));
-    TensorId m1 = in[0].id, m2 = in[1].id;
-    std::vector<AxisId> a1 = b.nonReduction(m1), a2 = b.nonReduction(m2);
-    if (a1.size() != 2)
-      a.fail("Expected mat1_domain.size() == 2 (mat1 has rank " + std::to_string(a1.size()) + ")", "mat1");
-    if (a2.size() != 3)
-      a.fail("Expected mat2_domain.size() == 3 (mat2 has rank " + std::to_string(a2.size()) + ")", "mat2");
-    const DType dt = a.dtype("dtype").value_or(DType::BFloat16);
-    return a.finish(std::move(in), {Out{dt, {b.copyAxis(a1[0]), b.copyAxis(a2[2])}}});
-  }
-  fail("`" + a.fname() + "` has no output rule in fusecheck yet", args.off);
+  if (!hasOpaqueRule(n))
+    fail("`fd.ops." + std::string(n) + "` has no output rule in fusecheck yet", args.off);
+  return a.value(recordOpaqueOp(n, a));
 }
 
 }  // namespace fc::py
