@@ -48,7 +48,9 @@ size_t quotePrefix(std::string_view s) {
   return marks ? i : 0;
 }
 
-// A fence line: optional indentation, then ``` or ~~~ (three or more), then an info string.
+// A fence line: optional indentation, then ``` or ~~~ (three or more), then an info string. A
+// backslash-escaped fence (\```python) counts too: GitHub users escape the fences of a log that
+// nests nvFuser's printed repro ("Here's a script to reproduce the error:") inside their own block.
 struct Fence {
   char ch = 0;
   size_t len = 0;
@@ -57,6 +59,7 @@ struct Fence {
 std::optional<Fence> fenceOf(std::string_view s) {
   size_t i = 0;
   while (i < s.size() && (s[i] == ' ' || s[i] == '\t') && i < 8) ++i;
+  if (i + 1 < s.size() && s[i] == '\\' && s[i + 1] == '`') ++i;
   if (i >= s.size() || (s[i] != '`' && s[i] != '~')) return std::nullopt;
   char c = s[i];
   size_t j = i;

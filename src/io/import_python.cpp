@@ -29,16 +29,33 @@ bool looksLikeProse(std::string_view line) {
         c == '{' || c == '@' || c == '-' || c == '+' || c == '~' || c == '.' || c == '\r'))
     return true;
   size_t i = 0;
-  while (i < line.size() && (std::isalnum(static_cast<unsigned char>(line[i])) || line[i] == '_')) ++i;
+  auto word_char = [&](size_t k) {
+    return k < line.size() && (std::isalnum(static_cast<unsigned char>(line[k])) || line[k] == '_');
+  };
+  while (word_char(i)) ++i;
   std::string_view word = line.substr(0, i);
+  // An English contraction (`Here's`, `don't`): no Python reads a word, a quote and a letter unless
+  // the word is a string prefix (r'', b'', f'', u'', rb'', ...).
+  static constexpr std::string_view prefixes[] = {"r", "b", "f", "u", "rb", "br", "fr", "rf", "t"};
+  auto lower = [](std::string_view w) {
+    std::string l(w);
+    for (char& ch : l) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return l;
+  };
+  if (i > 0 && i + 1 < line.size() && line[i] == '\'' &&
+      std::isalpha(static_cast<unsigned char>(line[i + 1])) &&
+      std::find(std::begin(prefixes), std::end(prefixes), lower(word)) == std::end(prefixes))
+    for (++i; word_char(i);) ++i;
   static constexpr std::string_view kw[] = {
       "def",     "class",  "import", "from",  "with",   "for",      "if",    "while",   "try",  "return",
       "assert",  "del",    "raise",  "pass",  "global", "print",    "async", "elif",    "else", "except",
       "finally", "lambda", "not",    "yield", "await",  "nonlocal", "break", "continue"};
   for (std::string_view k : kw)
     if (word == k) return false;
-  return i < line.size() && line[i] == ' ' && i + 1 < line.size() &&
-         (std::isalnum(static_cast<unsigned char>(line[i + 1])) || line[i + 1] == '_');
+  // A word, spaces and another word (log lines align their fields with several spaces).
+  size_t j = i;
+  while (j < line.size() && line[j] == ' ') ++j;
+  return j > i && j < line.size() && (std::isalnum(static_cast<unsigned char>(line[j])) || line[j] == '_');
 }
 
 bool stopsTheParse(const std::string& message) {
@@ -137,7 +154,9 @@ std::optional<Fusion> importPython(const SourceText& source, DiagnosticSink& sin
         if (text[i] != '\n' && text[i] != '\r') text[i] = ' ';
       continue;
     }
-    if (prose && !stopsTheParse(pe.message)) {
+    // A prose line's quote (`Here's a script`) opens a string that never ends: the line is still prose.
+    const bool prose_quote = prose && pe.message.find("unterminated string") != std::string::npos;
+    if (prose && (!stopsTheParse(pe.message) || prose_quote)) {
       sink.report(Severity::Note, DiagCode::ImportSyntax, "skipped a line that is not Python",
                   where(static_cast<uint32_t>(ls)));
     } else {

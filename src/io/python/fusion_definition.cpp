@@ -191,12 +191,15 @@ Ref Interpreter::fdCall(const std::shared_ptr<FusionRecorder>& rec, const std::s
           seen[static_cast<size_t>(r)] = true;
         }
       }
-      if (a.v[1] && (a[1]->k == VK::Bool || a[1]->k == VK::Int)) {
-        // getContiguityVec: one flag for every non-broadcast dim, in allocation order.
+      if (!a.v[1] || a[1]->k == VK::Bool || a[1]->k == VK::Int) {
+        // getContiguityVec: one flag for every non-broadcast dim, in allocation order; without a
+        // contiguity argument the overload taking a bool gives False (python_direct/ir.cpp:701 and
+        // the legacy python_bindings.cpp:1311 @ fe9addc91).
+        const bool all = a.v[1] && a[1]->i != 0;
         contig.assign(shape.size(), std::nullopt);
         for (size_t d = 0; d < shape.size(); ++d) {
           size_t at = order.empty() ? d : shape.size() - 1 - static_cast<size_t>(order[d]);
-          if (shape[d] != 1) contig[at] = a[1]->i != 0;
+          if (shape[d] != 1) contig[at] = all;
         }
       } else if (a.v[1] && a[1]->k != VK::None) {
         for (const Ref& x : asList(a[1], a.off[1], "contiguity")) {
@@ -370,6 +373,15 @@ Ref Interpreter::fdCall(const std::shared_ptr<FusionRecorder>& rec, const std::s
         }
     }
     return mkOpaque("fd." + name + "(...)");
+  }
+  if (name == "fusion_inputs" || name == "fusion_outputs") {  // fd.fusion.inputs(), as recorded so far
+    std::vector<Ref> items;
+    if (name == "fusion_inputs")
+      for (const ValueRef& v : f.inputs)
+        items.push_back(v.isTensor() ? tensorValue(rec, v.id) : scalarValue(rec, v.id));
+    else
+      for (TensorId t : f.outputs) items.push_back(tensorValue(rec, t));
+    return mkSeq(VK::List, items);
   }
   if (name == "add_input")
     fail("fd.add_input is the 2022 API (before mid-2023), which fusecheck does not read", args.off);

@@ -2,6 +2,7 @@
 #include "io/python/interpreter.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "io/ascii_class.h"
 #include "support/suggest.h"
@@ -90,7 +91,14 @@ void Interpreter::report(Severity sev, DiagCode code, std::string message, uint3
   if (sev == Severity::Note && !noted_.emplace(off, message).second) return;
   if (sev == Severity::Error) ++errors_;
   LineCol lc = src_.lineCol(off);
-  sink_.report(sev, code, std::move(message), Location{src_.path(), "", lc.line, lc.col});
+  Diagnostic& d = sink_.report(sev, code, std::move(message), Location{src_.path(), "", lc.line, lc.col});
+  // A name the text ends in (`T8 = fd.define_te`): the paste was likely cut there.
+  std::string_view t = src_.text();
+  size_t e = off;
+  while (e < t.size() && (std::isalnum(static_cast<unsigned char>(t[e])) || t[e] == '_' || t[e] == '.')) ++e;
+  if (sev == Severity::Error && code == DiagCode::ImportUnresolved && e > off &&
+      t.find_first_not_of(" \t\r\n`", e) == std::string_view::npos)
+    d.note("the text ends in this name: if the repro was cut when it was pasted, paste it whole");
 }
 
 void Interpreter::fail(std::string message, uint32_t off, DiagCode code) {
@@ -867,6 +875,12 @@ Ref Interpreter::getAttr(const Ref& obj, const std::string& name, uint32_t off) 
     case VK::Tuple:
     case VK::Int:
     case VK::Float: return mkBuiltin(std::string(typeName(*obj)) + "." + name, obj);
+    case VK::Builtin:
+      // nvfuser_direct's `fd.fusion` is the Fusion (python/nvfuser_direct/__init__.py:149-154 @
+      // 81c4b22fd), whose inputs() and outputs() (python/python_direct/runtime.cpp:77-95) scripts iterate.
+      if (obj->s == "fd.fusion" && (name == "inputs" || name == "outputs"))
+        return mkBuiltin("fd.fusion_" + name, obj->self);
+      fail("a " + typeName(*obj) + " has no attribute `" + name + "`", off, DiagCode::ImportUnresolved);
     case VK::DType:
     case VK::TorchDType:
       if (name == "name" || name == "value")
