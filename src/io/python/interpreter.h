@@ -144,6 +144,10 @@ class Interpreter {
   Ref opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::string& name, Args& args);
   // FC0603 for fd.ops.<name> that no frontend has, with the nearest names (ops_build.cpp).
   [[noreturn]] void failUnknownOp(const std::string& name, uint32_t off);
+  // fd.ops.addcmul(arg, tensor1, tensor2, value) on a tensor: nvFuser's composite of casts, two muls
+  // and an add (ops_build.cpp).
+  Ref addcmul(const std::shared_ptr<FusionRecorder>& rec, const std::string& fname, std::vector<ValueRef> ins,
+              uint32_t off);
   // opaque_ops.cpp: fd.ops calls of ops fusecheck imports as opaque ops (PyForm::OutputRule)
   Ref opaqueOpCall(const std::shared_ptr<FusionRecorder>& rec, const FrontendOp& op, Args& args);
 

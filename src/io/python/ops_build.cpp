@@ -255,6 +255,7 @@ Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::
         rec->noteScalar(s, args.off);
         return scalarValue(rec, s);
       }
+      if (name == "addcmul") return addcmul(rec, fname, ins, args.off);
       if (!kind) fail("`" + fname + "` is an nvFuser op fusecheck does not model yet", args.off);
       if (*kind == OpKind::Gelu && has("approximate")) {
         const Ref& ap = need("approximate");
@@ -402,6 +403,71 @@ Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::
     }
   }
   fail("unhandled op form", args.off);
+}
+
+// addcmul(v1, v2, v3, s) = v1 + v2 * (v3 * s) (csrc/ops/arith.cpp:1834-1847 @ 81c4b22fd): the
+// operands cast to the common dtype of v1, v2 and v3 (computeTypes, Half / BFloat16 / fp8 made
+// Float), lower-rank tensors broadcast to the common rank, then mul(v3, s), mul(v2, that) and
+// add(v1, that), each an expr of its own, as nvFuser creates them; the output is in the common dtype.
+Ref Interpreter::addcmul(const std::shared_ptr<FusionRecorder>& rec, const std::string& fname,
+                         std::vector<ValueRef> ins, uint32_t off) {
+  Fusion& f = rec->f;
+  ImportBuilder& b = rec->b;
+  auto dtypeOf = [&](const ValueRef& v) {
+    return v.isTensor() ? f.tensors[v.id].dtype : f.scalars[v.id].dtype;
+  };
+  std::vector<PromotionOperand> po;
+  for (size_t i = 0; i < 3; ++i)
+    po.push_back(
+        {dtypeOf(ins[i]), ins[i].isTensor(), ins[i].isTensor() && b.nonReduction(ins[i].id).empty()});
+  std::optional<DType> common = promoteTypes(po);
+  if (!common) fail(fname + ": the operands have no common dtype", off);
+  const size_t first_new = f.tensors.size();
+  auto op = [&](OpKind k, std::vector<ValueRef> in, Attrs attrs) {
+    std::string err;
+    auto outs = b.op(k, std::move(in), std::move(attrs), err);
+    if (!outs) fail(fname + ": " + err, off);
+    return ValueRef::tensor((*outs)[0]);
+  };
+  for (ValueRef& v : ins) {
+    if (dtypeOf(v) == *common) continue;
+    if (v.isTensor()) {
+      Attrs a;
+      a.dtype = *common;
+      v = op(OpKind::Cast, {v}, a);
+      continue;
+    }
+    // A scalar of the common dtype's kind (integral or not) stays as it is: every binary op casts a
+    // scalar operand to its tensors' dtype (promoteValues), the muls below included. Across kinds
+    // nvFuser's cast changes the value: a constant converts here, another scalar is not modelled.
+    const Scalar& sc = f.scalars[v.id];
+    if (isIntegral(sc.dtype) == isIntegral(*common)) continue;
+    if (sc.kind != ScalarKind::Constant)
+      fail(fname + ": a non-constant " + std::string(dtypeName(sc.dtype)) + " scalar cast to " +
+               std::string(dtypeName(*common)) + " is not modelled",
+           off);
+    const ConstValue cv = sc.value;
+    const double x = cv.kind == ConstValue::Kind::Float ? cv.f : static_cast<double>(cv.i);
+    v = ValueRef::scalar(isIntegral(*common) ? b.constInt(static_cast<int64_t>(x), *common)
+                                             : b.constFloat(x, *common));
+  }
+  // ops::maybeBroadcast: lower-rank tensors get leading Broadcast axes, in operand order.
+  size_t rank = 0;
+  for (const ValueRef& v : ins)
+    if (v.isTensor()) rank = std::max(rank, b.nonReduction(v.id).size());
+  for (ValueRef& v : ins) {
+    if (!v.isTensor() || b.nonReduction(v.id).size() == rank) continue;
+    Attrs a;
+    a.flags.assign(rank, false);
+    std::fill(a.flags.begin(), a.flags.begin() + static_cast<long>(rank - b.nonReduction(v.id).size()), true);
+    v = op(OpKind::Broadcast, {v}, a);
+  }
+  ValueRef prod = op(OpKind::Mul, {ins[2], ins[3]}, {});
+  prod = op(OpKind::Mul, {ins[1], prod}, {});
+  ValueRef out = op(OpKind::Add, {ins[0], prod}, {});
+  rec->noteExprs(off);
+  for (size_t t = first_new; t < f.tensors.size(); ++t) rec->noteTensor(static_cast<TensorId>(t), off);
+  return tensorValue(rec, out.id);
 }
 
 }  // namespace fc::py
