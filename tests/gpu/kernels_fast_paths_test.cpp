@@ -4,7 +4,9 @@
 // dtype, for every one of the 65536 inputs; within 2 ulps of the float
 // interpreter where the result is not tiny), copies read transposed
 // through the register-transposing tile kernel, split reductions finished
-// by their last block (repeated launches reuse the split counters), and the
+// by their last block (repeated launches reuse the split counters), Half /
+// BFloat16 sums through scaled doubles (every finite value, subnormals,
+// signed zeros, infinities and NaNs: the fp64 sums' bits), and the
 // index divider every specialized kernel uses (IntDiv, checked on the host
 // too, so CPU-only CI runs that test).
 #include <gtest/gtest.h>
@@ -14,6 +16,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -359,6 +362,76 @@ TEST(GpuFastPaths, SplitReductionsRepeat) {
           ADD_FAILURE() << k.rows << "x" << k.cols << " red " << k.red << " rep " << rep << ": output " << o
                         << " = " << got[o] << ", want " << want[o];
       EXPECT_EQ(bad, 0);
+    }
+  }
+}
+
+// Half / BFloat16 sums run on the values scaled by 2^-896 (kernels_reduce.cu
+// scaledOf) and are scaled back: the fp64 sums' bits, for every finite
+// value (subnormals and signed zeros included), and infinities / NaNs
+// through the exact conversion. Values chosen so that every fp64 sum is
+// exact (any order gives the same bits); outputs in Double show them all.
+TEST(GpuFastPaths, ScaledHalfAndBFloat16SumsAreTheFp64Sums) {
+  REQUIRE_GPU();
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+  const int64_t rows = 512, cols = 256, n = rows * cols;
+  struct Case {
+    DType dt;
+    const char* what;
+    uint32_t exp_lo, exp_hi;  // exponent fields used
+  };
+  for (Case k : {Case{DType::Half, "half, every finite value", 0, 30},
+                 Case{DType::BFloat16, "bf16 2^-17..2^13", 110, 140},
+                 Case{DType::BFloat16, "bf16 subnormals and tiny", 0, 30}}) {
+    const bool half = k.dt == DType::Half;
+    const uint32_t mant_bits = half ? 10 : 7, span = k.exp_hi - k.exp_lo + 1;
+    for (int planted = 0; planted < 2; ++planted) {
+      HostTensor x(k.dt, {rows, cols});
+      for (int64_t i = 0; i < n; ++i) {
+        const uint64_t z = static_cast<uint64_t>(i) * 0x9e3779b97f4a7c15ull >> 17;
+        const uint32_t sign = z & 1, e = k.exp_lo + static_cast<uint32_t>(z >> 1) % span;
+        const uint32_t m = static_cast<uint32_t>(z >> 9) & ((1u << mant_bits) - 1);
+        x[i] = exec::fromBits(k.dt, sign << 15 | e << mant_bits | m);
+      }
+      if (planted) {  // row 3: +inf; row 7: +inf and -inf; row 9: NaN; column 5: -inf
+        x[3 * cols + 100] = kInf;
+        x[7 * cols + 1] = kInf;
+        x[7 * cols + 200] = -kInf;
+        x[9 * cols + 17] = kNaN;
+        x[300 * cols + 5] = -kInf;
+      }
+      cu::DeviceTensor in = cu::DeviceTensor::upload(x, nullptr);
+      for (int red = 0; red < 2; ++red) {  // 0: columns (reduce dim 0), 1: rows
+        const int64_t n_out = red ? rows : cols;
+        std::vector<double> want(n_out, 0);  // fp64 in index order (exact)
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t c = 0; c < cols; ++c) want[red ? r : c] += x[r * cols + c];
+        cu::DeviceTensor out(DType::Double, {n_out});
+        cu::ReduceArgs a;
+        a.in = in.data();
+        a.in_dtype = k.dt;
+        a.rank = 2;
+        a.n_red = 1;
+        a.out = out.data();
+        a.out_dtype = DType::Double;
+        a.op = OpKind::Sum;
+        if (red) {
+          a.shape[0] = rows, a.strides[0] = cols, a.shape[1] = cols, a.strides[1] = 1;
+        } else {
+          a.shape[0] = cols, a.strides[0] = 1, a.shape[1] = rows, a.strides[1] = cols;
+        }
+        cu::resetKernelCounts();
+        cu::launchReduce(a);
+        EXPECT_EQ(cu::kernelCounts().reduce_general, 0) << k.what;
+        HostTensor got = out.download(nullptr);
+        int64_t bad = 0;
+        for (int64_t o = 0; o < n_out; ++o)
+          if (!sameBits(got[o], want[o]) && bad++ < 3)
+            ADD_FAILURE() << k.what << (planted ? " with inf / NaN" : "") << (red ? " row " : " column ") << o
+                          << " = " << got[o] << ", fp64 sum " << want[o];
+        EXPECT_EQ(bad, 0) << k.what;
+      }
     }
   }
 }

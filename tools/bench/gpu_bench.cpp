@@ -6,8 +6,9 @@
 // tools/bench/torch_eager.py; tools/bench/gpu_figures.py runs both in one
 // call and prints the table.
 //
-// Usage: gpu_bench SEED.json [M] [REPS] [seed]   (M = N = K, default 8192;
-// REPS default 30; "seed": the seed's total alone, for alternating runs)
+// Usage: gpu_bench SEED.json [M] [REPS] [seed|reduce]   (M = N = K, default
+// 8192; REPS default 30; "seed": the seed's total alone, for alternating
+// runs; "reduce": the copy and the three reductions alone, three rounds)
 // Output: one line per figure, "FIG name value unit [note]" (value: ms, or
 // TFLOP/s for gemm_*_tflops), plus "SEG" lines (the seed's per-segment
 // times, fused segments as one group) and "CHECK" lines. Every time is the
@@ -19,6 +20,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -142,12 +144,13 @@ bool loadSeed(const char* path, int64_t M, Seed& s) {
 
 int main(int argc, char** argv) try {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: gpu_bench SEED.json [M] [REPS]\n");
+    std::fprintf(stderr, "usage: gpu_bench SEED.json [M] [REPS] [seed|reduce]\n");
     return 2;
   }
   const int64_t M = argc > 2 ? std::atoll(argv[2]) : 8192;
   if (argc > 3) g_reps = std::max(20, std::atoi(argv[3]));
   const bool seed_only = argc > 4 && std::string(argv[4]) == "seed";
+  const bool reduce_only = argc > 4 && std::string(argv[4]) == "reduce";
   std::printf("device %s\n", cuda::deviceDescription(0).c_str());
   std::printf("reps %d (median of each), M = N = K = %lld\n", g_reps, static_cast<long long>(M));
 
@@ -179,7 +182,7 @@ int main(int argc, char** argv) try {
   // The memory-bound families first, on a GPU not yet heated by GEMMs
   // (its clocks drop under sustained matrix work; torch_eager.py keeps
   // the same order).
-  if (!seed_only) {
+  if (!seed_only && !reduce_only) {
     // ---- memory-bound kernel families (half [M, M] unless said)
     {
       cuda::PwProgram p = program(M, M, {{a.data(), DType::Half, {M, 1}}, {b.data(), DType::Half, {M, 1}}},
@@ -222,6 +225,8 @@ int main(int argc, char** argv) try {
       mem("ring_allreduce_half_2ranks_one_output", 3.0 * n * 2,
           [&] { cuda::launchRingReduce(src, dst, 2, n, DType::Half, OpKind::Sum, true, 0); });
     }
+  }
+  if (!seed_only) {
     // reductions of [M, M] half into float (bytes: the input read)
     cuda::DeviceTensor rows(DType::Float, {M});
     cuda::ReduceArgs ra;
@@ -235,14 +240,40 @@ int main(int argc, char** argv) try {
     ra.strides[1] = 1;
     ra.out = rows.data();
     ra.out_dtype = DType::Float;
-    mem("row_sum_half", 2.0 * n, [&] { cuda::launchReduce(ra); });
     cuda::ReduceArgs rc = ra;  // column sums: the kept dim is the contiguous one
     rc.strides[0] = 1;
     rc.strides[1] = M;
-    mem("column_sum_half", 2.0 * n, [&] { cuda::launchReduce(rc); });
     cuda::ReduceArgs rf = ra;  // everything into one value
     rf.n_red = 2;
-    mem("full_sum_half", 2.0 * n, [&] { cuda::launchReduce(rf); });
+    for (int round = 0; round < (reduce_only ? 3 : 1); ++round) {
+      mem("row_sum_half", 2.0 * n, [&] { cuda::launchReduce(ra); });
+      mem("column_sum_half", 2.0 * n, [&] { cuda::launchReduce(rc); });
+      mem("full_sum_half", 2.0 * n, [&] { cuda::launchReduce(rf); });
+    }
+    if (reduce_only) {
+      // Each result against the general kernels', bit for bit (sums of
+      // halves in [-1, 1]: exact in fp64 in any order).
+      cuda::DeviceTensor general(DType::Float, {M});
+      const char* names[3] = {"row_sum", "column_sum", "full_sum"};
+      for (int k = 0; k < 3; ++k) {
+        const cuda::ReduceArgs* r = k == 0 ? &ra : k == 1 ? &rc : &rf;
+        const int64_t outs = k == 2 ? 1 : M;
+        cuda::ReduceArgs g = *r;
+        g.out = general.data();
+        cuda::launchReduce(*r);
+        cuda::setSpecializedKernels(false);
+        cuda::launchReduce(g);
+        cuda::setSpecializedKernels(true);
+        std::vector<float> x(outs), y(outs);
+        FC_CUDA(cudaMemcpy(x.data(), rows.data(), outs * 4, cudaMemcpyDeviceToHost));
+        FC_CUDA(cudaMemcpy(y.data(), general.data(), outs * 4, cudaMemcpyDeviceToHost));
+        int64_t bad = 0;
+        for (int64_t i = 0; i < outs; ++i) bad += std::memcmp(&x[i], &y[i], 4) != 0;
+        std::printf("CHECK %s %s (%lld of %lld outputs differ from the general kernel's)\n", names[k],
+                    bad ? "FAILED" : "ok", static_cast<long long>(bad), static_cast<long long>(outs));
+      }
+      return 0;
+    }
   }
 
   // ---- the seed

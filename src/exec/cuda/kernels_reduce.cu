@@ -11,17 +11,25 @@
 //    else a block per output, the row split over several blocks when
 //    there are few outputs;
 //  - column (the innermost kept dim is contiguous, one reduced dim at a
-//    stride): 32 x 8 threads per block, the 32 across contiguous columns
-//    (8 / 4 / 2 columns each with 16-byte loads), the 8 and the blocks of
-//    grid.y down the reduced dim, combined in shared memory in row order.
+//    stride): 16 x 16 threads per block, the 16 across contiguous columns
+//    (8 / 4 / 2 columns each with 16-byte loads), the 16 and the blocks of
+//    grid.y down the reduced dim; the block's 16 row partials of a column
+//    are combined in row order by one thread per column.
 // Each thread keeps 4 (rows) or 8 (columns) 16-byte loads in flight before
-// converting them. The grid is one wave of the blocks the device holds at
-// once (residentBlocks); with few outputs the reduced range is split so
-// that the tasks fill that wave. A split reduction writes fp64 partials to
-// a workspace, and the block that completes the last split of an output
+// converting them. Sums of Half and BFloat16 convert without fp64
+// conversion instructions (a quarter of the arithmetic rate): each value
+// x is placed, by integer operations on its float bits, in a double of
+// value x * 2^-896 (scaledOf), the accumulation runs on those in the same
+// order, and the result is scaled back, bit for bit the unscaled sum. The
+// grid is one wave of the blocks the device holds at once
+// (residentBlocks); with few outputs the reduced range is split so that
+// the tasks fill that wave. A split reduction writes fp64 partials to a
+// workspace, and the block that completes the last split of an output
 // (rows) or of a column block (columns) combines them in the same launch,
 // deterministically: in split order, or for a row output, thread t taking
 // splits t, t + blockDim, ... in order and then the block's fixed tree.
+// One thread per block orders the partials' stores before its counter
+// increment (fence.acq_rel).
 //
 // Ring: one kernel; block row y is chunk y (all ranks) or the whole buffer
 // (reduce to root); each thread reads one element group from every rank,
@@ -157,6 +165,97 @@ __device__ __forceinline__ void accumulateStrided(const E* p, uint32_t n, uint32
   }
 }
 
+// Sums of Half / BFloat16 values through scaled doubles. For such a value
+// x with float bits f (the low 13 bits zero), the double with high word
+// f >> 3 (sign kept in bit 31) and low word 0 is x * 2^-896: the float's
+// exponent field becomes the double's, whose bias is 896 larger (a
+// BFloat16 subnormal becomes a double subnormal, exactly). Every partial
+// sum in the same order is then the unscaled one times 2^-896: where it
+// is at least 2^-1022, rounding does not depend on the scale; below, the
+// sums, multiples of 2^-24 (Half) or 2^-133 (BFloat16), are exact in both.
+// Multiplying by 2^896 gives the unscaled sum's bits. An infinity or NaN
+// would become finite: the accumulating thread tracks max |x| (NaN
+// propagating) and, having seen one, accumulates its range again through
+// fromRaw.
+template <typename E, OpKind OP, int V>
+constexpr bool kScaled = V == 8 && OP == OpKind::Sum &&
+                         (std::is_same_v<E, __half> || std::is_same_v<E, __nv_bfloat16>);
+
+__device__ __forceinline__ double scaledOf(uint32_t f) {
+  return __hiloint2double(static_cast<int>((static_cast<int>(f) >> 3) & 0x8FFFFFFF), 0);
+}
+
+// The 8 values of u scaled; m: the lanes' max |x| so far, as E x 2 bits.
+template <typename E>
+__device__ __forceinline__ void fromRawScaled(const uint4& u, double (&x)[8], uint32_t& m) {
+  const uint32_t w[4] = {u.x, u.y, u.z, u.w};
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    if constexpr (std::is_same_v<E, __half>) {
+      const __half2 h = *reinterpret_cast<const __half2*>(&w[k]);
+      const float2 f = __half22float2(h);
+      x[2 * k] = scaledOf(__float_as_uint(f.x));
+      x[2 * k + 1] = scaledOf(__float_as_uint(f.y));
+      __half2 mm = *reinterpret_cast<const __half2*>(&m);
+      mm = __hmax2_nan(mm, __habs2(h));
+      m = *reinterpret_cast<const uint32_t*>(&mm);
+    } else {
+      const __nv_bfloat162 h = *reinterpret_cast<const __nv_bfloat162*>(&w[k]);
+      x[2 * k] = scaledOf(w[k] << 16);
+      x[2 * k + 1] = scaledOf(w[k] & 0xffff0000u);
+      __nv_bfloat162 mm = *reinterpret_cast<const __nv_bfloat162*>(&m);
+      mm = __hmax2_nan(mm, __habs2(h));
+      m = *reinterpret_cast<const uint32_t*>(&mm);
+    }
+  }
+}
+
+// Whether a lane of m (max |x|) is an infinity or NaN.
+template <typename E>
+__device__ __forceinline__ bool specialSeen(uint32_t m) {
+  constexpr uint32_t kExp = std::is_same_v<E, __half> ? 0x7c00u : 0x7f80u;
+  return (m & kExp) == kExp || (m >> 16 & kExp) == kExp;
+}
+
+template <int kDepth, typename E, typename Add>
+__device__ __forceinline__ void accumulateScaled(const E* p, uint32_t n, uint32_t step, Add add,
+                                                 uint32_t& m) {
+  uint32_t r = 0;
+  for (; r + (kDepth - 1) * step < n; r += kDepth * step) {
+    uint4 u[kDepth];
+#pragma unroll
+    for (int k = 0; k < kDepth; ++k) u[k] = rawLoad<8>(p + r + k * step);
+#pragma unroll
+    for (int k = 0; k < kDepth; ++k) {
+      double x[8];
+      fromRawScaled<E>(u[k], x, m);
+      add(x);
+    }
+  }
+  for (; r < n; r += step) {
+    double x[8];
+    fromRawScaled<E>(rawLoad<8>(p + r), x, m);
+    add(x);
+  }
+}
+
+// acc (N accumulators, each OP's identity) combined by `add` with the
+// groups accumulateStrided visits, in its order: Half / BFloat16 sums
+// through scaled values.
+template <typename E, OpKind OP, int V, int kDepth, int N, typename Add>
+__device__ __forceinline__ void accumulateGroups(const E* p, uint32_t n, uint32_t step, double (&acc)[N],
+                                                 Add add) {
+  if constexpr (kScaled<E, OP, V>) {
+    uint32_t m = 0;
+    accumulateScaled<kDepth>(p, n, step, add, m);
+    const bool special = specialSeen<E>(m);
+#pragma unroll
+    for (int k = 0; k < N; ++k) acc[k] = special ? identity(OP) : acc[k] * 0x1p896;
+    if (!special) return;
+  }
+  accumulateStrided<OP, V, kDepth>(p, n, step, add);
+}
+
 // V values (each already one of E's values) stored as E.
 template <int V, typename E>
 __device__ __forceinline__ void storeN(E* p, const double (&x)[V]) {
@@ -244,6 +343,9 @@ __device__ __forceinline__ double groupReduce(double acc, double* partial) {
   }
 }
 
+// Release (before a split counter's increment) or acquire (after it).
+__device__ __forceinline__ void fenceAcqRel() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
+
 // Split s of output o is done (its partial `acc` held by thread 0 of the
 // block): the partial is stored, and the block that stores the last of
 // o's splits combines them all in a fixed order (thread t takes splits t,
@@ -255,12 +357,12 @@ __device__ __forceinline__ void finishSplit(const RedFast& a, uint32_t o, uint32
   __shared__ bool last;
   if (threadIdx.x == 0) {
     a.ws[s * a.n_out + o] = acc;
-    __threadfence();
+    fenceAcqRel();
     last = atomicAdd(a.done + o, 1u) == a.nsplit - 1;
+    if (last) fenceAcqRel();
   }
   __syncthreads();
   if (last) {
-    __threadfence();
     double v = identity(OP);
 #pragma unroll 4
     for (uint32_t k = threadIdx.x; k < a.nsplit; k += blockDim.x)
@@ -286,14 +388,14 @@ __global__ void __launch_bounds__(kThreads) rowReduceKernel(const RedFast a) {
     const uint32_t o = t % a.n_out, s = t / a.n_out;
     const E* row = static_cast<const E*>(a.in) + baseOffset(a, o);
     const uint32_t lo = s * a.chunk, hi = min(a.count, lo + a.chunk);
-    double acc = identity(OP);
+    double sum[1] = {identity(OP)};
     const uint32_t first = lo + lane * V;
     if (first < hi)
-      accumulateStrided<OP, V, 4>(row + first, hi - first, G * V, [&](const double(&x)[V]) {
+      accumulateGroups<E, OP, V, 4>(row + first, hi - first, G * V, sum, [&](const double(&x)[V]) {
 #pragma unroll
-        for (int v = 0; v < V; ++v) acc = combine(OP, acc, x[v]);
+        for (int v = 0; v < V; ++v) sum[0] = combine(OP, sum[0], x[v]);
       });
-    acc = groupReduce<OP, G>(acc, partial);
+    const double acc = groupReduce<OP, G>(sum[0], partial);
     if constexpr (G == kThreads) {
       if (a.nsplit > 1) {
         finishSplit<OP>(a, o, s, acc, partial);
@@ -304,12 +406,13 @@ __global__ void __launch_bounds__(kThreads) rowReduceKernel(const RedFast a) {
   }
 }
 
-// 32 x 8 threads per block: x across V-column groups, y down the rows.
-// Split reductions: the block that finishes the last split of its columns
-// (counted per column block) combines their partials in split order.
+// kColX x kColY threads per block: x across V-column groups, y down the
+// rows. Split reductions: the block that finishes the last split of its
+// columns (counted per column block) combines their partials in split order.
+constexpr int kColX = 16, kColY = kThreads / kColX;
 template <typename E, OpKind OP, int V>
 __global__ void __launch_bounds__(kThreads) colReduceKernel(const RedFast a) {
-  constexpr int kX = 32, kY = kThreads / kX;
+  constexpr int kX = kColX, kY = kColY;
   __shared__ double part[kY][kX * V];
   __shared__ bool last;
   const uint32_t tx = threadIdx.x % kX, ty = threadIdx.x / kX;
@@ -324,31 +427,34 @@ __global__ void __launch_bounds__(kThreads) colReduceKernel(const RedFast a) {
     if (col < a.inner && lo + ty < hi) {
       const E* p = static_cast<const E*>(a.in) + baseOffset(a, b) + col + (lo + ty) * a.r_stride;
       const uint32_t rows = (hi - lo - ty + kY - 1) / kY;  // this thread's rows: lo + ty, + kY, ...
-      accumulateStrided<OP, V, 8>(p, rows * (kY * a.r_stride), kY * a.r_stride, [&](const double(&x)[V]) {
+      accumulateGroups<E, OP, V, 8>(p, rows * (kY * a.r_stride), kY * a.r_stride, acc,
+                                    [&](const double(&x)[V]) {
 #pragma unroll
-        for (int v = 0; v < V; ++v) acc[v] = combine(OP, acc[v], x[v]);
-      });
+                                      for (int v = 0; v < V; ++v) acc[v] = combine(OP, acc[v], x[v]);
+                                    });
     }
 #pragma unroll
     for (int v = 0; v < V; ++v) part[ty][tx * V + v] = acc[v];
     __syncthreads();
-    if (ty == 0 && col < a.inner) {
+    // One thread per column combines the kY row partials (coalesced stores).
+    const uint32_t c0 = blockIdx.x * kX * V;
+    if (threadIdx.x < kX * V && c0 + threadIdx.x < a.inner) {
+      double r = part[0][threadIdx.x];
 #pragma unroll
-      for (int v = 0; v < V; ++v) {
-        double r = part[0][tx * V + v];
-        for (int y = 1; y < kY; ++y) r = combine(OP, r, part[y][tx * V + v]);
-        emit(a, b * a.inner + col + v, s, r, a.nsplit > 1);
-      }
+      for (int y = 1; y < kY; ++y) r = combine(OP, r, part[y][threadIdx.x]);
+      emit(a, b * a.inner + c0 + threadIdx.x, s, r, a.nsplit > 1);
     }
     if (a.nsplit > 1) {
       const uint32_t counter = b * gridDim.x + blockIdx.x;
-      __threadfence();
-      __syncthreads();
-      if (threadIdx.x == 0) last = atomicAdd(a.done + counter, 1u) == a.nsplit - 1;
+      __syncthreads();  // the block's partials are stored
+      if (threadIdx.x == 0) {
+        fenceAcqRel();
+        last = atomicAdd(a.done + counter, 1u) == a.nsplit - 1;
+        if (last) fenceAcqRel();
+      }
       __syncthreads();
       if (last) {
-        __threadfence();
-        const uint32_t c = blockIdx.x * kX * V + threadIdx.x;
+        const uint32_t c = c0 + threadIdx.x;
         if (threadIdx.x < kX * V && c < a.inner) {
           const uint32_t o = b * a.inner + c;
           double r = __ldcg(a.ws + o);
@@ -441,10 +547,10 @@ void launchRowOrColumn(RedFast r, bool row, bool vec, cudaStream_t s) {
   } else {
     kernel = vec ? colReduceKernel<E, OP, V> : colReduceKernel<E, OP, 1>;
     const uint64_t wave = static_cast<uint64_t>(residentBlocks(kernel, kThreads));
-    grid.x = ceilDiv(r.inner, 32u * (vec ? V : 1));
+    grid.x = ceilDiv(r.inner, uint32_t{kColX} * (vec ? V : 1));
     const uint64_t per = uint64_t{grid.x} * r.n_base;
-    // Whole batches of rows: 8 loads per thread, kThreads / 32 rows apart.
-    constexpr uint32_t kRowBatch = kThreads / 32 * 8;
+    // Whole batches of rows: 8 loads per thread, kColY rows apart.
+    constexpr uint32_t kRowBatch = kColY * 8;
     setSplits(r, per < wave ? wave / per : 1, kRowBatch, kRowBatch);
     grid.y = static_cast<uint32_t>(std::min<uint64_t>(uint64_t{r.n_base} * r.nsplit, 65535));
   }
