@@ -188,7 +188,27 @@ Lowering lowerToCommunication(const Fusion& f, ExprId eid, const LoweringRules& 
       ++reduced;
       if (isDeviceDim(axisSharding(f, pt, p.producer))) ++reduced_sharded;
     }
-    if (is_squeeze) reduced = reduced_sharded = 1;
+    if (is_squeeze) {
+      // nvFuser lowers any resharding squeeze as the reduction of the producer's sharded axis
+      // (csrc/host_ir/lower_to_communication.cpp:487-497, 676-678 @ 81c4b22fd); when the axis it
+      // squeezes is not that one, the collective's meaning is not modelled.
+      bool squeezes_sharded = false;
+      const std::vector<AxisPair> pairs = mapProducerConsumer(f, eid, in_idx);
+      for (AxisId a : f.tensors[pt].logical) {
+        if (f.axes[a].iter == IterType::Reduction) continue;
+        bool mapped = false;
+        for (const AxisPair& p : pairs) mapped |= p.producer == a;
+        if (!mapped && isDeviceDim(axisSharding(f, pt, a))) squeezes_sharded = true;
+      }
+      if (!squeezes_sharded) {
+        r.not_decided = true;
+        r.error =
+            "the squeeze changes the sharding of an axis it keeps; nvFuser lowers a resharding squeeze as "
+            "the Allreduce of the sharded axis, which fusecheck does not model for a kept axis";
+        return r;
+      }
+      reduced = reduced_sharded = 1;
+    }
     if (reduced != 1) {
       r.error =
           "a reduction lowers to a communication only when it reduces exactly one axis (this one reduces " +

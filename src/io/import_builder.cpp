@@ -92,6 +92,73 @@ TensorId ImportBuilder::tensor(DType dtype, std::vector<AxisId> logical) {
   return f_.addTensor("T" + std::to_string(next_tensor_++), dtype, MemoryType::Local, std::move(logical));
 }
 
+// [Trivial reductions] of csrc/ops/arith.cpp reductionOp (:1389-1460 @ 81c4b22fd; the same rule
+// since the repository's first commit, 831821f3a, 2023-03-12) and Welford (:1631-1680): the
+// reduced axes that are Broadcast of extent 1 and not expanded are squeezed first, and only the
+// others are reduced; reducing nothing else, the squeeze is the result (broadcast back with
+// keepdim). An expanded Broadcast axis stays a reduction here (its squeeze, and Add's product with
+// the expanded extent, came with #1679 on 2024-02-02, which the builder does not date). Var and
+// VarMean reducing only such axes (Welford's squeeze and full_like path), a sum or prod that
+// would change the dtype, and an axis already parallelized over devices when the op is built
+// (whose squeeze fusecheck's communication lowering does not model) are built as before: nothing
+// is returned and `err` stays empty.
+std::optional<std::vector<TensorId>> ImportBuilder::trivialReduction(OpKind k, TensorId t, Attrs& attrs,
+                                                                     std::string& err) {
+  const std::vector<AxisId> ax = nonReduction(t);
+  std::vector<bool> trivial(ax.size(), false);
+  std::vector<int64_t> kept;
+  bool any = false;
+  for (int64_t d : attrs.dims) {
+    if (d < 0 || static_cast<size_t>(d) >= ax.size()) return std::nullopt;  // the rule reports it
+    const Axis& a = f_.axes[ax[static_cast<size_t>(d)]];
+    if (a.iter == IterType::Broadcast && a.expanded == kNone && constValue(a.extent) == 1 &&
+        !isDeviceDim(a.parallel)) {
+      trivial[static_cast<size_t>(d)] = any = true;
+    } else {
+      kept.push_back(d);
+    }
+  }
+  if (!any) return std::nullopt;
+  const DType in_dt = f_.tensors[t].dtype;
+  if (kept.empty()) {
+    if (k == OpKind::Var || k == OpKind::VarMean) return std::nullopt;
+    const bool retyped =
+        (attrs.dtype && *attrs.dtype != in_dt) ||
+        (k == OpKind::Sum && (isIntegral(in_dt) || in_dt == DType::Bool) && in_dt != DType::Int) ||
+        (k == OpKind::Mean && !isFloatingPoint(in_dt));
+    if (retyped) return std::nullopt;
+  }
+  Attrs sq;
+  for (size_t d = 0; d < trivial.size(); ++d)
+    if (trivial[d]) sq.dims.push_back(static_cast<int64_t>(d));
+  auto squeezed = op(OpKind::Squeeze, {ValueRef::tensor(t)}, sq, err);
+  if (!squeezed) return squeezed;
+  if (kept.empty()) {
+    if (!attrs.keepdim) return squeezed;
+    Attrs bc;
+    bc.flags = trivial;
+    return op(OpKind::Broadcast, {ValueRef::tensor((*squeezed)[0])}, bc, err);
+  }
+  // The kept dims renumbered on the squeezed tensor; keepdim's restored axes come back through a
+  // broadcast after the reduction, as reductionOp does.
+  Attrs r = attrs;
+  r.dims.clear();
+  for (int64_t d : kept) r.dims.push_back(d - std::count(trivial.begin(), trivial.begin() + d, true));
+  const bool keep = attrs.keepdim;
+  r.keepdim = keep;
+  auto out = op(k, {ValueRef::tensor((*squeezed)[0])}, r, err);
+  if (!out || !keep) return out;
+  Attrs bc;
+  bc.flags = trivial;
+  std::vector<TensorId> res;
+  for (TensorId o : *out) {
+    auto b = op(OpKind::Broadcast, {ValueRef::tensor(o)}, bc, err);
+    if (!b) return b;
+    res.push_back((*b)[0]);
+  }
+  return res;
+}
+
 std::vector<AxisId> ImportBuilder::nonReduction(TensorId t) const {
   std::vector<AxisId> r;
   for (AxisId a : f_.tensors[t].logical)
@@ -136,6 +203,9 @@ std::optional<std::vector<TensorId>> ImportBuilder::op(OpKind k, std::vector<Val
     }
   }
   normalizeAttrs(f_, k, in, attrs);
+  if (info.category == OpCategory::Reduction && !in.empty() && in[0].isTensor()) {
+    if (auto out = trivialReduction(k, in[0].id, attrs, err); out || !err.empty()) return out;
+  }
   Expr x{k, std::move(in), {}, std::move(attrs)};
   ShapeRule rule;
   outputShape(f_, x, BuilderValues(*this), RuleMode::Build, rule);

@@ -77,6 +77,9 @@ class ImportBuilder {
   DType scalarDType(ScalarId s) const { return f_.scalars[s].dtype; }
 
  private:
+  // A reduction of Broadcast axes of extent 1 built as nvFuser's reductionOp and Welford build it
+  // (a squeeze first); nothing when the reduction has none of them.
+  std::optional<std::vector<TensorId>> trivialReduction(OpKind k, TensorId t, Attrs& attrs, std::string& err);
   AxisId cloneAxis(AxisId a);
   Fusion& f_;
   uint32_t next_other_ = 0;
