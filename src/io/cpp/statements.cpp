@@ -305,7 +305,17 @@ bool Reader::statement() {
     return declaration(te);
   auto v = expr();
   if (!v) return false;
-  if (!eat(";")) return error(DiagCode::ImportSyntax, "expected ';' after the statement" + found(), p_);
+  if (!eat(";")) {
+    // The text ends right after a whole expression: a paste cut before its last `;`.
+    if (p_ >= end_ && end_ + 1 >= toks_.size()) {
+      sink_.report(
+          Severity::Warning, DiagCode::ImportSyntax,
+          "the text ends before this statement's `;` (a cut paste?): the statement is read as it stands",
+          loc(at));
+    } else {
+      return error(DiagCode::ImportSyntax, "expected ';' after the statement" + found(), p_);
+    }
+  }
   if (v->k == Value::K::Opaque) skippedStatement(at, "not about the fusion definition (" + v->s + ")");
   return true;
 }
