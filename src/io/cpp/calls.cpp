@@ -400,20 +400,11 @@ std::optional<Value> Reader::op(OpKind k, const std::string& fn, std::vector<Val
   auto outs = b_.op(k, std::move(in), std::move(attrs), why);
   if (!outs) return error(DiagCode::ImportSyntax, fn + ": " + why, at), std::nullopt;
   expr_tok_.push_back(at);
-  if (outs->size() == 1) {
-    Value v;
-    v.k = Value::K::Tensor;
-    v.tensor = (*outs)[0];
-    return v;
-  }
+  if (outs->size() == 1) return Value::ofTensor((*outs)[0]);
   Value st;  // variance_mean: {var, mean}
   st.k = Value::K::Struct;
-  for (size_t i = 0; i < outs->size(); ++i) {
-    Value v;
-    v.k = Value::K::Tensor;
-    v.tensor = (*outs)[i];
-    st.fields.push_back(Field{i == 0 ? "var" : i == 1 ? "mean" : "n", v});
-  }
+  for (size_t i = 0; i < outs->size(); ++i)
+    st.fields.push_back(Field{i == 0 ? "var" : i == 1 ? "mean" : "n", Value::ofTensor((*outs)[i])});
   return st;
 }
 

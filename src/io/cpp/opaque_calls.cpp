@@ -180,13 +180,6 @@ class CppArgs final : public OpaqueArgs {
   size_t at_;
 };
 
-Value tensorValue(TensorId t) {
-  Value v;
-  v.k = Value::K::Tensor;
-  v.tensor = t;
-  return v;
-}
-
 }  // namespace
 
 bool Reader::isOpaqueOp(const std::string& fn) const { return findOp(fn) != nullptr; }
@@ -249,7 +242,7 @@ std::optional<Value> Reader::opaqueOp(const std::string& fn, std::vector<Value>&
         auto outs = b_.op(OpKind::Squeeze, {ValueRef::tensor(a[0].tensor)}, std::move(sq), why);
         if (!outs) return error(DiagCode::ImportSyntax, fn + ": " + why, at), std::nullopt;
         expr_tok_.push_back(at);
-        a[0] = tensorValue((*outs)[0]);
+        a[0] = Value::ofTensor((*outs)[0]);
         a[1].k = Value::K::List;
         a[1].items.clear();
         for (int64_t k : kept) a[1].items.push_back(Value::integer(k));
@@ -259,12 +252,12 @@ std::optional<Value> Reader::opaqueOp(const std::string& fn, std::vector<Value>&
     OpaqueCall c = recordOpaqueOp(rule, args_by_name);
     expr_tok_.push_back(at);
     std::vector<std::string> fields = split(op.fields);
-    if (fields.empty() && c.results.size() == 1) return tensorValue(*c.results[0]);
+    if (fields.empty() && c.results.size() == 1) return Value::ofTensor(*c.results[0]);
     Value st;
     st.k = Value::K::Struct;
     for (size_t i = 0; i < c.results.size(); ++i)
       st.fields.push_back(Field{i < fields.size() ? fields[i] : std::to_string(i),
-                                c.results[i] ? tensorValue(*c.results[i]) : Value()});
+                                c.results[i] ? Value::ofTensor(*c.results[i]) : Value()});
     return st;
   } catch (const Stopped&) {
     return std::nullopt;

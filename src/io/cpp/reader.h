@@ -74,6 +74,7 @@ struct Value {
   size_t tok = 0;                       // where it was made
 
   static Value integer(int64_t v);
+  static Value ofTensor(TensorId t);
   static Value opaque(std::string what, size_t tok);
   const Value* field(std::string_view name) const;
 };
@@ -89,6 +90,13 @@ inline Value Value::integer(int64_t v) {
   Value x;
   x.k = K::Int;
   x.i = v;
+  return x;
+}
+
+inline Value Value::ofTensor(TensorId t) {
+  Value x;
+  x.k = K::Tensor;
+  x.tensor = t;
   return x;
 }
 
