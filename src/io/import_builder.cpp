@@ -172,6 +172,28 @@ AxisId ImportBuilder::cloneAxis(AxisId a) {
   return axis(it, src.extent, src.expanded);
 }
 
+// Elementwise operands of lower rank get leading broadcast axes, each through a broadcast expr
+// of its own in operand order, as nvFuser's ops::maybeBroadcast does (csrc/ops/utils.cpp:511-531,
+// with maybe_broadcast_inner_to_rank :21-33 @81c4b22fd; called by binaryOp, where, lerp, addcmul,
+// ...: csrc/ops/arith.cpp:753-800, 1843, 1894).
+bool ImportBuilder::maybeBroadcast(std::vector<ValueRef>& in, std::string& err) {
+  size_t rank = 0;
+  for (const ValueRef& v : in)
+    if (v.isTensor() && v.id < f_.tensors.size()) rank = std::max(rank, nonReduction(v.id).size());
+  for (ValueRef& v : in) {
+    if (!v.isTensor() || v.id >= f_.tensors.size()) continue;
+    size_t r = nonReduction(v.id).size();
+    if (r == rank) continue;
+    Attrs b;
+    b.flags.assign(rank, false);
+    std::fill(b.flags.begin(), b.flags.begin() + static_cast<long>(rank - r), true);
+    auto outs = op(OpKind::Broadcast, {v}, std::move(b), err);
+    if (!outs) return false;
+    v = ValueRef::tensor((*outs)[0]);
+  }
+  return true;
+}
+
 std::optional<std::vector<TensorId>> ImportBuilder::op(OpKind k, std::vector<ValueRef> in, Attrs attrs,
                                                        std::string& err) {
   const OpInfo& info = opInfo(k);
@@ -181,27 +203,9 @@ std::optional<std::vector<TensorId>> ImportBuilder::op(OpKind k, std::vector<Val
           (info.max_inputs == info.min_inputs ? "" : " or more") + " operand(s), got " + std::to_string(n_in);
     return std::nullopt;
   }
-  // Elementwise operands of lower rank get leading broadcast axes first, through a broadcast
-  // expr of their own, as nvFuser's ops::maybeBroadcast does (csrc/ops/utils.cpp:511-531, with
-  // maybe_broadcast_inner_to_rank :21-33 @81c4b22fd; called by binaryOp, where, lerp, ...:
-  // csrc/ops/arith.cpp:753-800, 1894).
   if (info.category == OpCategory::Binary || info.category == OpCategory::Compare ||
-      info.category == OpCategory::Ternary) {
-    size_t rank = 0;
-    for (const ValueRef& v : in)
-      if (v.isTensor() && v.id < f_.tensors.size()) rank = std::max(rank, nonReduction(v.id).size());
-    for (ValueRef& v : in) {
-      if (!v.isTensor() || v.id >= f_.tensors.size()) continue;
-      size_t r = nonReduction(v.id).size();
-      if (r == rank) continue;
-      Attrs b;
-      b.flags.assign(rank, false);
-      std::fill(b.flags.begin(), b.flags.begin() + static_cast<long>(rank - r), true);
-      auto outs = op(OpKind::Broadcast, {v}, std::move(b), err);
-      if (!outs) return std::nullopt;
-      v = ValueRef::tensor((*outs)[0]);
-    }
-  }
+      info.category == OpCategory::Ternary)
+    if (!maybeBroadcast(in, err)) return std::nullopt;
   normalizeAttrs(f_, k, in, attrs);
   if (info.category == OpCategory::Reduction && !in.empty() && in[0].isTensor()) {
     if (auto out = trivialReduction(k, in[0].id, attrs, err); out || !err.empty()) return out;

@@ -50,6 +50,10 @@ class ImportBuilder {
   std::optional<std::vector<TensorId>> op(OpKind k, std::vector<ValueRef> in, Attrs attrs,
                                           std::string& error);
 
+  // Gives the lower-rank tensors of `in` leading Broadcast axes up to the highest rank, through
+  // broadcast exprs, as nvFuser's ops::maybeBroadcast does; false (with `error`) on failure.
+  bool maybeBroadcast(std::vector<ValueRef>& in, std::string& error);
+
   // Appends an op fusecheck has no rule for (OpKind::Opaque, attrs.name = `name`) whose
   // outputs the caller built from nvFuser's definition of that op, with axis() / copyAxis().
   std::vector<TensorId> opaque(std::string name, std::vector<ValueRef> in, std::vector<TensorId> outs);

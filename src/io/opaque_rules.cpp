@@ -3,7 +3,6 @@
 #include "io/opaque_rules.h"
 
 #include <algorithm>
-#include <iterator>
 
 #include "ir/op_rules.h"
 #include "support/internal_error.h"
@@ -54,43 +53,9 @@ AxisId factoryAxis(ImportBuilder& b, ScalarId s) {
   return b.axis(*c == 1 ? IterType::Broadcast : IterType::Iteration, s);
 }
 
-// The ops with a rule below.
-constexpr std::string_view kRuled[] = {"uniform",
-                                       "normal",
-                                       "rand_like",
-                                       "randn_like",
-                                       "cumsum",
-                                       "cumprod",
-                                       "cummin",
-                                       "cummax",
-                                       "triu",
-                                       "index_put_accumulate",
-                                       "argsort",
-                                       "index_select",
-                                       "select",
-                                       "gather",
-                                       "take_along_axis",
-                                       "scatter",
-                                       "embedding_fwd",
-                                       "topk",
-                                       "sdpfa_fwd",
-                                       "sdpfa_bwd",
-                                       "welford",
-                                       "batch_norm",
-                                       "grouped_mm",
-                                       "scaled_mm",
-                                       "nv_block_quantize",
-                                       "nv_grouped_block_quantize",
-                                       "preprocess_grouped_matmul_input_sf",
-                                       "cutlass_nvfp4_grouped_mm"};
-
 }  // namespace
 
-bool hasOpaqueRule(std::string_view name) {
-  return std::find(std::begin(kRuled), std::end(kRuled), name) != std::end(kRuled);
-}
-
-OpaqueCall recordOpaqueOp(std::string_view n, OpaqueArgs& a) {
+std::optional<OpaqueCall> recordOpaqueOp(std::string_view n, OpaqueArgs& a) {
   ImportBuilder& b = a.b();
   // uniform / normal (arith.cpp:199-257): a factory op of `shape`, dtype `dtype` (Float by default).
   if (n == "uniform" || n == "normal") {
@@ -522,7 +487,7 @@ OpaqueCall recordOpaqueOp(std::string_view n, OpaqueArgs& a) {
     const DType dt = a.dtype("dtype").value_or(DType::BFloat16);
     return finish(a, n, std::move(in), {Out{dt, {b.copyAxis(a1[0]), b.copyAxis(a2[2])}}});
   }
-  a.fail("`" + std::string(n) + "` has no output rule in fusecheck yet", nullptr);
+  return std::nullopt;
 }
 
 }  // namespace fc

@@ -71,11 +71,8 @@ struct OpaqueCall {
   std::vector<std::optional<TensorId>> results;
 };
 
-// Whether fd.ops op `name` has an output rule here.
-bool hasOpaqueRule(std::string_view name);
-
-// Records fd.ops op `name` (hasOpaqueRule) with the arguments of `a`; a call nvFuser would
-// refuse stops through a.fail().
-OpaqueCall recordOpaqueOp(std::string_view name, OpaqueArgs& a);
+// Records fd.ops op `name` with the arguments of `a`; a call nvFuser would refuse stops through
+// a.fail(). Nothing when `name` has no output rule here.
+std::optional<OpaqueCall> recordOpaqueOp(std::string_view name, OpaqueArgs& a);
 
 }  // namespace fc

@@ -8,6 +8,7 @@
 
 #include "io/cpp/reader.h"
 #include "io/opaque_rules.h"
+#include "support/internal_error.h"
 
 namespace fc::cpp_text {
 namespace {
@@ -249,7 +250,9 @@ std::optional<Value> Reader::opaqueOp(const std::string& fn, std::vector<Value>&
       }
     }
     CppArgs args_by_name(*this, b_, fn, a, std::move(params), at);
-    OpaqueCall c = recordOpaqueOp(rule, args_by_name);
+    std::optional<OpaqueCall> found = recordOpaqueOp(rule, args_by_name);
+    FC_CHECK(found.has_value(), "kCppOps names the rule `" + rule + "`, which opaque_rules.cpp lacks");
+    const OpaqueCall& c = *found;
     expr_tok_.push_back(at);
     std::vector<std::string> fields = split(op.fields);
     if (fields.empty() && c.results.size() == 1) return Value::ofTensor(*c.results[0]);

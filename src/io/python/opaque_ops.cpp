@@ -122,9 +122,9 @@ Ref Interpreter::opaqueOpCall(const std::shared_ptr<FusionRecorder>& rec, const 
     args.pos_off.insert(args.pos_off.begin() + 3, 2, args.pos_off[3]);
   }
   OpArgs a(*this, rec, op, args);
-  if (!hasOpaqueRule(n))
-    fail("`fd.ops." + std::string(n) + "` has no output rule in fusecheck yet", args.off);
-  return a.value(recordOpaqueOp(n, a));
+  std::optional<OpaqueCall> c = recordOpaqueOp(n, a);
+  if (!c) fail("`fd.ops." + std::string(n) + "` has no output rule in fusecheck yet", args.off);
+  return a.value(*c);
 }
 
 }  // namespace fc::py

@@ -451,17 +451,8 @@ Ref Interpreter::addcmul(const std::shared_ptr<FusionRecorder>& rec, const std::
     v = ValueRef::scalar(isIntegral(*common) ? b.constInt(static_cast<int64_t>(x), *common)
                                              : b.constFloat(x, *common));
   }
-  // ops::maybeBroadcast: lower-rank tensors get leading Broadcast axes, in operand order.
-  size_t rank = 0;
-  for (const ValueRef& v : ins)
-    if (v.isTensor()) rank = std::max(rank, b.nonReduction(v.id).size());
-  for (ValueRef& v : ins) {
-    if (!v.isTensor() || b.nonReduction(v.id).size() == rank) continue;
-    Attrs a;
-    a.flags.assign(rank, false);
-    std::fill(a.flags.begin(), a.flags.begin() + static_cast<long>(rank - b.nonReduction(v.id).size()), true);
-    v = op(OpKind::Broadcast, {v}, a);
-  }
+  std::string err;
+  if (!b.maybeBroadcast(ins, err)) fail(fname + ": " + err, off);
   ValueRef prod = op(OpKind::Mul, {ins[2], ins[3]}, {});
   prod = op(OpKind::Mul, {ins[1], prod}, {});
   ValueRef out = op(OpKind::Add, {ins[0], prod}, {});
