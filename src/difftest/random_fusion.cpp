@@ -43,6 +43,7 @@ class RandomGen {
     for (size_t t = f_.tensors.size(); t-- > 0 && f_.outputs.size() < 3;)
       if (!used[t] && f_.tensors[t].definition != kNone) f_.outputs.push_back(static_cast<TensorId>(t));
     if (f_.outputs.empty()) f_.outputs.push_back(pool_.back());
+    b_.meshEveryTensorLikeItsInputs();
     b_.finish();
     f_.rebuildUses();
   }

@@ -168,6 +168,7 @@ class Gen {
   // `out` the fusion's one output; memory types and uses set.
   void finish(TensorId out) {
     f_.outputs.push_back(out);
+    b_.meshEveryTensorLikeItsInputs();
     b_.finish();
     f_.rebuildUses();
   }

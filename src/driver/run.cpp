@@ -264,7 +264,7 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
   }
   std::optional<uint32_t> stop_at;
   if (pr.failed()) {
-    stop_at = failingSegment(*exec_f, pr);
+    stop_at = pr.stopped_in_sharding ? 0u : failingSegment(*exec_f, pr);
     for (const Diagnostic& d : pr.diagnostics) res.diagnostics.push_back(d);
     res.exit_code = std::max(res.exit_code, 1);
   } else if (pr.verdict() == Verdict::NotDecided) {

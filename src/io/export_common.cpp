@@ -49,4 +49,13 @@ int64_t stridedSpan(const std::vector<int64_t>& sizes, const std::vector<int64_t
   return span;
 }
 
+bool scheduled(const Fusion& f, const Tensor& t) {
+  if (!t.loop.empty() && t.loop != t.logical) return true;
+  for (AxisId a : t.loopDomain()) {
+    const ParallelType p = f.axes[a].parallel;
+    if (isDeviceDim(p) || p == ParallelType::Stream) return true;
+  }
+  return false;
+}
+
 }  // namespace fc

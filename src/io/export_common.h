@@ -33,6 +33,11 @@ std::vector<int64_t> strideOrderOf(const Fusion& f, TensorId t);
 // buffer `as_strided` needs); 0 when a size is 0.
 int64_t stridedSpan(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides);
 
+// Whether `t` has a schedule a repro states beside its mesh: a loop domain of its own, or a loop axis of a
+// device or stream parallel type. A tensor without a mesh may have one (the sharding passes give
+// it a mesh later).
+bool scheduled(const Fusion& f, const Tensor& t);
+
 // `open` f(v[0]), f(v[1]), ... `close`: "[1, 2]", "{a, b}".
 template <typename T, typename F>
 std::string joined(const std::vector<T>& v, F f, const char* open, const char* close) {

@@ -316,8 +316,8 @@ class CppExporter : ExporterBase {
     }
     for (TensorId t = 0; t < f_.tensors.size(); ++t) {
       const Tensor& tv = f_.tensors[t];
-      if (tv.mesh == kNone) continue;
-      line(tv_[t] + "->setDeviceMesh(mesh" + std::to_string(tv.mesh) + ");");
+      if (tv.mesh == kNone && !scheduled(f_, tv)) continue;
+      if (tv.mesh != kNone) line(tv_[t] + "->setDeviceMesh(mesh" + std::to_string(tv.mesh) + ");");
       std::vector<AxisId> loop = tv.logical;
       for (const AxisTransform& tr : tv.transforms) {
         if (tr.kind != AxisTransform::Kind::Split) {

@@ -327,7 +327,7 @@ class Exporter : ExporterBase {
     std::string s;
     bool any = false;
     for (const Tensor& t : f_.tensors)
-      if (t.mesh != kNone) any = true;
+      if (t.mesh != kNone || scheduled(f_, t)) any = true;
     if (!any) return s;
     auto add = [&](const std::string& l) { s += "    " + l + "\n"; };
     for (MeshId m = 0; m < f_.meshes.size(); ++m) {
@@ -351,8 +351,9 @@ class Exporter : ExporterBase {
     }
     for (TensorId t = 0; t < f_.tensors.size(); ++t) {
       const Tensor& tv = f_.tensors[t];
-      if (tv.mesh == kNone) continue;
-      add("fd.sched._set_device_mesh(" + tname_[t] + ", mesh" + std::to_string(tv.mesh) + ")");
+      if (tv.mesh == kNone && !scheduled(f_, tv)) continue;
+      if (tv.mesh != kNone)
+        add("fd.sched._set_device_mesh(" + tname_[t] + ", mesh" + std::to_string(tv.mesh) + ")");
       // Replay the splits that made the loop domain, then the parallelizations.
       std::vector<AxisId> loop = tv.logical;
       for (const AxisTransform& tr : tv.transforms) {

@@ -341,6 +341,9 @@ void ImportBuilder::finish() {
     if (v.isTensor() && v.id < f_.tensors.size()) f_.tensors[v.id].memory = MemoryType::Global;
   for (TensorId t : f_.outputs)
     if (t < f_.tensors.size()) f_.tensors[t].memory = MemoryType::Global;
+}
+
+void ImportBuilder::meshEveryTensorLikeItsInputs() {
   for (const Expr& e : f_.exprs) {
     MeshId m = kNone;
     for (const ValueRef& v : e.inputs)

@@ -73,9 +73,14 @@ class ImportBuilder {
   void splitLoop(TensorId t, size_t i, ScalarId factor, bool inner_split);
   void mergeLoop(TensorId t, size_t a, size_t b);
 
-  // Sets memory types as nvFuser does: fusion inputs/outputs global, the rest local; gives
-  // op outputs the mesh of their inputs when they have none (sharding propagation of meshes).
+  // Sets memory types as nvFuser does: fusion inputs/outputs global, the rest local. Meshes stay
+  // as the repro set them: giving the others one is the sharding passes' work, at a profile.
   void finish();
+
+  // Gives every op output without a mesh the mesh of its first meshed tensor input, in expr
+  // order: for generated fusions written the way nvFuser's C++ tests write theirs, which set a
+  // mesh on every tensor. No parallel type changes.
+  void meshEveryTensorLikeItsInputs();
 
   std::vector<AxisId> nonReduction(TensorId t) const;
   DType scalarDType(ScalarId s) const { return f_.scalars[s].dtype; }

@@ -271,21 +271,17 @@ void Checks::checkTensorDomain(TensorId t, std::vector<uint32_t>& stamp, uint32_
   noDup(tv.allocation, "allocation", F::Allocation);
   noDup(tv.loop, "loop", F::Loop);
   if (!st_.tensor_ok[t]) return;
-  // DID axes need a mesh with a matching axis (one report per tensor).
+  // A DID axis of a meshed tensor needs a mesh dimension of its type (one report per tensor). A
+  // DID axis without a mesh is well formed: nvFuser's sharding passes may give the tensor one, and
+  // the pipeline decides what happens where none does.
   bool did_reported = false;
   auto didCheck = [&](const std::vector<AxisId>& dom, PlaceField field) {
     for (size_t j = 0; j < dom.size() && !did_reported; ++j) {
       const Axis& ax = f_.axes[dom[j]];
       if (!isDeviceDim(ax.parallel)) continue;
       auto ptr = [&] { return tp(t).at(field, j); };  // for a diagnostic only
-      if (tv.mesh == kNone) {
-        r.error(DiagCode::DidWithoutMesh,
-                tname(t) + " has the " + std::string(parallelTypeName(ax.parallel)) + " axis " +
-                    axisDesc(dom[j]) + " but no device mesh",
-                ptr());
-        did_reported = true;
-      } else if (tv.mesh < f_.meshes.size() && !f_.meshes[tv.mesh].devices.empty() &&
-                 !f_.meshes[tv.mesh].shape.empty() && f_.meshes[tv.mesh].sizeFor(ax.parallel) < 0) {
+      if (tv.mesh != kNone && tv.mesh < f_.meshes.size() && !f_.meshes[tv.mesh].devices.empty() &&
+          !f_.meshes[tv.mesh].shape.empty() && f_.meshes[tv.mesh].sizeFor(ax.parallel) < 0) {
         r.error(DiagCode::DidWithoutMesh,
                 tname(t) + " has the " + std::string(parallelTypeName(ax.parallel)) + " axis " +
                     axisDesc(dom[j]) + " but its mesh " + num(tv.mesh) + " has only " +

@@ -136,20 +136,92 @@ struct Passes {
     return true;
   }
 
+  // The DID axes of `t`'s loop domain.
+  static size_t didCount(const Fusion& f, TensorId t) {
+    size_t n = 0;
+    for (AxisId a : f.tensors[t].loopDomain()) n += isDeviceDim(f.axes[a].parallel);
+    return n;
+  }
+
+  // The inputs of `x` propagation copies, in turn (nvFuser's reference inputs at this point).
+  std::vector<size_t> references(const Fusion& f, const Expr& x) const {
+    auto meshed = [&](size_t i) {
+      return i < x.inputs.size() && x.inputs[i].isTensor() && f.tensors[x.inputs[i].id].mesh != kNone;
+    };
+    std::vector<size_t> all;
+    for (size_t i = 0; i < x.inputs.size(); ++i)
+      if (meshed(i)) all.push_back(i);
+    if (all.empty()) return all;
+    switch (o.reference) {
+      case ReferenceChoice::FirstMeshed: return {all.front()};
+      case ReferenceChoice::MostParallel: {
+        size_t best = all.front();
+        for (size_t i : all)
+          if (didCount(f, x.inputs[i].id) > didCount(f, x.inputs[best].id)) best = i;
+        return {best};
+      }
+      case ReferenceChoice::WeightsFirst: {
+        std::vector<size_t> order;
+        if (x.op == OpKind::Matmul) order = {1, 0};
+        if (x.op == OpKind::Linear) order = {1, 2, 0};
+        if (!order.empty()) {
+          std::vector<size_t> r;
+          for (size_t i : order)
+            if (meshed(i)) r.push_back(i);
+          return r;
+        }
+        std::stable_sort(all.begin(), all.end(), [&](size_t a, size_t b) {
+          const TensorId ta = x.inputs[a].id, tb = x.inputs[b].id;
+          const size_t da = didCount(f, ta), db = didCount(f, tb);
+          if (da != db) return da > db;
+          return f.tensors[ta].loopDomain().size() > f.tensors[tb].loopDomain().size();
+        });
+        return all;
+      }
+    }
+    return all;
+  }
+
+  // Copies the mesh of tensor input `ref` of `e` onto output `t` and the DID types `t` does not
+  // have yet onto the axes of `t` that `e` maps to the reference's (nvFuser's shardAllLike with
+  // the parallel types getParallelTypesToPropagate leaves).
+  void shardKeeping(Fusion& g, ExprId e, size_t ref, TensorId t) {
+    const Expr& x = g.exprs[e];
+    const TensorId from_t = x.inputs[ref].id;
+    g.tensors[t].mesh = g.tensors[from_t].mesh;
+    std::vector<ParallelType> have;
+    for (AxisId a : g.tensors[t].loopDomain())
+      if (isDeviceDim(g.axes[a].parallel)) have.push_back(g.axes[a].parallel);
+    for (size_t oi = 0; oi < x.outputs.size(); ++oi) {
+      if (x.outputs[oi] != t) continue;
+      for (const AxisPair& p : mapProducerConsumer(g, e, ref, oi)) {
+        const ParallelType pt = axisSharding(g, from_t, p.producer);
+        if (!isDeviceDim(pt) || std::find(have.begin(), have.end(), pt) != have.end()) continue;
+        if (isDeviceDim(g.axes[p.consumer].parallel)) continue;
+        g.axes[p.consumer].parallel = pt;
+        have.push_back(pt);
+      }
+    }
+  }
+
   void propagate() {
-    const Fusion& f0 = cur();
     size_t changed = 0, reset = 0;
+    std::vector<TensorId> targets;
     for (ExprId e : order) {
       const Fusion& f = cur();
       const Expr& x = f.exprs[e];
-      size_t ref = SIZE_MAX;
-      for (size_t i = 0; i < x.inputs.size() && ref == SIZE_MAX; ++i)
-        if (x.inputs[i].isTensor() && f.tensors[x.inputs[i].id].mesh != kNone) ref = i;
-      if (ref == SIZE_MAX) continue;
-      for (TensorId t : x.outputs) {
-        if (cur().tensors[t].mesh != kNone) continue;
-        Fusion& g = mut();
-        shardLike(g, e, ref, t);
+      const std::vector<size_t> refs = references(f, x);
+      if (refs.empty()) continue;
+      targets.clear();
+      for (TensorId t : x.outputs)
+        if (f.tensors[t].mesh == kNone) targets.push_back(t);
+      if (targets.empty()) continue;
+      Fusion& g = mut();
+      for (TensorId t : targets) {
+        if (o.keep_target_types)
+          for (size_t ref : refs) shardKeeping(g, e, ref, t);
+        else
+          shardLike(g, e, refs.front(), t);
         ++changed;
         if (o.reset_reduction_did)
           for (AxisId a : g.tensors[t].logical)
@@ -159,11 +231,19 @@ struct Passes {
             }
       }
     }
-    (void)f0;
-    if (changed)
-      r.trace.push_back("propagate shardings: " + std::to_string(changed) +
-                        " tensors without a mesh took their first meshed input's mesh and DIDx" +
-                        (reset ? " (" + std::to_string(reset) + " Reduction axes reset to Serial)" : ""));
+    if (!changed) return;
+    std::string how;
+    switch (o.reference) {
+      case ReferenceChoice::FirstMeshed: how = "their first meshed input's mesh and DIDx"; break;
+      case ReferenceChoice::MostParallel:
+        how = "the mesh and DIDx of their meshed input with the most DID axes";
+        break;
+      case ReferenceChoice::WeightsFirst:
+        how = "the mesh and the DID types they lacked from their meshed inputs, weights first";
+        break;
+    }
+    r.trace.push_back("propagate shardings: " + std::to_string(changed) + " tensors without a mesh took " +
+                      how + (reset ? " (" + std::to_string(reset) + " Reduction axes reset to Serial)" : ""));
   }
 
   bool meshRequirementAfter() {

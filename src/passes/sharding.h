@@ -35,8 +35,19 @@ enum class MeshRequirement : uint8_t {
   SomeWithout,      // the same check, later in the pass list, other words
 };
 
+// Which meshed inputs of an expr propagation copies, in turn, onto its outputs without a mesh.
+enum class ReferenceChoice : uint8_t {
+  FirstMeshed,   // the first tensor input with a mesh
+  MostParallel,  // the meshed input with the most DID axes (the first of equals)
+  WeightsFirst,  // all meshed inputs: matmul B, A; linear weight, bias, input; else most DID axes first
+};
+
 struct ShardingOptions {
   bool propagate = false;
+  ReferenceChoice reference = ReferenceChoice::FirstMeshed;
+  // An output without a mesh keeps its own DID types (a reference gives only the others, and
+  // resets nothing to Serial); else every mapped axis takes the reference's DID type or Serial.
+  bool keep_target_types = false;
   bool reset_reduction_did = false;
   bool insert_reshardings = false;
   bool reshard_after = false;  // one-input exprs reshard after, not before

@@ -236,10 +236,46 @@ void frontendSteps(const Fusion& f, const Profile& p, const std::string& file, D
   }
 }
 
+// A tensor that still has a DID axis but no mesh once this path's sharding passes ran (or where it
+// runs none): nvFuser's propagation gives a mesh only to an op output with a meshed input
+// (propagateShardings, csrc/multidevice/utils.cpp:327 @ bfa518ceb), and what it does with a
+// tensor left without one is not modelled. False when there is none.
+bool didWithoutMeshOpen(const Fusion& f, const Profile& p, const std::string& file, DiagnosticSink& sink) {
+  for (TensorId t = 0; t < f.tensors.size(); ++t) {
+    const Tensor& tv = f.tensors[t];
+    if (tv.mesh != kNone) continue;
+    for (AxisId a : tv.loopDomain()) {
+      if (!isDeviceDim(f.axes[a].parallel)) continue;
+      auto& d = sink.report(
+          Severity::NotDecided, DiagCode::NotDecided,
+          std::string(f.tensorName(t)) + " has the " + std::string(parallelTypeName(f.axes[a].parallel)) +
+              " axis " + axisToString(f, a) + " but no device mesh" +
+              (p.multi_device && p.sharding_passes ? " after the sharding passes"
+                                                   : ", and this path runs no sharding pass") +
+              ": what nvFuser does with a DID axis off any mesh is not modelled",
+          Location::at(file, Place::tensor(t)));
+      d.note(tv.definition == kNone
+                 ? std::string(f.tensorName(t)) +
+                       " is a fusion input: only the repro's schedule (set_device_mesh / "
+                       "setDeviceMesh) gives one a mesh"
+                 : std::string(f.tensorName(t)) +
+                       " is made by an op without a meshed tensor input, so propagation gives it no mesh");
+      return true;
+    }
+  }
+  return false;
+}
+
 ShardingOptions shardingOptions(const Profile& p, const std::string& file) {
   ShardingOptions o;
   o.propagate = p.propagate;
   o.reset_reduction_did = p.reset_reduction_did;
+  switch (p.propagation_reference) {
+    case nv::PropagationReference::FirstMeshed: o.reference = ReferenceChoice::FirstMeshed; break;
+    case nv::PropagationReference::MostParallel: o.reference = ReferenceChoice::MostParallel; break;
+    case nv::PropagationReference::WeightsFirst: o.reference = ReferenceChoice::WeightsFirst; break;
+  }
+  o.keep_target_types = p.keep_target_types;
   o.insert_reshardings = true;
   o.reshard_after = p.reshard_after;
   switch (p.mesh_rule) {
@@ -379,12 +415,16 @@ PipelineResult runPipeline(const Fusion& f_in, const PipelineOptions& opts) {
     r.sharded = sharding.rewritten;
   }
   const Fusion& f = r.sharded ? *r.sharded : f_in;
+  if (!sharding.failed) didWithoutMeshOpen(f, p, opts.file, early);
   Ctx c(f, opts, r);
   c.sink.append(std::move(early));
   // The MultiDeviceExecutor runs its passes first; FusionExecutorCache after
   // concretizing the whole fusion.
   const bool passes_first = !p.wholeFirst();
   if (passes_first) c.sink.append(std::exchange(sharding_sink, DiagnosticSink{}));
+  // Where the sharding passes' diagnostics end: when they stop nvFuser, nothing after them
+  // (segmentation, and on paths that run the passes first, binding) is nvFuser's.
+  size_t after_passes = c.sink.all().size();
   if (opts.trace && run_sharding) {
     std::string t;
     for (auto& line : sharding.trace) t += "  " + line + "\n";
@@ -472,7 +512,10 @@ PipelineResult runPipeline(const Fusion& f_in, const PipelineOptions& opts) {
       }
       seg_counters = steps::counters;
     });
-    if (!passes_first) c.sink.append(std::exchange(sharding_sink, DiagnosticSink{}));
+    if (!passes_first) {
+      c.sink.append(std::exchange(sharding_sink, DiagnosticSink{}));
+      after_passes = c.sink.all().size();
+    }
     c.sink.append(std::move(seg_sink));
     steps::counters += seg_counters;
     if (times) times->mergeConcurrent(seg_times);
@@ -483,7 +526,10 @@ PipelineResult runPipeline(const Fusion& f_in, const PipelineOptions& opts) {
       topo = topoOrder(f);
       return topo;
     });
-    if (!passes_first) c.sink.append(std::exchange(sharding_sink, DiagnosticSink{}));
+    if (!passes_first) {
+      c.sink.append(std::exchange(sharding_sink, DiagnosticSink{}));
+      after_passes = c.sink.all().size();
+    }
     PhaseScope segment_phase("pipeline: segment");
     sp = segmentFusion(f, seg_opts, c.sink, &topo);
   }
@@ -495,7 +541,11 @@ PipelineResult runPipeline(const Fusion& f_in, const PipelineOptions& opts) {
 
   // The executor, per compute segment -- unless nvFuser stopped in the
   // sharding passes.
-  if (!sharding.failed) pipeline_detail::runSegmentLanes(c);
+  r.stopped_in_sharding = sharding.failed;
+  if (!sharding.failed)
+    pipeline_detail::runSegmentLanes(c);
+  else
+    c.sink.all().erase(c.sink.all().begin() + static_cast<std::ptrdiff_t>(after_passes), c.sink.all().end());
 
   // The whole-fusion binding and a segment's binding can report the same
   // input problem: keep the first of identical diagnostics (same code,

@@ -65,7 +65,8 @@ struct PipelineResult {
   std::vector<UnboundExtent> unbound;  // the provenance behind each FC0301
   Profile profile;
   InputRewrite input_rewrite = InputRewrite::KeepReductions;
-  bool whole_first = false;  // the path concretizes the complete fusion before segmenting
+  bool whole_first = false;          // the path concretizes the complete fusion before segmenting
+  bool stopped_in_sharding = false;  // nvFuser stops in the sharding passes: no segment runs
   // The fusion the sharding passes left (their inserted sets and the meshes
   // they propagated), when they changed something; null: the input. The
   // segments, the evaluator and the diagnostics' exprs refer to fusion().

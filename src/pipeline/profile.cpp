@@ -150,6 +150,8 @@ void deriveMde(Profile& p, bool fec_per_segment) {
   p.rejects_scalar_exprs = s.get<NonTvOps>() == NonTvOps::Rejected;
   p.unmapped_axis_error = s.get<UnmappedProducerAxis>() == UnmappedProducerAxis::Error;
   p.reset_reduction_did = p.propagate && s.get<ReductionDidReset>() == ReductionDidReset::Yes;
+  p.propagation_reference = s.get<PropagationReference>();
+  p.keep_target_types = s.get<PropagationTargets>() == PropagationTargets::KeepOwnTypes;
   p.mesh_segmenter = s.get<MdeSegmentation>() == MdeSegmentation::StandaloneHostOps
                          ? MeshSegmenter::StandaloneHostOps
                          : MeshSegmenter::ReshardingAlone;
@@ -270,6 +272,8 @@ std::variant<Profile, ProfileError> profileAt(const nv::Point& point, std::optio
         p.unmapped_axis_error =
             p.sharding_passes && s.get<UnmappedProducerAxis>() == UnmappedProducerAxis::Error;
         p.reset_reduction_did = s.get<ReductionDidReset>() == ReductionDidReset::Yes;
+        p.propagation_reference = s.get<PropagationReference>();
+        p.keep_target_types = s.get<PropagationTargets>() == PropagationTargets::KeepOwnTypes;
         p.mesh_segmenter = MeshSegmenter::SchedulerDriven;
       }
       break;

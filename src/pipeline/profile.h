@@ -78,6 +78,8 @@ struct Profile {
   bool rejects_scalar_exprs = false;  // "Non-tv op is not supported yet"
   bool unmapped_axis_error = false;   // squeeze / select in isResharding
   bool reset_reduction_did = false;
+  nv::PropagationReference propagation_reference = nv::PropagationReference::FirstMeshed;
+  bool keep_target_types = false;
   MeshSegmenter mesh_segmenter = MeshSegmenter::ReshardingAlone;
   SegmentLookup lookup = SegmentLookup::Whole;
   bool kernel_without_scheduler = false;  // "Allocations must be based on constant integers ..."

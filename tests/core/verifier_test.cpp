@@ -545,10 +545,15 @@ TEST(Verifier, ExtentOfRootAxisPointsAtRoot) {
   expectOne(s.f, "FC0204", "/tensors/3/root/2/extent");
 }
 
-TEST(Verifier, DidAxisWithoutMesh) {
+// A DIDx axis on a tensor without a mesh is well formed: nvFuser's sharding passes may give it
+// one, and the pipeline decides the rest.
+TEST(Verifier, DidAxisWithoutMeshIsWellFormed) {
   Seed s = makeSeed();
   s.f.tensors[s.T[0]].mesh = kNone;
-  expectOne(s.f, "FC0205", "/tensors/0/logical/0");
+  bool ok = false;
+  Found got = verify(s.f, &ok);
+  EXPECT_TRUE(ok) << show(got);
+  EXPECT_TRUE(got.empty()) << show(got);
 }
 
 TEST(Verifier, DidYOnOneDimensionalMesh) {
