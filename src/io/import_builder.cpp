@@ -341,6 +341,9 @@ void ImportBuilder::finish() {
     if (v.isTensor() && v.id < f_.tensors.size()) f_.tensors[v.id].memory = MemoryType::Global;
   for (TensorId t : f_.outputs)
     if (t < f_.tensors.size()) f_.tensors[t].memory = MemoryType::Global;
+  // A mesh set once every op was built is one set after the definition.
+  for (Tensor& t : f_.tensors)
+    if (t.mesh_set_at >= f_.exprs.size()) t.mesh_set_at = kMeshSetAfterDefinition;
 }
 
 void ImportBuilder::meshEveryTensorLikeItsInputs() {

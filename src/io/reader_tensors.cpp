@@ -10,13 +10,15 @@
 namespace fc::reader_detail {
 namespace {
 
-constexpr std::array<std::string_view, 10> kTensorKeys = {
-    "name", "dtype", "memory", "mesh", "root", "logical", "allocation", "contiguity", "loop", "transforms"};
+constexpr std::array<std::string_view, 11> kTensorKeys = {"name",        "dtype", "memory",    "mesh",
+                                                          "mesh_set_at", "root",  "logical",   "allocation",
+                                                          "contiguity",  "loop",  "transforms"};
 enum TensorKey {
   kTName,
   kTDType,
   kTMemory,
   kTMesh,
+  kTMeshSetAt,
   kTRoot,
   kTLogical,
   kTAlloc,
@@ -64,6 +66,11 @@ bool Reader::readTensor(size_t i, sj::value& x) {
           t.mesh = static_cast<MeshId>(n);
           mesh_bound_ = std::max(mesh_bound_, t.mesh + 1);
         }
+        return;
+      }
+      case kTMeshSetAt: {
+        int64_t n = 0;
+        if (getInt(y, n, 0, INT32_MAX, "an expr count")) t.mesh_set_at = static_cast<uint32_t>(n);
         return;
       }
       case kTRoot: return readDomain(y, Slot::Root);

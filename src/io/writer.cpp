@@ -333,6 +333,8 @@ class Writer {
     str(dtypeName(t.dtype));
     member(t.memory != MemoryType::Local, "memory", [&] { str(memoryTypeName(t.memory)); });
     member(t.mesh != kNone, "mesh", [&] { out_ += std::to_string(t.mesh); });
+    member(t.mesh_set_at != kMeshSetAfterDefinition, "mesh_set_at",
+           [&] { out_ += std::to_string(t.mesh_set_at); });
     touched_.clear();
     domain("root", t.root);
     domain("logical", t.logical, /*always=*/true);

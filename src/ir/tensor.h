@@ -3,6 +3,7 @@
 // device mesh.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -13,11 +14,17 @@
 
 namespace fc {
 
+inline constexpr uint32_t kMeshSetAfterDefinition = UINT32_MAX;
+
 struct Tensor {
   NameId name = kNoName;  // "T4"
   DType dtype = DType::Float;
   MemoryType memory = MemoryType::Local;
   MeshId mesh = kNone;
+  // How many exprs the fusion had when the repro set this tensor's mesh: an op built after that
+  // saw the mesh (nvFuser's op builders copy it from some points on). kMeshSetAfterDefinition:
+  // set after the whole definition, as Python schedules and JSON repros do.
+  uint32_t mesh_set_at = kMeshSetAfterDefinition;
 
   std::vector<AxisId> root;        // empty: no distinct root
   std::vector<AxisId> logical;     // semantic shape, Reduction axes included

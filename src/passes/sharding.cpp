@@ -92,6 +92,62 @@ struct Passes {
     }
   }
 
+  // The mesh and DID types nvFuser's op builders gave each output when the op was built, for
+  // ops built after the repro meshed an input (ops/utils.cpp newOutputTV, arith.cpp
+  // newForReduction). Walks the exprs in creation order; a tensor's parallel types count as set
+  // with its mesh.
+  void buildTimeSharding() {
+    if (!o.build_pointwise && !o.build_reduction) return;
+    const Fusion& f0 = cur();
+    if (std::none_of(f0.tensors.begin(), f0.tensors.end(), [](const Tensor& t) {
+          return t.mesh != kNone && t.mesh_set_at != kMeshSetAfterDefinition;
+        }))
+      return;
+    std::vector<uint8_t> inherited(f0.tensors.size(), 0);
+    size_t built = 0;
+    for (ExprId e = 0; e < f0.exprs.size(); ++e) {
+      const Expr& x = cur().exprs[e];
+      const OpCategory cat = opInfo(x.op).category;
+      const bool pointwise = o.build_pointwise && (cat == OpCategory::Set || cat == OpCategory::Cast ||
+                                                   cat == OpCategory::Unary || cat == OpCategory::Binary ||
+                                                   cat == OpCategory::Compare || cat == OpCategory::Ternary);
+      const bool reduction =
+          o.build_reduction && (x.op == OpKind::Sum || x.op == OpKind::Max || x.op == OpKind::Min ||
+                                x.op == OpKind::Prod || x.op == OpKind::Mean);
+      if (!pointwise && !reduction) continue;
+      auto seen = [&](size_t i) {
+        if (!x.inputs[i].isTensor()) return false;
+        const TensorId t = x.inputs[i].id;
+        const Tensor& tv = cur().tensors[t];
+        return inherited[t] != 0 || (tv.mesh != kNone && tv.mesh_set_at <= e);
+      };
+      size_t ref = SIZE_MAX;
+      for (size_t i = 0; i < x.inputs.size() && ref == SIZE_MAX; ++i)
+        if (seen(i)) ref = i;
+      if (ref == SIZE_MAX) continue;
+      Fusion& g = mut();
+      const Expr& y = g.exprs[e];
+      for (size_t oi = 0; oi < y.outputs.size(); ++oi) {
+        const TensorId t = y.outputs[oi];
+        if (g.tensors[t].mesh == kNone) g.tensors[t].mesh = g.tensors[y.inputs[ref].id].mesh;
+        inherited[t] = 1;
+        ++built;
+        for (size_t i = 0; i < y.inputs.size(); ++i) {
+          if (!seen(i) || (reduction && i != 0)) continue;
+          for (const AxisPair& p : mapProducerConsumer(g, e, i, oi)) {
+            Axis& c = g.axes[p.consumer];
+            if (c.iter == IterType::Reduction || isDeviceDim(c.parallel)) continue;
+            const ParallelType pt = axisSharding(g, y.inputs[i].id, p.producer);
+            if (isDeviceDim(pt)) c.parallel = pt;
+          }
+        }
+      }
+    }
+    if (built)
+      r.trace.push_back("op builders: " + std::to_string(built) +
+                        " outputs of ops built after an input's mesh took its mesh and DID types");
+  }
+
   bool meshRequirementBefore() {
     const Fusion& f = cur();
     if (o.mesh != MeshRequirement::AtLeastOneInput && o.mesh != MeshRequirement::EveryTvInput) return true;
@@ -210,12 +266,12 @@ struct Passes {
     for (ExprId e : order) {
       const Fusion& f = cur();
       const Expr& x = f.exprs[e];
-      const std::vector<size_t> refs = references(f, x);
-      if (refs.empty()) continue;
       targets.clear();
       for (TensorId t : x.outputs)
         if (f.tensors[t].mesh == kNone) targets.push_back(t);
       if (targets.empty()) continue;
+      const std::vector<size_t> refs = references(f, x);
+      if (refs.empty()) continue;
       Fusion& g = mut();
       for (TensorId t : targets) {
         if (o.keep_target_types)
@@ -427,6 +483,7 @@ ShardingResult runShardingPasses(const Fusion& f, const ShardingOptions& o, Diag
   Passes p{f, o, sink, r, topoOrder(f)};
   order_phase.stop();
   PhaseScope check_phase("mesh requirements, propagation", PhaseScope::Detail{});
+  p.buildTimeSharding();
   bool ok = p.meshRequirementBefore();
   if (ok && o.propagate) p.propagate();
   if (ok) ok = p.meshRequirementAfter();

@@ -276,6 +276,8 @@ ShardingOptions shardingOptions(const Profile& p, const std::string& file) {
     case nv::PropagationReference::WeightsFirst: o.reference = ReferenceChoice::WeightsFirst; break;
   }
   o.keep_target_types = p.keep_target_types;
+  o.build_pointwise = p.op_build_sharding != nv::OpBuildSharding::None;
+  o.build_reduction = p.op_build_sharding == nv::OpBuildSharding::PointwiseAndReduction;
   o.insert_reshardings = true;
   o.reshard_after = p.reshard_after;
   switch (p.mesh_rule) {

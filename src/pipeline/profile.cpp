@@ -250,6 +250,7 @@ std::variant<Profile, ProfileError> profileAt(const nv::Point& point, std::optio
   p.print_style =
       s.get<nv::PrintStyle>() == nv::PrintStyle::DtypeInName ? fc::PrintStyle::Head : fc::PrintStyle::Y2024;
   p.mesh_nd_print = s.get<DeviceMesh>() != DeviceMesh::OneD;
+  p.op_build_sharding = s.get<OpBuildSharding>();
 
   switch (p.executor) {
     case Executor::Fec:

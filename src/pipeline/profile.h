@@ -80,6 +80,7 @@ struct Profile {
   bool reset_reduction_did = false;
   nv::PropagationReference propagation_reference = nv::PropagationReference::FirstMeshed;
   bool keep_target_types = false;
+  nv::OpBuildSharding op_build_sharding = nv::OpBuildSharding::None;
   MeshSegmenter mesh_segmenter = MeshSegmenter::ReshardingAlone;
   SegmentLookup lookup = SegmentLookup::Whole;
   bool kernel_without_scheduler = false;  // "Allocations must be based on constant integers ..."

@@ -297,5 +297,27 @@ TEST(ImportForms, DesignatedExecutorParams) {
   }
 }
 
+// A C++ test that meshes its input before building ops on it: the import records when, so that
+// the op builders of a later nvFuser can give the ops' outputs that mesh; JSON keeps it.
+TEST(ImportForms, CppTestRecordsWhenItSetAMesh) {
+  std::string path = std::string(FC_SOURCE_DIR) + "/fixtures/nvfuser/cpp_mesh_before_ops_reduce_scatter.cpp";
+  DiagnosticSink s;
+  SourceText src(path, slurpFile(path));
+  auto f = importFusion(src, s);
+  ASSERT_TRUE(f.has_value()) << describe(s);
+  const Tensor& x = f->tensors[*f->findTensor("T0")];
+  EXPECT_NE(x.mesh, kNone);
+  EXPECT_EQ(x.mesh_set_at, 0u);
+  EXPECT_EQ(f->tensors[*f->findTensor("T1")].mesh, kNone);
+  EXPECT_EQ(f->tensors[*f->findTensor("T1")].mesh_set_at, kMeshSetAfterDefinition);
+  std::string json = writeFusion(*f);
+  EXPECT_NE(json.find("\"mesh_set_at\": 0"), std::string::npos) << json;
+  DiagnosticSink s2;
+  auto back = readFusion(SourceText("x.json", json), s2);
+  ASSERT_TRUE(back.has_value()) << describe(s2);
+  EXPECT_EQ(back->tensors[*back->findTensor("T0")].mesh_set_at, 0u);
+  EXPECT_EQ(back->tensors[*back->findTensor("T1")].mesh_set_at, kMeshSetAfterDefinition);
+}
+
 }  // namespace
 }  // namespace fc

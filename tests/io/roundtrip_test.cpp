@@ -135,6 +135,7 @@ class GraphCompare {
     EXPECT_EQ(x.dtype, y.dtype);
     EXPECT_EQ(x.memory, y.memory);
     EXPECT_EQ(x.mesh, y.mesh);
+    EXPECT_EQ(x.mesh_set_at, y.mesh_set_at);
     EXPECT_EQ(dom(a_, x.root), dom(b_, y.root));
     EXPECT_EQ(dom(a_, x.logical), dom(b_, y.logical));
     EXPECT_EQ(dom(a_, x.allocation), dom(b_, y.allocation));

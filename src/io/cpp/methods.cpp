@@ -383,6 +383,8 @@ std::optional<Value> Reader::tensorMethod(Value& obj, const std::string& name, s
     auto m = meshOf(args[0], at);
     if (!m) return std::nullopt;
     f_.tensors[t].mesh = m->mesh;
+    if (f_.tensors[t].mesh_set_at == kMeshSetAfterDefinition)
+      f_.tensors[t].mesh_set_at = static_cast<uint32_t>(f_.exprs.size());
     return Value();
   }
   if (name == "split" || name == "outer_split" || name == "inner_split") {
