@@ -132,6 +132,7 @@ struct Passes {
         if (g.tensors[t].mesh == kNone) g.tensors[t].mesh = g.tensors[y.inputs[ref].id].mesh;
         inherited[t] = 1;
         ++built;
+        if (reduction ? !o.build_reduction_dids : !o.build_pointwise_dids) continue;
         for (size_t i = 0; i < y.inputs.size(); ++i) {
           if (!seen(i) || (reduction && i != 0)) continue;
           for (const AxisPair& p : mapProducerConsumer(g, e, i, oi)) {
@@ -145,7 +146,8 @@ struct Passes {
     }
     if (built)
       r.trace.push_back("op builders: " + std::to_string(built) +
-                        " outputs of ops built after an input's mesh took its mesh and DID types");
+                        " outputs of ops built after an input's mesh took its mesh" +
+                        (o.build_pointwise_dids || o.build_reduction_dids ? " and DID types" : ""));
   }
 
   bool meshRequirementBefore() {

@@ -276,8 +276,12 @@ ShardingOptions shardingOptions(const Profile& p, const std::string& file) {
     case nv::PropagationReference::WeightsFirst: o.reference = ReferenceChoice::WeightsFirst; break;
   }
   o.keep_target_types = p.keep_target_types;
-  o.build_pointwise = p.op_build_sharding != nv::OpBuildSharding::None;
-  o.build_reduction = p.op_build_sharding == nv::OpBuildSharding::PointwiseAndReduction;
+  using B = nv::OpBuildSharding;
+  const B b = p.op_build_sharding;
+  o.build_pointwise = b != B::None;
+  o.build_reduction = b != B::None && b != B::Pointwise;
+  o.build_pointwise_dids = b == B::Pointwise || b == B::PointwiseAndReduction;
+  o.build_reduction_dids = b == B::PointwiseAndReduction || b == B::ReductionDids;
   o.insert_reshardings = true;
   o.reshard_after = p.reshard_after;
   switch (p.mesh_rule) {
