@@ -75,19 +75,32 @@ struct Passes {
     r.failed = true;
   }
 
-  // Copies the mesh of tensor input `ref` of `e` onto output `t` and, on the
-  // axes of `t` that `e` maps to its axes, their DIDx / Serial (nvFuser's
-  // shardAllLike: parallelizeAllLike with {DIDx, Serial}, Reduction axes
-  // included).
-  void shardLike(Fusion& g, ExprId e, size_t ref, TensorId t) {
+  // Copies the mesh of tensor input `ref` of `e` onto output `t` and, on the axes of `t` that `e`
+  // maps to the reference's, its DID types. Without `keep`, every mapped axis takes the
+  // reference's DIDx / Serial (nvFuser's shardAllLike: parallelizeAllLike with {DIDx, Serial},
+  // Reduction axes included); with `keep`, `t` keeps its DID axes and gains only the DID types it
+  // lacks (shardAllLike with the types getParallelTypesToPropagate leaves, from #3838).
+  void shardLike(Fusion& g, ExprId e, size_t ref, TensorId t, bool keep = false) {
     const Expr& x = g.exprs[e];
     const TensorId from_t = x.inputs[ref].id;
     g.tensors[t].mesh = g.tensors[from_t].mesh;
+    std::vector<ParallelType> have;
+    if (keep)
+      for (AxisId a : g.tensors[t].loopDomain())
+        if (isDeviceDim(g.axes[a].parallel)) have.push_back(g.axes[a].parallel);
     for (size_t oi = 0; oi < x.outputs.size(); ++oi) {
       if (x.outputs[oi] != t) continue;
       for (const AxisPair& p : mapProducerConsumer(g, e, ref, oi)) {
-        ParallelType pt = axisSharding(g, from_t, p.producer);
-        g.axes[p.consumer].parallel = isDeviceDim(pt) ? pt : ParallelType::Serial;
+        const ParallelType pt = axisSharding(g, from_t, p.producer);
+        if (!keep) {
+          g.axes[p.consumer].parallel = isDeviceDim(pt) ? pt : ParallelType::Serial;
+          continue;
+        }
+        if (!isDeviceDim(pt) || isDeviceDim(g.axes[p.consumer].parallel) ||
+            std::find(have.begin(), have.end(), pt) != have.end())
+          continue;
+        g.axes[p.consumer].parallel = pt;
+        have.push_back(pt);
       }
     }
   }
@@ -240,28 +253,6 @@ struct Passes {
     return all;
   }
 
-  // Copies the mesh of tensor input `ref` of `e` onto output `t` and the DID types `t` does not
-  // have yet onto the axes of `t` that `e` maps to the reference's (nvFuser's shardAllLike with
-  // the parallel types getParallelTypesToPropagate leaves).
-  void shardKeeping(Fusion& g, ExprId e, size_t ref, TensorId t) {
-    const Expr& x = g.exprs[e];
-    const TensorId from_t = x.inputs[ref].id;
-    g.tensors[t].mesh = g.tensors[from_t].mesh;
-    std::vector<ParallelType> have;
-    for (AxisId a : g.tensors[t].loopDomain())
-      if (isDeviceDim(g.axes[a].parallel)) have.push_back(g.axes[a].parallel);
-    for (size_t oi = 0; oi < x.outputs.size(); ++oi) {
-      if (x.outputs[oi] != t) continue;
-      for (const AxisPair& p : mapProducerConsumer(g, e, ref, oi)) {
-        const ParallelType pt = axisSharding(g, from_t, p.producer);
-        if (!isDeviceDim(pt) || std::find(have.begin(), have.end(), pt) != have.end()) continue;
-        if (isDeviceDim(g.axes[p.consumer].parallel)) continue;
-        g.axes[p.consumer].parallel = pt;
-        have.push_back(pt);
-      }
-    }
-  }
-
   void propagate() {
     size_t changed = 0, reset = 0;
     std::vector<TensorId> targets;
@@ -277,7 +268,7 @@ struct Passes {
       Fusion& g = mut();
       for (TensorId t : targets) {
         if (o.keep_target_types)
-          for (size_t ref : refs) shardKeeping(g, e, ref, t);
+          for (size_t ref : refs) shardLike(g, e, ref, t, /*keep=*/true);
         else
           shardLike(g, e, refs.front(), t);
         ++changed;
