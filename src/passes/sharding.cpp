@@ -493,6 +493,7 @@ ShardingResult runShardingPasses(const Fusion& f, const ShardingOptions& o, Diag
     p.insertReshardings(r.resharding);
     if (!r.inserted.empty()) r.resharding = reshardingFlags(p.cur());
   }
+  if (r.inserted.empty()) r.order = std::move(p.order);
   return r;
 }
 

@@ -71,6 +71,9 @@ struct ShardingResult {
   std::vector<std::string> trace;     // what each pass did
   // Added set exprs, each with the original expr it was added for.
   std::vector<std::pair<ExprId, ExprId>> inserted;
+  // topoOrder of the fusion the passes leave, when they added no expr (the
+  // passes change meshes and parallel types, not the graph); empty otherwise.
+  std::vector<ExprId> order;
   bool failed = false;  // a requirement failed: nvFuser stops in these passes
 };
 

@@ -484,6 +484,12 @@ PipelineResult runPipeline(const Fusion& f_in, const PipelineOptions& opts) {
     // collector of its own, merged after the join.
     std::promise<void> order_ready;
     std::shared_future<void> order_done = order_ready.get_future().share();
+    // The sharding passes' walk is the order when they added no expr.
+    const bool have_order = !sharding.order.empty() || f.exprs.empty();
+    if (have_order) {
+      topo = std::move(sharding.order);
+      order_ready.set_value();
+    }
     DiagnosticSink seg_sink;
     PhaseTimes* times = PhaseTimes::active();
     PhaseTimes seg_times;
@@ -497,20 +503,23 @@ PipelineResult runPipeline(const Fusion& f_in, const PipelineOptions& opts) {
         return;
       }
       PhaseTimes::activate(times ? &seg_times : nullptr);
-      // The segmenter walks the order beside gathering its operands and
-      // hands the order over as soon as it has it. Task 0 waits on it:
-      // whatever is thrown first reaches it too.
-      bool handed = false;
+      // Without the passes' order, the segmenter walks the order beside
+      // gathering its operands and hands it over as soon as it has it. Task 0
+      // waits on it: whatever is thrown first reaches it too.
+      bool handed = have_order;
       try {
         PhaseScope segment_phase("pipeline: segment");
-        sp = segmentFusion(
-            f, seg_opts, seg_sink,
-            [&](const std::vector<ExprId>& order) {
-              topo = order;
-              handed = true;
-              order_ready.set_value();
-            },
-            opts.parallel_min_exprs);
+        if (have_order)
+          sp = segmentFusion(f, seg_opts, seg_sink, &topo);
+        else
+          sp = segmentFusion(
+              f, seg_opts, seg_sink,
+              [&](const std::vector<ExprId>& order) {
+                topo = order;
+                handed = true;
+                order_ready.set_value();
+              },
+              opts.parallel_min_exprs);
         segment_phase.stop();
       } catch (...) {
         if (!handed) order_ready.set_exception(std::current_exception());
@@ -529,7 +538,7 @@ PipelineResult runPipeline(const Fusion& f_in, const PipelineOptions& opts) {
   } else {
     bindAndConcretize([&]() -> const std::vector<ExprId>& {
       PhaseScope topo_phase("pipeline: topological order");
-      topo = topoOrder(f);
+      topo = sharding.order.empty() ? topoOrder(f) : std::move(sharding.order);
       return topo;
     });
     if (!passes_first) {
