@@ -21,9 +21,10 @@ struct Tensor {
   DType dtype = DType::Float;
   MemoryType memory = MemoryType::Local;
   MeshId mesh = kNone;
-  // How many exprs the fusion had when the repro set this tensor's mesh: an op built after that
-  // saw the mesh (nvFuser's op builders copy it from some points on). kMeshSetAfterDefinition:
-  // set after the whole definition, as Python schedules and JSON repros do.
+  // How many exprs the fusion had when the repro first set this tensor's mesh or an axis's
+  // parallel type: an op built after that saw them (nvFuser's op builders copy them from some
+  // points on). kMeshSetAfterDefinition: set after the whole definition, as Python schedules
+  // and JSON repros do.
   uint32_t mesh_set_at = kMeshSetAfterDefinition;
 
   std::vector<AxisId> root;        // empty: no distinct root

@@ -105,62 +105,21 @@ struct Passes {
     }
   }
 
-  // The mesh and DID types nvFuser's op builders gave each output when the op was built, for
-  // ops built after the repro meshed an input (ops/utils.cpp newOutputTV, arith.cpp
-  // newForReduction). Walks the exprs in creation order; a tensor's parallel types count as set
-  // with its mesh.
+  // The mesh and DID types nvFuser's op builders gave each output, for ops built after the
+  // repro meshed an input (passes/op_build_sharding.h).
   void buildTimeSharding() {
-    if (!o.build_pointwise && !o.build_reduction) return;
-    const Fusion& f0 = cur();
-    if (std::none_of(f0.tensors.begin(), f0.tensors.end(), [](const Tensor& t) {
-          return t.mesh != kNone && t.mesh_set_at != kMeshSetAfterDefinition;
-        }))
-      return;
-    std::vector<uint8_t> inherited(f0.tensors.size(), 0);
-    size_t built = 0;
-    for (ExprId e = 0; e < f0.exprs.size(); ++e) {
-      const Expr& x = cur().exprs[e];
-      const OpCategory cat = opInfo(x.op).category;
-      const bool pointwise = o.build_pointwise && (cat == OpCategory::Set || cat == OpCategory::Cast ||
-                                                   cat == OpCategory::Unary || cat == OpCategory::Binary ||
-                                                   cat == OpCategory::Compare || cat == OpCategory::Ternary);
-      const bool reduction =
-          o.build_reduction && (x.op == OpKind::Sum || x.op == OpKind::Max || x.op == OpKind::Min ||
-                                x.op == OpKind::Prod || x.op == OpKind::Mean);
-      if (!pointwise && !reduction) continue;
-      auto seen = [&](size_t i) {
-        if (!x.inputs[i].isTensor()) return false;
-        const TensorId t = x.inputs[i].id;
-        const Tensor& tv = cur().tensors[t];
-        return inherited[t] != 0 || (tv.mesh != kNone && tv.mesh_set_at <= e);
-      };
-      size_t ref = SIZE_MAX;
-      for (size_t i = 0; i < x.inputs.size() && ref == SIZE_MAX; ++i)
-        if (seen(i)) ref = i;
-      if (ref == SIZE_MAX) continue;
-      Fusion& g = mut();
-      const Expr& y = g.exprs[e];
-      for (size_t oi = 0; oi < y.outputs.size(); ++oi) {
-        const TensorId t = y.outputs[oi];
-        if (g.tensors[t].mesh == kNone) g.tensors[t].mesh = g.tensors[y.inputs[ref].id].mesh;
-        inherited[t] = 1;
-        ++built;
-        if (reduction ? !o.build_reduction_dids : !o.build_pointwise_dids) continue;
-        for (size_t i = 0; i < y.inputs.size(); ++i) {
-          if (!seen(i) || (reduction && i != 0)) continue;
-          for (const AxisPair& p : mapProducerConsumer(g, e, i, oi)) {
-            Axis& c = g.axes[p.consumer];
-            if (c.iter == IterType::Reduction || isDeviceDim(c.parallel)) continue;
-            const ParallelType pt = axisSharding(g, y.inputs[i].id, p.producer);
-            if (isDeviceDim(pt)) c.parallel = pt;
-          }
-        }
-      }
-    }
-    if (built)
-      r.trace.push_back("op builders: " + std::to_string(built) +
-                        " outputs of ops built after an input's mesh took its mesh" +
-                        (o.build_pointwise_dids || o.build_reduction_dids ? " and DID types" : ""));
+    BuiltSharding b = opBuildSharding(cur(), o.build);
+    for (const auto& [e, why] : b.open)
+      sink.report(Severity::NotDecided, DiagCode::NotDecided, exprText(cur(), e) + ": " + why,
+                  exprLoc(o.file, e));
+    if (b.meshes.empty() && b.axes.empty()) return;
+    Fusion& g = mut();
+    for (auto [t, m] : b.meshes) g.tensors[t].mesh = m;
+    for (auto [a, pt] : b.axes) g.axes[a].parallel = pt;
+    r.trace.push_back("op builders: " + std::to_string(b.built) + (b.built == 1 ? " output" : " outputs") +
+                      " of ops built after an input's mesh took sharding from it (" +
+                      std::to_string(b.meshes.size()) + " a mesh, " + std::to_string(b.axes.size()) +
+                      (b.axes.size() == 1 ? " axis" : " axes") + " a DID type)");
   }
 
   bool meshRequirementBefore() {

@@ -23,6 +23,7 @@
 #include "analysis/resharding.h"
 #include "diag/diagnostic.h"
 #include "ir/fusion.h"
+#include "passes/op_build_sharding.h"
 
 namespace fc {
 
@@ -49,12 +50,8 @@ struct ShardingOptions {
   // resets nothing to Serial); else every mapped axis takes the reference's DID type or Serial.
   bool keep_target_types = false;
   // What an op built after the repro meshed its input (Tensor::mesh_set_at) took from it when
-  // it was built: pointwise, cast and set outputs, reduction outputs (the mesh), and with it the
-  // inputs' DID types.
-  bool build_pointwise = false;
-  bool build_reduction = false;
-  bool build_pointwise_dids = false;
-  bool build_reduction_dids = false;
+  // it was built (passes/op_build_sharding.h).
+  OpBuildRules build;
   bool reset_reduction_did = false;
   bool insert_reshardings = false;
   bool reshard_after = false;  // one-input exprs reshard after, not before

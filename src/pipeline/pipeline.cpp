@@ -276,12 +276,7 @@ ShardingOptions shardingOptions(const Profile& p, const std::string& file) {
     case nv::PropagationReference::WeightsFirst: o.reference = ReferenceChoice::WeightsFirst; break;
   }
   o.keep_target_types = p.keep_target_types;
-  using B = nv::OpBuildSharding;
-  const B b = p.op_build_sharding;
-  o.build_pointwise = b != B::None;
-  o.build_reduction = b != B::None && b != B::Pointwise;
-  o.build_pointwise_dids = b == B::Pointwise || b == B::PointwiseAndReduction;
-  o.build_reduction_dids = b == B::PointwiseAndReduction || b == B::ReductionDids;
+  o.build = p.op_build;
   o.insert_reshardings = true;
   o.reshard_after = p.reshard_after;
   switch (p.mesh_rule) {

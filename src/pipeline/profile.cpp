@@ -250,7 +250,17 @@ std::variant<Profile, ProfileError> profileAt(const nv::Point& point, std::optio
   p.print_style =
       s.get<nv::PrintStyle>() == nv::PrintStyle::DtypeInName ? fc::PrintStyle::Head : fc::PrintStyle::Y2024;
   p.mesh_nd_print = s.get<DeviceMesh>() != DeviceMesh::OneD;
-  p.op_build_sharding = s.get<OpBuildSharding>();
+  const OpBuildSharding ob = s.get<OpBuildSharding>();
+  p.op_build.new_output_mesh = ob != OpBuildSharding::None;
+  p.op_build.new_output_dids = ob == OpBuildSharding::MeshAndDids || ob == OpBuildSharding::BroadcastAxisDids;
+  p.op_build.broadcast_axis_dids = ob == OpBuildSharding::BroadcastAxisDids;
+  p.op_build.reduction = s.get<ReductionBuildSharding>() == ReductionBuildSharding::MeshAndKeptDids;
+  const LayoutOpMesh lm = s.get<LayoutOpMesh>();
+  p.op_build.permute_mesh = lm >= LayoutOpMesh::Permute;
+  p.op_build.broadcast_squeeze_mesh = lm >= LayoutOpMesh::BroadcastSqueeze;
+  p.op_build.static_reshape_mesh = lm >= LayoutOpMesh::StaticReshape;
+  p.op_build.linear_mesh = lm >= LayoutOpMesh::Linear;
+  p.op_build.broadcast_dids = s.get<BroadcastBuildDids>() == BroadcastBuildDids::Kept;
 
   switch (p.executor) {
     case Executor::Fec:

@@ -17,6 +17,7 @@
 #include "ir/fusion.h"
 #include "ir/printer.h"
 #include "ir/segmentation.h"
+#include "passes/op_build_sharding.h"
 #include "passes/segment.h"
 #include "pipeline/history.h"
 #include "pipeline/point.h"
@@ -80,7 +81,7 @@ struct Profile {
   bool reset_reduction_did = false;
   nv::PropagationReference propagation_reference = nv::PropagationReference::FirstMeshed;
   bool keep_target_types = false;
-  nv::OpBuildSharding op_build_sharding = nv::OpBuildSharding::None;
+  OpBuildRules op_build;  // what op builders copy from a meshed input
   MeshSegmenter mesh_segmenter = MeshSegmenter::ReshardingAlone;
   SegmentLookup lookup = SegmentLookup::Whole;
   bool kernel_without_scheduler = false;  // "Allocations must be based on constant integers ..."

@@ -167,6 +167,8 @@ std::optional<Value> Reader::method(Value& obj, const std::string& name, std::ve
         if (args.size() != 1 || args[0].k != K::Parallel)
           return opaqueUse(args.empty() ? Value() : args[0], at, "the parallel type"), std::nullopt;
         f_.axes[a].parallel = args[0].parallel;
+        if (tv.mesh_set_at == kMeshSetAfterDefinition)
+          tv.mesh_set_at = static_cast<uint32_t>(f_.exprs.size());
         return Value();
       }
       if (name == "extent" || name == "getMaybeExpandedExtent") {
