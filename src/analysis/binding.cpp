@@ -7,6 +7,7 @@
 
 #include "analysis/axis_map.h"
 #include "analysis/binding_steps.h"
+#include "ir/op_rules.h"
 #include "ir/printer.h"
 
 namespace fc {
@@ -323,12 +324,14 @@ void bindView(const Fusion& f, const BindRequest& req, ScalarEval& ev, Diagnosti
   };
   std::vector<ExactPair> pairs;
   std::vector<AxisPair> mapped;
+  thread_local ShapeRule rule;  // built once per expr for all its operands, its buffers reused
   for (ExprId e : req.exprs) {
     const Expr& ex = f.exprs[e];
+    if (!buildAxisRule(f, e, rule)) continue;
     for (size_t o = 0; o < ex.outputs.size(); ++o)
       for (size_t i = 0; i < ex.inputs.size(); ++i) {
         mapped.clear();
-        appendProducerConsumer(f, e, i, o, mapped);
+        appendProducerConsumer(f, e, rule, i, o, mapped);
         for (const AxisPair& p : mapped) {
           if (!p.exact) continue;
           ScalarId pe = f.axes[p.producer].extent, ce = f.axes[p.consumer].extent;

@@ -117,7 +117,9 @@ std::optional<PipelineOptions> pipelineOptions(const PipelineFlags& flags, const
   PipelineOptions o;
   o.file = file;
   o.trace = flags.trace || !flags.print_after.empty() || !flags.dump_dir.empty();
+  PhaseScope profile_phase("profile: resolve the nvFuser point");
   auto profile = resolveProfile(ProfileRequest{flags.nvfuser, flags.frontend, flags.executor}, f);
+  profile_phase.stop();
   if (auto* e = std::get_if<ProfileError>(&profile)) {
     auto& d = sink.error(DiagCode::Usage, e->message);
     if (!e->suggestions.empty()) {

@@ -45,6 +45,7 @@ void runSegmentLanes(Ctx& c) {
   const std::vector<Segment>& segments = c.r.segmented.segments;
   const size_t w = segmentLanes(c);
   if (w <= 1) {
+    PhaseScope phase("pipeline: segments");
     Lane lane{&c.sink, &c.r.unbound, std::nullopt, &c.concretize_scratch};
     for (const Segment& seg : segments) c.segmentPasses(seg, lane);
     return;

@@ -241,9 +241,28 @@ void frontendSteps(const Fusion& f, const Profile& p, const std::string& file, D
 // (propagateShardings, csrc/multidevice/utils.cpp:327 @ bfa518ceb), and what it does with a
 // tensor left without one is not modelled. False when there is none.
 bool didWithoutMeshOpen(const Fusion& f, const Profile& p, const std::string& file, DiagnosticSink& sink) {
-  for (TensorId t = 0; t < f.tensors.size(); ++t) {
+  // The first such tensor: each worker finds the first of its stretch, the earliest stretch wins.
+  auto offMesh = [&](TensorId t) {
     const Tensor& tv = f.tensors[t];
-    if (tv.mesh != kNone) continue;
+    if (tv.mesh != kNone) return false;
+    for (AxisId a : tv.loopDomain())
+      if (isDeviceDim(f.axes[a].parallel)) return true;
+    return false;
+  };
+  constexpr size_t kParallelMinTensors = 65536;
+  const size_t n = f.tensors.size();
+  const size_t w = n >= kParallelMinTensors ? threadsFor(defaultThreads()) : 1;
+  std::vector<size_t> first(w, n);
+  parallelFor(w, [&](size_t k) {
+    for (size_t t = n * k / w; t < n * (k + 1) / w; ++t)
+      if (offMesh(static_cast<TensorId>(t))) {
+        first[k] = t;
+        return;
+      }
+  });
+  const size_t found = *std::min_element(first.begin(), first.end());
+  for (TensorId t = static_cast<TensorId>(found); t < n; ++t) {
+    const Tensor& tv = f.tensors[t];
     for (AxisId a : tv.loopDomain()) {
       if (!isDeviceDim(f.axes[a].parallel)) continue;
       auto& d = sink.report(
@@ -416,7 +435,10 @@ PipelineResult runPipeline(const Fusion& f_in, const PipelineOptions& opts) {
     r.sharded = sharding.rewritten;
   }
   const Fusion& f = r.sharded ? *r.sharded : f_in;
-  if (!sharding.failed) didWithoutMeshOpen(f, p, opts.file, early);
+  if (!sharding.failed) {
+    PhaseScope phase("pipeline: DID axes off a mesh");
+    didWithoutMeshOpen(f, p, opts.file, early);
+  }
   Ctx c(f, opts, r);
   c.sink.append(std::move(early));
   // The MultiDeviceExecutor runs its passes first; FusionExecutorCache after
@@ -595,6 +617,7 @@ PipelineResult runPipeline(const Fusion& f_in, const PipelineOptions& opts) {
           d.note("expr " + std::to_string(set) + " is the set the sharding passes added for expr " +
                  std::to_string(for_expr));
         }
+  PhaseScope cite_phase("pipeline: cite checks, coverage");
   citeDiagnostics(p, r.diagnostics);
   describeCoverage(p, r);
   return r;
