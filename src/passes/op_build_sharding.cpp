@@ -160,13 +160,16 @@ BuiltSharding opBuildSharding(const Fusion& f, const OpBuildRules& rules) {
       const std::vector<Step> chain = chainOf(f, x, oi);
       if (chain.empty()) continue;
       const TensorId t = x.outputs[oi];
-      // The mesh: the first meshed input's (Linear: its input's), when every step passes it.
+      // The mesh, when every step passes it: a reduction's or linear's input's, else the first
+      // meshed input's.
       MeshId mesh = kNone;
-      if (std::all_of(chain.begin(), chain.end(), [&](Step s) { return passesMesh(s, rules); }))
-        for (const ValueRef& v : x.inputs)
-          if (v.isTensor() && (mesh = meshAt(v.id, e)) != kNone) break;
-      if (chain.front() == Step::Linear || chain.front() == Step::Reduction)
-        mesh = mesh == kNone ? kNone : meshAt(x.inputs[0].id, e);
+      if (std::all_of(chain.begin(), chain.end(), [&](Step s) { return passesMesh(s, rules); })) {
+        if (chain.front() == Step::Linear || chain.front() == Step::Reduction)
+          mesh = meshAt(x.inputs[0].id, e);
+        else
+          for (size_t i = 0; i < x.inputs.size() && mesh == kNone; ++i)
+            if (x.inputs[i].isTensor()) mesh = meshAt(x.inputs[i].id, e);
+      }
       bool took = mesh != kNone;
       built_mesh[t] = mesh;
       if (mesh != kNone && f.tensors[t].mesh == kNone) out.meshes.push_back({t, mesh});

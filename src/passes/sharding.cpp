@@ -300,19 +300,12 @@ struct Passes {
   bool unmappedAxes() {
     if (!o.unmapped_axis_error) return true;
     const Fusion& f = cur();
-    // The first expr in order with an unmapped producer axis: each worker
-    // finds the first of its stretch of the order, the earliest stretch wins.
-    const size_t n = order.size(), w = scanWorkers(n);
-    std::vector<size_t> first(w, n);
-    parallelFor(w, [&](size_t k) {
+    // The first expr in order with an unmapped producer axis.
+    const size_t n = order.size();
+    const size_t at = firstWhere(n, scanWorkers(n), [&](size_t i) {
       AxisId unused = kNone;
-      for (size_t i = n * k / w; i < n * (k + 1) / w; ++i)
-        if (unmappedProducerAxis(f, order[i], &unused)) {
-          first[k] = i;
-          return;
-        }
+      return unmappedProducerAxis(f, order[i], &unused);
     });
-    const size_t at = *std::min_element(first.begin(), first.end());
     if (at < n) {
       const ExprId e = order[at];
       AxisId a = kNone;

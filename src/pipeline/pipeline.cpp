@@ -241,27 +241,14 @@ void frontendSteps(const Fusion& f, const Profile& p, const std::string& file, D
 // (propagateShardings, csrc/multidevice/utils.cpp:327 @ bfa518ceb), and what it does with a
 // tensor left without one is not modelled. False when there is none.
 bool didWithoutMeshOpen(const Fusion& f, const Profile& p, const std::string& file, DiagnosticSink& sink) {
-  // The first such tensor: each worker finds the first of its stretch, the earliest stretch wins.
-  auto offMesh = [&](TensorId t) {
-    const Tensor& tv = f.tensors[t];
-    if (tv.mesh != kNone) return false;
-    for (AxisId a : tv.loopDomain())
-      if (isDeviceDim(f.axes[a].parallel)) return true;
-    return false;
-  };
   constexpr size_t kParallelMinTensors = 65536;
   const size_t n = f.tensors.size();
-  const size_t w = n >= kParallelMinTensors ? threadsFor(defaultThreads()) : 1;
-  std::vector<size_t> first(w, n);
-  parallelFor(w, [&](size_t k) {
-    for (size_t t = n * k / w; t < n * (k + 1) / w; ++t)
-      if (offMesh(static_cast<TensorId>(t))) {
-        first[k] = t;
-        return;
-      }
+  const size_t t = firstWhere(n, n >= kParallelMinTensors ? threadsFor(defaultThreads()) : 1, [&](size_t i) {
+    const Tensor& tv = f.tensors[i];
+    return tv.mesh == kNone && std::any_of(tv.loopDomain().begin(), tv.loopDomain().end(),
+                                           [&](AxisId a) { return isDeviceDim(f.axes[a].parallel); });
   });
-  const size_t found = *std::min_element(first.begin(), first.end());
-  for (TensorId t = static_cast<TensorId>(found); t < n; ++t) {
+  if (t < n) {
     const Tensor& tv = f.tensors[t];
     for (AxisId a : tv.loopDomain()) {
       if (!isDeviceDim(f.axes[a].parallel)) continue;

@@ -39,4 +39,17 @@ unsigned threadsFor(unsigned requested) {
   return std::clamp(n, 1u, kMaxThreads);
 }
 
+size_t firstWhere(size_t n, size_t workers, const std::function<bool(size_t)>& pred) {
+  const size_t w = std::max<size_t>(workers, 1);
+  std::vector<size_t> first(w, n);
+  parallelFor(w, [&](size_t k) {
+    for (size_t i = n * k / w; i < n * (k + 1) / w; ++i)
+      if (pred(i)) {
+        first[k] = i;
+        return;
+      }
+  });
+  return *std::min_element(first.begin(), first.end());
+}
+
 }  // namespace fc

@@ -26,4 +26,8 @@ unsigned threadsFor(unsigned requested);
 unsigned defaultThreads();
 void setDefaultThreads(unsigned threads);
 
+// The smallest i < n with pred(i), or n: `workers` tasks each scan a stretch
+// of [0, n) up to its first hit, and the earliest stretch's hit wins.
+size_t firstWhere(size_t n, size_t workers, const std::function<bool(size_t)>& pred);
+
 }  // namespace fc

@@ -54,5 +54,15 @@ TEST(ParallelFor, ThreadsForClampsTheRequest) {
   EXPECT_LE(threadsFor(0), kMaxThreads);
 }
 
+TEST(ParallelFor, FirstWhereIsTheSmallestHitWhateverTheWorkers) {
+  // Hits at 70 and 900 of 1000: every split returns 70; no hit returns n.
+  auto hit = [](size_t i) { return i == 70 || i == 900; };
+  for (size_t w : {1, 2, 3, 7, 64}) {
+    EXPECT_EQ(firstWhere(1000, w, hit), 70u) << w;
+    EXPECT_EQ(firstWhere(1000, w, [](size_t) { return false; }), 1000u) << w;
+  }
+  EXPECT_EQ(firstWhere(0, 4, hit), 0u);
+}
+
 }  // namespace
 }  // namespace fc
