@@ -1,45 +1,54 @@
 #include "analysis/scalar_eval.h"
 
 #include <algorithm>
+#include <new>
 #include <unordered_set>
 
 #include "support/checked.h"
 
 namespace fc {
 
+void ScalarEval::setKnown(ScalarId s, uint8_t st, std::optional<int64_t> v, const Origin& o) {
+  known_[s] = static_cast<uint8_t>(st | (v ? kHasValue : 0));
+  if (v) value_[s] = *v;
+  new (origin_[s].bytes) Origin(o);
+}
+
+const Origin& ScalarEval::origin(ScalarId s) const {
+  static const Origin kNoOrigin{};
+  return known(s) ? *std::launder(reinterpret_cast<const Origin*>(origin_[s].bytes)) : kNoOrigin;
+}
+
 bool ScalarEval::bind(ScalarId s, std::optional<int64_t> v, Origin origin) {
   if (isKnown(s)) {
-    auto old = value_[s];
+    auto old = stored(s);
     if (old && v && *old != *v) return false;
-    if (!old && v && known_[s] == 2) value_[s] = v;  // symbolic bind upgraded to concrete
+    if (!old && v && state(s) == kBound) {  // symbolic bind upgraded to concrete
+      known_[s] |= kHasValue;
+      value_[s] = *v;
+    }
     return true;
   }
-  known_[s] = 2;  // isKnown() above evaluated s, so it is already in touched_
-  value_[s] = v;
-  origin_[s] = origin;
+  setKnown(s, kBound, v, origin);  // isKnown() above evaluated s, so it is already in touched_
   // Scalars evaluated earlier as unknown may now be known. Each entry was
   // pushed by one evaluation step, so this is amortized against evaluate().
   steps::counters.eval_resets += unknown_.size();
   for (ScalarId u : unknown_)
-    if (known_[u] == 1) known_[u] = 0;
+    if (state(u) == kUnknown) known_[u] = kUntried;
   unknown_.clear();
   return true;
 }
 
 void ScalarEval::reset() {
   steps::counters.eval_resets += touched_.size();
-  for (ScalarId s : touched_) {
-    known_[s] = 0;
-    value_[s].reset();
-    origin_[s] = Origin{};
-  }
+  for (ScalarId s : touched_) known_[s] = kUntried;
   touched_.clear();
   unknown_.clear();
 }
 
 bool ScalarEval::isKnown(ScalarId s) {
-  if (known_[s] == 0) evaluate(s);
-  return known_[s] >= 2;
+  if (state(s) == kUntried) evaluate(s);
+  return known(s);
 }
 
 void ScalarEval::evaluateAll() {
@@ -48,52 +57,58 @@ void ScalarEval::evaluateAll() {
 
 std::optional<int64_t> ScalarEval::value(ScalarId s) {
   if (!isKnown(s)) return std::nullopt;
-  return value_[s];
+  return stored(s);
 }
 
 void ScalarEval::evaluate(ScalarId root) {
   // Post-order over the derived-expression DAG with an explicit stack.
-  std::vector<std::pair<ScalarId, bool>> stack{{root, false}};
+  std::vector<std::pair<ScalarId, bool>>& stack = stack_;
+  stack.assign(1, {root, false});
   while (!stack.empty()) {
     auto [s, expanded] = stack.back();
     stack.pop_back();
     ++steps::counters.eval_steps;
-    if (known_[s] != 0) continue;
+    if (state(s) != kUntried) continue;
     if (!expanded) touched_.push_back(s);
     const Scalar& sc = f_.scalars[s];
     if (sc.kind == ScalarKind::Constant) {
-      known_[s] = 3;
-      if (sc.value.kind != ConstValue::Kind::Float) value_[s] = sc.value.i;
-      origin_[s].kind = Origin::Kind::Constant;
+      setKnown(s, kKnown,
+               sc.value.kind != ConstValue::Kind::Float ? std::optional<int64_t>(sc.value.i) : std::nullopt,
+               Origin{Origin::Kind::Constant});
       continue;
     }
     if (sc.kind != ScalarKind::Derived) {  // unbound symbol or input
-      known_[s] = 1;
-      unknown_.push_back(s);
+      setUnknown(s);
       continue;
     }
     if (sc.op == ScalarOp::Size) {
-      // size(T, d): the extent of the axis, if known.
+      // size(T, d): the extent of non-Reduction logical axis d, if known.
       const Tensor& t = f_.tensors[sc.size_of];
-      std::vector<AxisId> nored;
-      for (AxisId a : t.logical)
-        if (f_.axes[a].iter != IterType::Reduction) nored.push_back(a);
-      if (sc.size_dim < 0 || static_cast<size_t>(sc.size_dim) >= nored.size()) {
-        known_[s] = 1;
-        unknown_.push_back(s);
+      const Axis* ax = nullptr;
+      if (sc.size_dim >= 0) {
+        int32_t d = sc.size_dim;
+        for (AxisId a : t.logical) {
+          if (f_.axes[a].iter == IterType::Reduction) continue;
+          if (d-- == 0) {
+            ax = &f_.axes[a];
+            break;
+          }
+        }
+      }
+      if (!ax) {
+        setUnknown(s);
         continue;
       }
-      const Axis& ax = f_.axes[nored[sc.size_dim]];
-      ScalarId e = ax.expanded != kNone ? ax.expanded : ax.extent;
+      ScalarId e = ax->expanded != kNone ? ax->expanded : ax->extent;
       if (!expanded) {
         stack.push_back({s, true});
         stack.push_back({e, false});
         continue;
       }
-      known_[s] = known_[e] >= 2 ? 3 : 1;
-      if (known_[s] == 1) unknown_.push_back(s);
-      value_[s] = value_[e];
-      origin_[s].kind = Origin::Kind::Derived;
+      if (known(e))
+        setKnown(s, kKnown, stored(e), Origin{Origin::Kind::Derived});
+      else
+        setUnknown(s);
       continue;
     }
     if (!expanded) {
@@ -102,20 +117,18 @@ void ScalarEval::evaluate(ScalarId root) {
       if (sc.rhs != kNone) stack.push_back({sc.rhs, false});
       continue;
     }
-    bool lk = sc.lhs == kNone || known_[sc.lhs] >= 2;
-    bool rk = sc.rhs == kNone || known_[sc.rhs] >= 2;
+    bool lk = sc.lhs == kNone || known(sc.lhs);
+    bool rk = sc.rhs == kNone || known(sc.rhs);
     if (!lk || !rk) {
-      known_[s] = 1;
-      unknown_.push_back(s);
+      setUnknown(s);
       continue;
     }
-    known_[s] = 3;
-    origin_[s].kind = Origin::Kind::Derived;
-    std::optional<int64_t> a = sc.lhs != kNone ? value_[sc.lhs] : std::nullopt;
-    std::optional<int64_t> b = sc.rhs != kNone ? value_[sc.rhs] : std::nullopt;
-    if (!a || (sc.rhs != kNone && !b)) continue;  // known symbolically only
-    std::optional<int64_t> r = foldIntScalarOp(sc.op, *a, b.value_or(0));
-    value_[s] = r;  // nullopt on overflow / division by zero: known but not concrete
+    std::optional<int64_t> a = sc.lhs != kNone ? stored(sc.lhs) : std::nullopt;
+    std::optional<int64_t> b = sc.rhs != kNone ? stored(sc.rhs) : std::nullopt;
+    std::optional<int64_t> r;  // known symbolically only, unless both operands are concrete
+    if (a && (sc.rhs == kNone || b))
+      r = foldIntScalarOp(sc.op, *a, b.value_or(0));  // nullopt on overflow / division by zero
+    setKnown(s, kKnown, r, Origin{Origin::Kind::Derived});
   }
 }
 

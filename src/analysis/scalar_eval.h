@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,8 +40,13 @@ struct Origin {
 
 class ScalarEval {
  public:
+  // The values and origins are left unwritten until a scalar becomes known:
+  // on a 1M-expr fusion they are ~100 MB that binding reaches only in part.
   explicit ScalarEval(const Fusion& f)
-      : f_(f), known_(f.scalars.size()), value_(f.scalars.size()), origin_(f.scalars.size()) {
+      : f_(f),
+        known_(f.scalars.size()),
+        value_(std::make_unique_for_overwrite<int64_t[]>(f.scalars.size())),
+        origin_(std::make_unique_for_overwrite<OriginSlot[]>(f.scalars.size())) {
     steps::counters.eval_slots += f.scalars.size();
   }
 
@@ -61,21 +67,41 @@ class ScalarEval {
   // The concrete value, when known and concrete.
   std::optional<int64_t> value(ScalarId s);
   // The value bound directly (not derived), if any.
-  bool isBoundDirectly(ScalarId s) const { return known_[s] == 2; }
-  const Origin& origin(ScalarId s) const { return origin_[s]; }
+  bool isBoundDirectly(ScalarId s) const { return state(s) == kBound; }
+  // Where a known scalar's value came from; Kind::None for one not known.
+  const Origin& origin(ScalarId s) const;
 
   // Free symbols (Symbol / Input kinds) an expression depends on, sorted.
   static std::vector<ScalarId> freeSymbols(const Fusion& f, ScalarId s);
 
  private:
+  // Per scalar, in known_: the state in the low bits, and kHasValue when it
+  // is known with a concrete value (in value_). value_ and origin_ hold
+  // something only for scalars whose state is kBound or kKnown.
+  static constexpr uint8_t kUntried = 0, kUnknown = 1, kBound = 2, kKnown = 3;  // kKnown: constant or derived
+  static constexpr uint8_t kStateMask = 3, kHasValue = 4;
+  struct OriginSlot {
+    alignas(Origin) unsigned char bytes[sizeof(Origin)];
+  };
+  uint8_t state(ScalarId s) const { return known_[s] & kStateMask; }
+  bool known(ScalarId s) const { return state(s) >= kBound; }
+  std::optional<int64_t> stored(ScalarId s) const {
+    return (known_[s] & kHasValue) != 0 ? std::optional<int64_t>(value_[s]) : std::nullopt;
+  }
+  // Makes `s` known (kBound or kKnown) with `v` and `o`.
+  void setKnown(ScalarId s, uint8_t st, std::optional<int64_t> v, const Origin& o);
+  void setUnknown(ScalarId s) {
+    known_[s] = kUnknown;
+    unknown_.push_back(s);
+  }
   void evaluate(ScalarId s);
   const Fusion& f_;
-  // 0 unknown-not-tried, 1 evaluated-unknown, 2 bound, 3 known (constant or derived)
   std::vector<uint8_t> known_;
-  std::vector<std::optional<int64_t>> value_;
-  std::vector<Origin> origin_;
-  std::vector<ScalarId> unknown_;  // scalars marked 1, reset on bind
-  std::vector<ScalarId> touched_;  // scalars whose state left 0 since the last reset()
+  std::unique_ptr<int64_t[]> value_;
+  std::unique_ptr<OriginSlot[]> origin_;
+  std::vector<ScalarId> unknown_;                 // scalars marked kUnknown, reset on bind
+  std::vector<ScalarId> touched_;                 // scalars whose state left kUntried since the last reset()
+  std::vector<std::pair<ScalarId, bool>> stack_;  // evaluate's walk, kept between calls
 };
 
 }  // namespace fc

@@ -20,11 +20,23 @@ constexpr uint8_t kAll = iterBit(IterType::Iteration) | iterBit(IterType::Broadc
                          iterBit(IterType::GatherScatter) | iterBit(IterType::VectorComponent);
 constexpr uint8_t kNotBroadcast = kAll & static_cast<uint8_t>(~iterBit(IterType::Broadcast));
 
+// Buffers a RuleBuilder fills and drops: one set per thread, reused by every
+// rule built on it (outputShape runs once per expr on the binding and
+// verifying paths, so fresh vectors cost heap traffic per expr).
+struct RuleScratch {
+  static constexpr size_t kCache = 4;
+  std::vector<AxisId> axes[kCache];  // operand i's non-Reduction axes (the last slot shared)
+  std::vector<size_t> tensors;       // elementwise: the tensor operands
+  std::vector<char> marks;           // reduction: the reduced dims
+  bool busy = false;                 // a builder on this thread holds it
+};
+
 // Builds a ShapeRule for one expr over the fusion's operands.
 class RuleBuilder {
  public:
-  RuleBuilder(const Fusion& f, const Expr& e, const KnownValues& v, RuleMode mode, ShapeRule& r)
-      : f_(f), e_(e), v_(v), mode_(mode), r_(r) {}
+  RuleBuilder(const Fusion& f, const Expr& e, const KnownValues& v, RuleMode mode, ShapeRule& r,
+              RuleScratch& s)
+      : f_(f), e_(e), v_(v), mode_(mode), r_(r), s_(s) {}
 
   void run() {
     r_.axes.clear();
@@ -55,7 +67,7 @@ class RuleBuilder {
   }
   // The operand's non-Reduction logical axes.
   const std::vector<AxisId>& axesOf(size_t i) {
-    auto& v = cache_[std::min<size_t>(i, kCache - 1)];
+    auto& v = s_.axes[std::min<size_t>(i, kCache - 1)];
     if (cached_[std::min<size_t>(i, kCache - 1)] != static_cast<int64_t>(i)) {
       v.clear();
       for (AxisId a : f_.tensors[e_.inputs[i].id].logical)
@@ -106,7 +118,8 @@ class RuleBuilder {
   // ---- categories
   void elementwise() {
     std::optional<size_t> rank;
-    std::vector<size_t> tensors;
+    std::vector<size_t>& tensors = s_.tensors;
+    tensors.clear();
     for (size_t i = 0; i < e_.inputs.size(); ++i)
       if (isTensor(i)) {
         tensors.push_back(i);
@@ -415,7 +428,8 @@ class RuleBuilder {
   void reduction() {
     if (!needTensor(0)) return;
     const size_t n = axesOf(0).size();
-    std::vector<char> reduced(n, 0);
+    std::vector<char>& reduced = s_.marks;
+    reduced.assign(n, 0);
     if (e_.attrs.dims.empty()) {
       if (mode_ == RuleMode::Check) {
         fail(ShapeIssue::Kind::NoDims);
@@ -508,20 +522,32 @@ class RuleBuilder {
     map(1, b.size() >= 2 ? b.size() - 2 : 0);
   }
 
-  static constexpr size_t kCache = 4;
+  static constexpr size_t kCache = RuleScratch::kCache;
   const Fusion& f_;
   const Expr& e_;
   const KnownValues& v_;
   RuleMode mode_;
   ShapeRule& r_;
-  std::vector<AxisId> cache_[kCache];
+  RuleScratch& s_;
   int64_t cached_[kCache] = {-1, -1, -1, -1};
 };
 
 }  // namespace
 
 void outputShape(const Fusion& f, const Expr& e, const KnownValues& values, RuleMode mode, ShapeRule& out) {
-  RuleBuilder(f, e, values, mode, out).run();
+  thread_local RuleScratch scratch;
+  if (scratch.busy) {  // a rule built while another is (a KnownValues that builds rules)
+    RuleScratch own;
+    own.busy = true;
+    RuleBuilder(f, e, values, mode, out, own).run();
+    return;
+  }
+  scratch.busy = true;
+  struct Release {
+    RuleScratch& s;
+    ~Release() { s.busy = false; }
+  } release{scratch};
+  RuleBuilder(f, e, values, mode, out, scratch).run();
 }
 
 std::string describeIssue(OpKind k, const ShapeIssue& is, const Attrs& attrs) {

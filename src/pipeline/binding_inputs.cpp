@@ -1,6 +1,8 @@
 // What the binding of a view starts from: the complete fusion's inputs with
 // the repro's concrete sizes (or symbolically), and the per-rank sizes a
 // segment input has at run time (from the complete fusion's binding).
+#include <algorithm>
+
 #include "analysis/axis_map.h"
 #include "pipeline/context.h"
 
@@ -58,6 +60,10 @@ BindRequest Ctx::wholeRequest() {
     auto it = ci_last_scalar.find(s);
     return it == ci_last_scalar.end() ? nullptr : it->second;
   };
+  const auto tensor_inputs = static_cast<size_t>(
+      std::count_if(f.inputs.begin(), f.inputs.end(), [](const ValueRef& v) { return v.isTensor(); }));
+  req.tensors.reserve(tensor_inputs);
+  req.scalars.reserve(f.inputs.size() - tensor_inputs);
   for (const ValueRef& in : f.inputs) {
     const ConcreteInput* ci = nullptr;
     if (opts.concrete)

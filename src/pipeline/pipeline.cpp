@@ -78,6 +78,12 @@ namespace {
 
 using pipeline_detail::Ctx;
 
+// Workers for a scan over n exprs or tensors that stops at its first hit.
+size_t scanWorkers(size_t n) {
+  constexpr size_t kParallelMin = 65536;
+  return n >= kParallelMin ? threadsFor(defaultThreads()) : 1;
+}
+
 unsigned pipelineThreads(const PipelineOptions& opts) {
   return threadsFor(opts.threads != 0 ? opts.threads : defaultThreads());
 }
@@ -112,8 +118,10 @@ bool kIsOne(const Fusion& f, const Expr& e) {
 // Exprs of ops without a shape rule (opaque): no pass can follow the fusion through them, so every
 // path answers not decided, one open question per such expr. False when there is none.
 bool opaqueOpsOpen(const Fusion& f, const std::string& file, DiagnosticSink& sink) {
+  const size_t first = firstWhere(f.exprs.size(), scanWorkers(f.exprs.size()),
+                                  [&](size_t e) { return isOpaque(f.exprs[e].op); });
   bool any = false;
-  for (ExprId e = 0; e < f.exprs.size(); ++e) {
+  for (ExprId e = static_cast<ExprId>(first); e < f.exprs.size(); ++e) {
     const Expr& x = f.exprs[e];
     if (!isOpaque(x.op)) continue;
     any = true;
@@ -137,44 +145,52 @@ bool opaqueOpsOpen(const Fusion& f, const std::string& file, DiagnosticSink& sin
 bool definitionRejected(const Fusion& f, const Profile& p, const std::string& file, DiagnosticSink& sink) {
   using namespace nv;
   const State& s = p.state;
-  for (ExprId e = 0; e < f.exprs.size(); ++e) {
-    const Expr& x = f.exprs[e];
-    if (x.op == OpKind::Linear && s.get<LinearNode>() == LinearNode::LinearOp && x.inputs.size() >= 2 &&
-        x.inputs[1].isTensor()) {
-      // The ranks linear takes (#3073): weight 1-D or 2-D, a bias only with a 2-D weight
-      // (csrc/ops/composite.cpp:120-128 @ f8746a2bee50); from then on weight 2-D or more and a
-      // bias 1-D or more (csrc/ops/composite.cpp:189-208 @ 81c4b22fd).
-      const size_t wr = f.nonReductionRank(x.inputs[1].id);
-      const bool bias = x.inputs.size() >= 3;
-      const size_t br = bias && x.inputs[2].isTensor() ? f.nonReductionRank(x.inputs[2].id) : 0;
-      std::string why, where;
-      if (s.get<LinearWeightRank>() == LinearWeightRank::OneOrTwo) {
-        where = "csrc/ops/composite.cpp:120-128 @ f8746a2bee50";
-        if (wr > 2)
-          why = "Input B must be a 1D / 2D tensor.";
-        else if (wr == 1 && bias)
-          why = "Expected B to be a 2D matrix if bias is given, got 1D.";
-      } else {
-        where = "csrc/ops/composite.cpp:189-208 @ 81c4b22fd750";
-        if (wr < 2)
-          why =
-              "Input B must be at least 2D. The last two dimensions represent out features and in features.";
-        else if (bias && br == 0)
-          why = "Input bias must be at least 1D. The last dimension represents out features.";
-      }
-      if (!why.empty()) {
-        auto& d = sink.error(
-            DiagCode::FrontendRejects,
-            "nvFuser at this point does not build this linear (weight of rank " + std::to_string(wr) +
-                (bias ? ", bias of rank " + std::to_string(br) : std::string()) + "): " + why,
-            exprLocation(file, e));
-        d.note("linear's rank checks at this point: " + where);
-        d.note("the ranks changed with " + firstChangeTo(LinearWeightRank::TwoOrMore)->label());
-        return true;
-      }
+  if (s.get<LinearNode>() != LinearNode::LinearOp) return false;
+  // The ranks linear takes (#3073): weight 1-D or 2-D, a bias only with a 2-D weight
+  // (csrc/ops/composite.cpp:120-128 @ f8746a2bee50); from then on weight 2-D or more and a
+  // bias 1-D or more (csrc/ops/composite.cpp:189-208 @ 81c4b22fd).
+  const bool one_or_two = s.get<LinearWeightRank>() == LinearWeightRank::OneOrTwo;
+  struct Ranks {
+    size_t weight = 0, bias = 0;
+    bool has_bias = false;
+  };
+  auto ranks = [&](const Expr& x) {
+    Ranks r;
+    r.weight = f.nonReductionRank(x.inputs[1].id);
+    r.has_bias = x.inputs.size() >= 3;
+    r.bias = r.has_bias && x.inputs[2].isTensor() ? f.nonReductionRank(x.inputs[2].id) : 0;
+    return r;
+  };
+  auto why = [&](const Ranks& r) -> const char* {
+    if (one_or_two) {
+      if (r.weight > 2) return "Input B must be a 1D / 2D tensor.";
+      if (r.weight == 1 && r.has_bias) return "Expected B to be a 2D matrix if bias is given, got 1D.";
+      return nullptr;
     }
-  }
-  return false;
+    if (r.weight < 2)
+      return "Input B must be at least 2D. The last two dimensions represent out features and in features.";
+    if (r.has_bias && r.bias == 0)
+      return "Input bias must be at least 1D. The last dimension represents out features.";
+    return nullptr;
+  };
+  const size_t n = f.exprs.size();
+  const size_t e = firstWhere(n, scanWorkers(n), [&](size_t i) {
+    const Expr& x = f.exprs[i];
+    return x.op == OpKind::Linear && x.inputs.size() >= 2 && x.inputs[1].isTensor() &&
+           why(ranks(x)) != nullptr;
+  });
+  if (e == n) return false;
+  const Ranks r = ranks(f.exprs[e]);
+  auto& d = sink.error(
+      DiagCode::FrontendRejects,
+      "nvFuser at this point does not build this linear (weight of rank " + std::to_string(r.weight) +
+          (r.has_bias ? ", bias of rank " + std::to_string(r.bias) : std::string()) + "): " + why(r),
+      exprLocation(file, static_cast<ExprId>(e)));
+  d.note(std::string("linear's rank checks at this point: ") +
+         (one_or_two ? "csrc/ops/composite.cpp:120-128 @ f8746a2bee50"
+                     : "csrc/ops/composite.cpp:189-208 @ 81c4b22fd750"));
+  d.note("the ranks changed with " + firstChangeTo(LinearWeightRank::TwoOrMore)->label());
+  return true;
 }
 
 // What the frontend and the IR builder of this date do before any executor
@@ -241,9 +257,8 @@ void frontendSteps(const Fusion& f, const Profile& p, const std::string& file, D
 // (propagateShardings, csrc/multidevice/utils.cpp:327 @ bfa518ceb), and what it does with a
 // tensor left without one is not modelled. False when there is none.
 bool didWithoutMeshOpen(const Fusion& f, const Profile& p, const std::string& file, DiagnosticSink& sink) {
-  constexpr size_t kParallelMinTensors = 65536;
   const size_t n = f.tensors.size();
-  const size_t t = firstWhere(n, n >= kParallelMinTensors ? threadsFor(defaultThreads()) : 1, [&](size_t i) {
+  const size_t t = firstWhere(n, scanWorkers(n), [&](size_t i) {
     const Tensor& tv = f.tensors[i];
     return tv.mesh == kNone && std::any_of(tv.loopDomain().begin(), tv.loopDomain().end(),
                                            [&](AxisId a) { return isDeviceDim(f.axes[a].parallel); });
@@ -465,7 +480,8 @@ PipelineResult runPipeline(const Fusion& f_in, const PipelineOptions& opts) {
   r.concretized_in_chunks = p.wholeFirst() && concretize_threads > 1 && f.exprs.size() > 1;
   auto bindAndConcretize = [&](const std::function<const std::vector<ExprId>&()>& order) {
     PhaseScope bind_phase("pipeline: bind whole fusion");
-    bindView(f, c.wholeRequest(), c.whole, c.sink);
+    BindRequest req = c.wholeRequest();
+    bindView(f, req, c.whole, c.sink);
     bind_phase.stop();
     // bindingsText walks every scalar: built only when tracing.
     if (opts.trace) c.trace("bind", "whole fusion", c.bindingsText(c.whole));
@@ -474,8 +490,9 @@ PipelineResult runPipeline(const Fusion& f_in, const PipelineOptions& opts) {
     PhaseScope phase("pipeline: concretize whole fusion");
     ViewSpec wv;
     wv.exprs = t;
-    for (const ValueRef& in : f.inputs)
-      if (in.isTensor()) wv.inputs.push_back({in.id, f.tensors[in.id].logical, std::nullopt, false});
+    // The fusion's tensor inputs with their logical domains, as the binding had them.
+    wv.inputs = std::move(req.tensors);
+    for (BoundInput& in : wv.inputs) in.sizes.reset();
     ConcretizationInfo info = analyzeConcretization(f, wv, c.whole, p.did_rule, c.sink, opts.file,
                                                     &c.concretize_scratch, concretize_threads);
     c.reportUnbound(info, -1, nullptr, wv.inputs, InputRewrite::StripReductions, false, c.sink, r.unbound);
