@@ -174,6 +174,12 @@ TEST(ImportForms, InvalidFixturesGiveOneLocatedError) {
       {"cpp_cut_inside_fusion.cpp", DiagCode::ImportSyntax, 8, 1,
        "expected an expression, found the end of the text"},
       {"paste_no_repro.md", DiagCode::ImportSyntax, 1, 1, "no code block of the paste holds a repro"},
+      {"cpp_getparam_without_instantiation.cpp", DiagCode::ImportUnsupported, 6, 19,
+       "the dtype of makeContigConcreteTensor is built from GetParam(...), which the import cannot follow"},
+      {"cpp_reorder_parallelized_thread_axis.cpp", DiagCode::ImportSyntax, 10, 3,
+       "reorderParallelizedToFront(...): nvFuser throws on the loop axis parallelized on TIDx (it expects "
+       "only "
+       "Stream and DID axes)"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.file);

@@ -493,6 +493,11 @@ std::optional<Value> Reader::call(const std::string& name, std::vector<Value>& a
     return v;
   }
   if (fn == "FusionGuard") return Value();
+  // `std::vector<T>({a, b})`: the list itself.
+  if (startsWith(name, "std::vector") && args.size() == 1 && args[0].k == Value::K::List) return args[0];
+  if (fn == "GetParam" && args.empty())
+    if (auto v = testParam(at)) return v;
+  if (fn == "reorderParallelizedToFront") return reorderParallelizedToFront(args, at);
   if (fn == "makeSymbolicTensor" || fn == "makeContigTensor" || fn == "makeConcreteTensor" ||
       fn == "makeContigConcreteTensor")
     return makeTensor(fn, args, at);
@@ -626,8 +631,16 @@ std::optional<Value> Reader::call(const std::string& name, std::vector<Value>& a
   if (!k && fn == "transpose") k = OpKind::Permute;
   if (!k && fn == "view") k = OpKind::Reshape;
   if (!k && fn == "maybeCastOp") k = OpKind::Cast;
+  // tanh_gelu(x): gelu with the tanh approximation (csrc/ops/composite.cpp:322 @ 81c4b22fd).
+  const bool tanh_gelu = !k && fn == "tanh_gelu";
+  if (tanh_gelu) k = OpKind::Gelu;
   if (k && (startsWith(name, "at::") || startsWith(name, "torch::"))) k.reset();
-  if (k) return op(*k, fn, args, at);
+  if (k) {
+    const size_t exprs = f_.exprs.size();
+    auto v = op(*k, fn, args, at);
+    if (v && tanh_gelu && f_.exprs.size() > exprs) f_.exprs.back().attrs.approximate_tanh = true;
+    return v;
+  }
   if (isOpaqueOp(fn) && !startsWith(name, "at::") && !startsWith(name, "torch::") &&
       !startsWith(name, "std::"))
     return opaqueOp(fn, args, at);

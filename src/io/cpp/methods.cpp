@@ -339,6 +339,49 @@ std::optional<Value> Reader::method(Value& obj, const std::string& name, std::ve
 
 // Members of a TensorView. Transforms of the loop domain (split, merge, reorder) are kept as
 // the fusion's loop domain with its transforms; other scheduling is skipped.
+// csrc/multidevice/utils.cpp:221-277 @ 81c4b22fd: the loop domain's parallelized axes, stably sorted
+// Stream < DIDz < DIDy < DIDx, move to the front; Serial axes keep their order behind them; any
+// other parallel type makes nvFuser throw.
+std::optional<Value> Reader::reorderParallelizedToFront(std::vector<Value>& args, size_t at) {
+  if (args.size() != 1 || args[0].k != Value::K::Tensor)
+    return error(DiagCode::ImportSyntax, "reorderParallelizedToFront(...) takes one tensor", at),
+           std::nullopt;
+  const Tensor& tv = f_.tensors[args[0].tensor];
+  std::vector<std::pair<int, int64_t>> rank_to_axis;
+  for (size_t i = 0; i < tv.loopDomain().size(); ++i) {
+    const ParallelType pt = f_.axes[tv.loopDomain()[i]].parallel;
+    int rank = 0;
+    switch (pt) {
+      case ParallelType::Serial: continue;
+      case ParallelType::Stream: rank = 0; break;
+      case ParallelType::DIDz: rank = 1; break;
+      case ParallelType::DIDy: rank = 2; break;
+      case ParallelType::DIDx: rank = 3; break;
+      default:
+        return error(DiagCode::ImportSyntax,
+                     "reorderParallelizedToFront(...): nvFuser throws on the loop axis parallelized on " +
+                         std::string(parallelTypeName(pt)) + " (it expects only Stream and DID axes)",
+                     at),
+               std::nullopt;
+    }
+    rank_to_axis.emplace_back(rank, static_cast<int64_t>(i));
+  }
+  std::stable_sort(rank_to_axis.begin(), rank_to_axis.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  Value pairs;
+  pairs.k = Value::K::List;
+  for (size_t to = 0; to < rank_to_axis.size(); ++to) {
+    Value pr;
+    pr.k = Value::K::List;
+    pr.items = {Value::integer(rank_to_axis[to].second), Value::integer(static_cast<int64_t>(to))};
+    pairs.items.push_back(pr);
+  }
+  if (pairs.items.empty()) return Value();
+  std::vector<Value> reorder_args{pairs};
+  if (!tensorMethod(args[0], "reorder", reorder_args, at)) return std::nullopt;
+  return Value();  // the map from old to new positions: no value of the fusion
+}
+
 std::optional<Value> Reader::tensorMethod(Value& obj, const std::string& name, std::vector<Value>& args,
                                           size_t at) {
   using K = Value::K;

@@ -137,6 +137,25 @@ class Reader : public lex::TokenCursor<Lexer, Token> {
   std::string found() const;
   std::string snippet(size_t from, size_t to) const;  // the source of tokens [from, to), shortened
 
+  // ------------------------------------------------------------ around the body (file_scope.cpp)
+  // Reads the namespace-scope constants, the fixture's device-count member and the suite's
+  // INSTANTIATE_TEST_SUITE_P around the test's body at [body_open, body_close].
+  void fileScope(size_t body_open, size_t body_close);
+  bool opensNamespace(size_t brace) const;
+  void instantiation(size_t at);
+  std::optional<Value> firstParam(size_t from, size_t to);
+  // GetParam(): the first value of the suite's generator, with a note; nullopt when unknown.
+  std::optional<Value> testParam(size_t at);
+  // A speculative read: what it reported and counted is taken back by quietEnd.
+  struct Quiet {
+    size_t diagnostics;
+    int errors, skip_notes;
+    size_t skipped_kinds;
+    bool devices_noted;
+  };
+  Quiet quietStart() const;
+  void quietEnd(const Quiet& q);
+
   // ------------------------------------------------------------ statements (statements.cpp)
   bool findBody();
   bool block(size_t end);
@@ -184,6 +203,8 @@ class Reader : public lex::TokenCursor<Lexer, Token> {
   std::optional<Value> scalarOp(const std::string& fn, std::vector<Value>& args, size_t at);
   std::optional<Value> aten(const std::string& fn, std::vector<Value>& args, size_t at);
   std::optional<Value> meshOf(const Value& v, size_t at);
+  // reorderParallelizedToFront(tv): Stream, DIDz, DIDy, DIDx axes of the loop domain to the front.
+  std::optional<Value> reorderParallelizedToFront(std::vector<Value>& args, size_t at);
   // ------------------------------------------------------------ opaque ops (opaque_calls.cpp)
   // Whether `fn` is an nvFuser op imported through its output rule (io/opaque_rules.h).
   bool isOpaqueOp(const std::string& fn) const;
@@ -217,6 +238,8 @@ class Reader : public lex::TokenCursor<Lexer, Token> {
   ImportBuilder b_;
   std::unordered_map<std::string, Value> vars_;
   std::string test_name_;
+  size_t whole_end_ = 0;                                // the end of the whole text's tokens
+  size_t param_from_ = SIZE_MAX, param_to_ = SIZE_MAX;  // the suite's generator, if found
   std::string executor_, executor_detail_;
   bool devices_noted_ = false;
   std::vector<std::string> skipped_kinds_;  // notes already given, by kind

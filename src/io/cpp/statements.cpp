@@ -81,6 +81,7 @@ std::string Reader::snippet(size_t from, size_t to) const {
 
 // The body of the first TEST_F / TEST_P / TEST that builds a fusion; without one, the whole text.
 bool Reader::findBody() {
+  whole_end_ = end_;
   size_t best_open = SIZE_MAX, best_close = SIZE_MAX;
   for (size_t i = 0; i + 1 < end_; ++i) {
     if (!(isIdent(i, "TEST_F") || isIdent(i, "TEST_P") || isIdent(i, "TEST")) || !isPunct(i + 1, "("))
@@ -108,6 +109,7 @@ bool Reader::findBody() {
     p_ = 0;
     return true;
   }
+  fileScope(best_open, best_close);
   p_ = best_open + 1;
   if (best_close >= end_) {
     // A cut paste: the body runs to the end of the text.
