@@ -112,10 +112,20 @@ ParallelType shardingOf(const Fusion& f, TensorId t, size_t pos) {
   return ParallelType::Serial;
 }
 
+// Some device-parallel axis of `t` is not a Reduction one: a logical axis parallelized on a DID
+// type, or the DID output of a split of a logical axis (its iter type is the split axis's). Every
+// such axis counts, not only the first of its type: an output whose reduced axis and kept axis are
+// both DIDx splits is sharded on the kept one (isSharded skips Reduction loop IDs,
+// csrc/multidevice/utils.cpp @ 6b937c4e7; getShardedIterDomain, utils.cpp:212-224 @ 81c4b22fd).
 bool isSharded(const Fusion& f, TensorId t) {
-  for (ParallelType pt : {ParallelType::DIDx, ParallelType::DIDy, ParallelType::DIDz}) {
-    int pos = shardedLogicalPos(f, t, pt);
-    if (pos >= 0 && f.axes[f.tensors[t].logical[static_cast<size_t>(pos)]].iter != IterType::Reduction)
+  const Tensor& tv = f.tensors[t];
+  for (AxisId a : tv.logical)
+    if (isDeviceDim(f.axes[a].parallel) && f.axes[a].iter != IterType::Reduction) return true;
+  for (const AxisTransform& tr : tv.transforms) {
+    if (tr.kind != AxisTransform::Kind::Split || f.axes[tr.in].iter == IterType::Reduction) continue;
+    if (std::find(tv.logical.begin(), tv.logical.end(), tr.in) == tv.logical.end()) continue;
+    if ((tr.out != kNone && isDeviceDim(f.axes[tr.out].parallel)) ||
+        (tr.out2 != kNone && isDeviceDim(f.axes[tr.out2].parallel)))
       return true;
   }
   return false;
