@@ -176,6 +176,8 @@ TEST(ImportForms, InvalidFixturesGiveOneLocatedError) {
       {"paste_no_repro.md", DiagCode::ImportSyntax, 1, 1, "no code block of the paste holds a repro"},
       {"cpp_getparam_without_instantiation.cpp", DiagCode::ImportUnsupported, 6, 19,
        "the dtype of makeContigConcreteTensor is built from GetParam(...), which the import cannot follow"},
+      {"cpp_mesh_shape_mismatch.cpp", DiagCode::ImportSyntax, 5, 18,
+       "a device mesh of 6 devices cannot be viewed in the shape [2, 2] given with it"},
       {"cpp_reorder_parallelized_thread_axis.cpp", DiagCode::ImportSyntax, 10, 3,
        "reorderParallelizedToFront(...): nvFuser throws on the loop axis parallelized on TIDx (it expects "
        "only "
@@ -324,6 +326,43 @@ TEST(ImportForms, CppTestRecordsWhenItSetAMesh) {
   ASSERT_TRUE(back.has_value()) << describe(s2);
   EXPECT_EQ(back->tensors[*back->findTensor("T0")].mesh_set_at, 0u);
   EXPECT_EQ(back->tensors[*back->findTensor("T1")].mesh_set_at, 1u);
+}
+
+// The forms a C++ test builds a 2-D mesh with: createForShape lays the devices 0..n-1 out row-major,
+// DeviceMesh(devices, shape) views the given ones; shardTensor divides each axis by the size of its
+// own mesh axis (DIDx the innermost).
+TEST(ImportForms, CppTwoDimensionalMeshes) {
+  for (const char* mesh_expr :
+       {"DeviceMesh::createForShape({2, 3})", "DeviceMesh({0, 1, 2, 3, 4, 5}, {2, 3})",
+        "DeviceMesh({{0, 1, 2, 3, 4, 5}, {2, 3}})"}) {
+    SCOPED_TRACE(mesh_expr);
+    const std::string text = std::string(
+                                 "TEST_F(MultiDeviceTest, T) {\n"
+                                 "  auto fusion = std::make_unique<Fusion>();\n"
+                                 "  FusionGuard fg(fusion.get());\n"
+                                 "  auto mesh = ") +
+                             mesh_expr +
+                             ";\n"
+                             "  TensorView* in = makeContigTensor(2);\n"
+                             "  fusion->addInput(in);\n"
+                             "  fusion->addOutput(set(in));\n"
+                             "  in->setDeviceMesh(mesh);\n"
+                             "  in->axis(0)->parallelize(ParallelType::DIDy);\n"
+                             "  in->axis(1)->parallelize(ParallelType::DIDx);\n"
+                             "  at::Tensor whole = at::randn({2 * 5, 3 * 7});\n"
+                             "  FusionExecutorCache executor_cache(std::move(fusion));\n"
+                             "  executor_cache.runFusionWithInputs({shardTensor(whole, in)});\n"
+                             "}\n";
+    DiagnosticSink s;
+    auto f = importFusion(SourceText("t.cpp", text), s);
+    ASSERT_TRUE(f.has_value()) << describe(s);
+    const Tensor& in = f->tensors[*f->findTensor("T0")];
+    ASSERT_NE(in.mesh, kNone);
+    EXPECT_EQ(f->meshes[in.mesh].shape, (std::vector<int64_t>{2, 3}));
+    EXPECT_EQ(f->meshes[in.mesh].devices, (std::vector<int64_t>{0, 1, 2, 3, 4, 5}));
+    ASSERT_EQ(f->concrete_inputs.size(), 1u);
+    EXPECT_EQ(f->concrete_inputs[0].shape, (std::vector<int64_t>{5, 7}));
+  }
 }
 
 }  // namespace

@@ -99,11 +99,27 @@ bool Reader::toDType(const Value& v, DType& out, size_t at, std::string_view wha
   return opaqueUse(v, at, what);
 }
 
-std::optional<Value> Reader::meshOf(const Value& v, size_t at) {
+// A mesh from its devices, a flat list, with the shape given apart (DeviceMesh(devices, shape)) or
+// one axis.
+std::optional<Value> Reader::meshOf(const Value& v, size_t at, const std::vector<int64_t>* given_shape) {
   std::vector<int64_t> devices;
   if (v.k == Value::K::Mesh) return v;
   if (!toInts(v, devices, at, "the device mesh")) return std::nullopt;
   std::vector<int64_t> shape{static_cast<int64_t>(devices.size())};
+  if (given_shape) {
+    int64_t n = 1;
+    for (int64_t s : *given_shape) n = s > 0 && n > 0 && n <= 4096 ? n * s : -1;
+    if (given_shape->empty() || n != static_cast<int64_t>(devices.size())) {
+      std::string dims;
+      for (int64_t s : *given_shape) dims += (dims.empty() ? "" : ", ") + std::to_string(s);
+      return error(DiagCode::ImportSyntax,
+                   "a device mesh of " + std::to_string(devices.size()) +
+                       " devices cannot be viewed in the shape [" + dims + "] given with it",
+                   at),
+             std::nullopt;
+    }
+    shape = *given_shape;
+  }
   DiagCode code{};
   std::string why = importedMeshProblem(devices, code);
   if (!why.empty()) {
@@ -544,8 +560,36 @@ std::optional<Value> Reader::call(const std::string& name, std::vector<Value>& a
     for (int64_t d = 0; d < n; ++d) list.items.push_back(Value::integer(d));
     return meshOf(list, at);
   }
+  if (name == "DeviceMesh::createForShape") {
+    // The devices 0..n-1 laid out row-major in the shape (csrc/multidevice/device_mesh.cpp:46-51 @
+    // 81c4b22fd).
+    std::vector<int64_t> shape;
+    if (args.size() != 1 || !toInts(args[0], shape, at, "the shape of DeviceMesh::createForShape"))
+      return error(DiagCode::ImportSyntax, "DeviceMesh::createForShape(...) takes the mesh's shape", at),
+             std::nullopt;
+    Value list;
+    list.k = Value::K::List;
+    int64_t n = 1;
+    for (int64_t s : shape) n = s > 0 && n <= 4096 ? n * s : 4097;
+    if (shape.empty() || n > 4096)
+      return error(DiagCode::ImportSyntax, "DeviceMesh::createForShape: the shape is empty or too large", at),
+             std::nullopt;
+    for (int64_t d = 0; d < n; ++d) list.items.push_back(Value::integer(d));
+    return meshOf(list, at, &shape);
+  }
   if (fn == "DeviceMesh") {
     if (args.empty()) return Value::opaque("an empty DeviceMesh", at);
+    // DeviceMesh(devices, shape) (device_mesh.cpp:37-40 @ 81c4b22fd); a braced pair of lists,
+    // DeviceMesh({{0, 1, 2, 3}, {2, 2}}), is the same call in C++.
+    const Value* pair = args.size() == 2 ? args.data() : nullptr;
+    if (args.size() == 1 && args[0].k == Value::K::List && args[0].items.size() == 2 &&
+        args[0].items[0].k == Value::K::List)
+      pair = args[0].items.data();
+    if (pair && pair[0].k == Value::K::List && pair[1].k == Value::K::List) {
+      std::vector<int64_t> shape;
+      if (!toInts(pair[1], shape, at, "the shape of the device mesh")) return std::nullopt;
+      return meshOf(pair[0], at, &shape);
+    }
     if (args.size() == 1) return meshOf(args[0], at);
     Value list;
     list.k = Value::K::List;
@@ -566,14 +610,14 @@ std::optional<Value> Reader::call(const std::string& name, std::vector<Value>& a
       !(args.size() >= 2 && args[0].k == Value::K::Aten && args[1].k == Value::K::Tensor))
     return Value::opaque("shardTensor(...) of an input the import does not follow", at);
   if (fn == "shardTensor") {
-    // The local piece of an input: each logical axis whose loop is split or parallelized over the
-    // mesh is divided by the mesh size.
+    // The local piece of an input: each logical axis whose loop is split or parallelized over a
+    // mesh axis is divided by that axis's size.
     Value t = args[0];
     const Tensor& tv = f_.tensors[args[1].tensor];
-    int64_t d = tv.mesh != kNone ? f_.meshes[tv.mesh].size() : 1;
     std::vector<AxisId> logical = b_.nonReduction(args[1].tensor);
     for (AxisId a : tv.loopDomain()) {
       if (!isDeviceDim(f_.axes[a].parallel)) continue;
+      const int64_t d = tv.mesh != kNone ? f_.meshes[tv.mesh].sizeFor(f_.axes[a].parallel) : 1;
       AxisId src = a;
       for (const AxisTransform& tr : tv.transforms)
         if (tr.kind == AxisTransform::Kind::Split && (tr.out == src || tr.out2 == src)) src = tr.in;

@@ -202,7 +202,7 @@ class Reader : public lex::TokenCursor<Lexer, Token> {
   std::optional<Value> op(OpKind k, const std::string& fn, std::vector<Value>& args, size_t at);
   std::optional<Value> scalarOp(const std::string& fn, std::vector<Value>& args, size_t at);
   std::optional<Value> aten(const std::string& fn, std::vector<Value>& args, size_t at);
-  std::optional<Value> meshOf(const Value& v, size_t at);
+  std::optional<Value> meshOf(const Value& v, size_t at, const std::vector<int64_t>* given_shape = nullptr);
   // reorderParallelizedToFront(tv): Stream, DIDz, DIDy, DIDx axes of the loop domain to the front.
   std::optional<Value> reorderParallelizedToFront(std::vector<Value>& args, size_t at);
   // ------------------------------------------------------------ opaque ops (opaque_calls.cpp)
