@@ -1,5 +1,7 @@
 #include "analysis/resharding.h"
 
+#include <algorithm>
+
 #include "analysis/axis_map.h"
 #include "ir/op_rules.h"
 
@@ -159,6 +161,144 @@ bool isLowerable(const Fusion& f, ExprId eid, const LoweringRules& rules) {
   return reduced == 1 && reduced_sharded == 1;
 }
 
+namespace {
+
+// The logical axis behind the first loop axis of `t` parallelized on `pt` that is not a Reduction
+// (getShardedIterDomain then getLogicalFromLoopId, csrc/multidevice/utils.cpp:233-245 and
+// csrc/host_ir/lower_to_communication.cpp:285-303 @ 0e2f0e2590c4), or kNone. A split output leads
+// back to the split's input.
+AxisId shardedLogicalAxis(const Fusion& f, TensorId t, ParallelType pt) {
+  const Tensor& tv = f.tensors[t];
+  auto toLogical = [&](AxisId a) -> AxisId {
+    for (size_t step = 0; step <= tv.transforms.size(); ++step) {
+      if (std::find(tv.logical.begin(), tv.logical.end(), a) != tv.logical.end()) return a;
+      bool moved = false;
+      for (const AxisTransform& tr : tv.transforms)
+        if (tr.kind == AxisTransform::Kind::Split && (tr.out == a || tr.out2 == a)) {
+          a = tr.in;
+          moved = true;
+          break;
+        }
+      if (!moved) return kNone;
+    }
+    return kNone;
+  };
+  auto candidate = [&](AxisId a) {
+    return a != kNone && f.axes[a].parallel == pt && f.axes[a].iter != IterType::Reduction;
+  };
+  for (AxisId a : tv.loopDomain())
+    if (candidate(a)) return toLogical(a);
+  return kNone;
+}
+
+// Whether the mesh has an axis for `pt` (DIDx the innermost; DeviceMesh::hasParallelType).
+bool meshHas(const Fusion& f, MeshId m, ParallelType pt) { return m != kNone && f.meshes[m].sizeFor(pt) > 0; }
+
+// haveDifferentShardings(p, c, {pt}) (csrc/multidevice/resharding.cpp:109-175 @ b5207d5f319d): the
+// meshes differ and one has an axis for pt, or some mapped pair differs in whether it is on pt.
+bool reshardsOn(const Fusion& f, ExprId eid, TensorId pt_in, TensorId ct, size_t in_idx, ParallelType pt) {
+  MeshId pm = f.tensors[pt_in].mesh, cm = f.tensors[ct].mesh;
+  if (!sameMesh(f, pm, cm)) return meshHas(f, pm, pt) || meshHas(f, cm, pt);
+  for (const AxisPair& p : mapProducerConsumer(f, eid, in_idx)) {
+    if (f.axes[p.producer].iter == IterType::Broadcast) continue;
+    const bool a = axisSharding(f, pt_in, p.producer) == pt;
+    const bool b = f.axes[p.consumer].iter != IterType::Reduction && axisSharding(f, ct, p.consumer) == pt;
+    if (a != b) return true;
+  }
+  return false;
+}
+
+// The consumer axis `e` maps producer axis `a` to, or kNone.
+AxisId mappedConsumer(const Fusion& f, ExprId eid, size_t in_idx, AxisId a) {
+  for (const AxisPair& p : mapProducerConsumer(f, eid, in_idx))
+    if (p.producer == a) return p.consumer;
+  return kNone;
+}
+
+// getCommunicationInfo from #5655 (PerDid, csrc/host_ir/lower_to_communication.cpp:311-422 @
+// 0e2f0e2590c4) and #5969 (PerChangedDid, :344-430,459-482 @ b5207d5f319d): each DID type is
+// classified alone, and more than one result is an error.
+Lowering classifyPerDid(const Fusion& f, ExprId eid, size_t in_idx, bool is_set, const LoweringRules& rules) {
+  const Expr& e = f.exprs[eid];
+  const TensorId pt_in = e.inputs[in_idx].id, ct = e.outputs[0];
+  const MeshId pm = f.tensors[pt_in].mesh, cm = f.tensors[ct].mesh;
+  const bool same_mesh = sameMesh(f, pm, cm);
+  const bool changed_only = rules.classification == LoweringRules::Classification::PerChangedDid;
+  Lowering r;
+  std::vector<std::pair<ParallelType, CommKind>> found;
+  for (ParallelType pt : {ParallelType::DIDx, ParallelType::DIDy, ParallelType::DIDz}) {
+    if (changed_only && !reshardsOn(f, eid, pt_in, ct, in_idx, pt)) continue;
+    const AxisId p_axis = shardedLogicalAxis(f, pt_in, pt);
+    const AxisId c_axis = shardedLogicalAxis(f, ct, pt);
+    if (!changed_only && p_axis == kNone && c_axis == kNone) continue;
+    // #5655 counts a side as sharded only on a mesh of more than one device; #5969 does not ask.
+    const bool p_sh = p_axis != kNone && (changed_only || (pm != kNone && f.meshes[pm].size() > 1));
+    const bool c_sh = c_axis != kNone && (changed_only || (cm != kNone && f.meshes[cm].size() > 1));
+    CommKind kind = CommKind::None;
+    if (is_set) {
+      if (!p_sh && !c_sh) {
+        if (changed_only) kind = CommKind::Broadcast;  // the meshes differ
+      } else if (p_sh && !c_sh) {
+        kind = same_mesh ? CommKind::Allgather : CommKind::Gather;
+      } else if (!p_sh && c_sh) {
+        kind = CommKind::Scatter;
+      } else if (mappedConsumer(f, eid, in_idx, p_axis) == c_axis) {
+        kind = CommKind::SendRecv;
+      } else if (rules.all_to_all) {
+        kind = CommKind::AllToAll;
+      } else {
+        // Before #5705 nvFuser sends the pieces point to point although they sit on other axes.
+        r.not_decided = true;
+        r.error = "the set moves the " + std::string(parallelTypeName(pt)) +
+                  " sharding to another axis, which nvFuser lowers to a SendRecv at this point; what that "
+                  "computes is not modelled";
+        return r;
+      }
+    } else {
+      if (!p_sh) {
+        if (!changed_only) continue;
+        r.not_decided = true;
+        r.error = "the reduction shards its output on " + std::string(parallelTypeName(pt)) +
+                  " without reducing an axis sharded on it, which nvFuser rejects as no reduction-based "
+                  "communication; that check is not modelled";
+        return r;
+      }
+      if (!c_sh) {
+        kind = same_mesh ? CommKind::Allreduce : CommKind::Reduce;
+      } else {
+        const AxisId c_of_p = mappedConsumer(f, eid, in_idx, p_axis);
+        if (!changed_only && (c_of_p == kNone || f.axes[c_of_p].iter != IterType::Reduction)) continue;
+        kind = CommKind::ReduceScatter;
+      }
+    }
+    if (kind != CommKind::None) found.emplace_back(pt, kind);
+  }
+  if (found.empty()) {
+    if (!changed_only) {
+      r.kind = CommKind::Broadcast;
+      return r;
+    }
+    r.not_decided = true;
+    r.error =
+        "no DID type changes its sharding, which nvFuser rejects as no sharding change; that check is "
+        "not modelled";
+    return r;
+  }
+  if (found.size() > 1) {
+    r.error = "classified one DID type at a time, it needs more than one communication: " +
+              std::string(parallelTypeName(found[0].first)) + " gives " +
+              std::string(commKindName(found[0].second)) + " and " +
+              std::string(parallelTypeName(found[1].first)) + " gives " +
+              std::string(commKindName(found[1].second));
+    r.check = "OneShardingChange";
+    return r;
+  }
+  r.kind = found[0].second;
+  return r;
+}
+
+}  // namespace
+
 Lowering lowerToCommunication(const Fusion& f, ExprId eid, const LoweringRules& rules) {
   const Expr& e = f.exprs[eid];
   Lowering r;
@@ -181,6 +321,27 @@ Lowering lowerToCommunication(const Fusion& f, ExprId eid, const LoweringRules& 
   bool is_reduction =
       e.op == OpKind::Sum || e.op == OpKind::Max || e.op == OpKind::Min || e.op == OpKind::Prod;
   bool is_squeeze = e.op == OpKind::Squeeze;
+  const bool is_set = e.op == OpKind::Set || (rules.segment_set_is_set && e.op == OpKind::SegmentSet);
+  if (rules.classification != LoweringRules::Classification::GlobalFlag && is_reduction) {
+    // isLowerableToCommunication still asks for one reduced axis, sharded on the producer.
+    int reduced = 0, reduced_sharded = 0;
+    for (const AxisPair& p : mapProducerConsumer(f, eid, in_idx)) {
+      if (f.axes[p.consumer].iter != IterType::Reduction) continue;
+      ++reduced;
+      if (isDeviceDim(axisSharding(f, pt, p.producer))) ++reduced_sharded;
+    }
+    if (reduced != 1 || reduced_sharded != 1) {
+      r.error = reduced != 1
+                    ? "a reduction lowers to a communication only when it reduces exactly one axis (this "
+                      "one reduces " +
+                          std::to_string(reduced) + ")"
+                    : "the reduction does not reduce a device-sharded axis";
+      r.check = "LoweringNotSupported";
+      return r;
+    }
+  }
+  if (rules.classification != LoweringRules::Classification::GlobalFlag && (is_set || is_reduction))
+    return classifyPerDid(f, eid, in_idx, is_set, rules);
   if (is_reduction || (rules.squeeze && is_squeeze)) {
     int reduced = 0, reduced_sharded = 0;
     for (const AxisPair& p : mapProducerConsumer(f, eid, in_idx)) {
@@ -245,7 +406,14 @@ Lowering lowerToCommunication(const Fusion& f, ExprId eid, const LoweringRules& 
       r.kind = CommKind::AllToAll;
     else if (rules.swap_unknown) {
       r.not_decided = true;
-      r.error = "the set moves the sharding to another axis";
+      const bool other_types = shardedLogicalPos(f, pt, ParallelType::DIDy) >= 0 ||
+                               shardedLogicalPos(f, ct, ParallelType::DIDy) >= 0 ||
+                               shardedLogicalPos(f, pt, ParallelType::DIDz) >= 0 ||
+                               shardedLogicalPos(f, ct, ParallelType::DIDz) >= 0;
+      r.error = other_types
+                    ? "both sides are sharded, on more than one DID type, and this nvFuser lowers a set by "
+                      "one sharded-or-not flag per side"
+                    : "the set moves the sharding to another axis";
     } else {
       r.error =
           "the set moves the sharding to another axis, which this nvFuser cannot express in one "

@@ -30,6 +30,11 @@ struct LoweringRules {
   bool all_to_all = false;
   bool swap_unknown = false;
   bool multi_dim_mesh = false;  // mesh sizes per DID type (n-D meshes)
+  // How a set or reduction picks its collective: one sharded-or-not flag per side (GlobalFlag),
+  // each DID type sharded on a side classified alone (PerDid), or each DID type whose sharding
+  // the expr changes (PerChangedDid); more than one result fails.
+  enum class Classification : uint8_t { GlobalFlag, PerDid, PerChangedDid };
+  Classification classification = Classification::GlobalFlag;
 };
 
 struct Lowering {

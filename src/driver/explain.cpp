@@ -44,6 +44,7 @@ DiagCode codeOfCheck(std::string_view check) {
       {"LoweringNotSupported", DiagCode::UnlowerableResharding},
       {"InnerResharding", DiagCode::UnlowerableResharding},
       {"OneAxisResharding", DiagCode::UnlowerableResharding},
+      {"OneShardingChange", DiagCode::UnlowerableResharding},
       {"UnmappedProducerAxis", DiagCode::UnmappedProducerAxis},
       {"MergeIterTypes", DiagCode::EdgeHazard},
       {"DidLocalSizeOne", DiagCode::DidMeshMismatch},

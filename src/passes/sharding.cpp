@@ -212,6 +212,60 @@ struct Passes {
     return all;
   }
 
+  // Sets every DID type on a Reduction axis of `t` (logical or loop) to Serial; returns how many.
+  static size_t resetReductionDids(Fusion& g, TensorId t) {
+    size_t n = 0;
+    auto reset = [&](AxisId a) {
+      if (g.axes[a].iter == IterType::Reduction && isDeviceDim(g.axes[a].parallel)) {
+        g.axes[a].parallel = ParallelType::Serial;
+        ++n;
+      }
+    };
+    for (AxisId a : g.tensors[t].logical) reset(a);
+    for (AxisId a : g.tensors[t].loop) reset(a);
+    return n;
+  }
+
+  // Before #4209, a reduction whose output keeps the producer axis's DID type on the axis it
+  // reduces is no resharding: each device reduces its own piece and nothing combines them.
+  void localReductionsOpen() {
+    if (!o.reduction_did_stays_local) return;
+    const Fusion& f = cur();
+    for (ExprId e : order) {
+      const Expr& x = f.exprs[e];
+      if (x.outputs.empty()) continue;
+      for (size_t i = 0; i < x.inputs.size(); ++i) {
+        if (!x.inputs[i].isTensor()) continue;
+        const TensorId p = x.inputs[i].id;
+        // Compared as this nvFuser does, every pair the same, and one a DID kept on a Reduction axis.
+        bool kept = false, differs = false;
+        for (size_t oi = 0; oi < x.outputs.size() && !differs; ++oi) {
+          const TensorId c = x.outputs[oi];
+          if (f.tensors[p].mesh != f.tensors[c].mesh) differs = true;
+          for (const AxisPair& m : mapProducerConsumer(f, e, i, oi)) {
+            if (f.axes[m.producer].iter == IterType::Broadcast) continue;
+            const ParallelType a = axisSharding(f, p, m.producer), b = axisSharding(f, c, m.consumer);
+            if (a != b && (isDeviceDim(a) || isDeviceDim(b))) differs = true;
+            if (isDeviceDim(a) && a == b && f.axes[m.consumer].iter == IterType::Reduction) kept = true;
+          }
+        }
+        if (!kept || differs) continue;
+        auto& d = sink.report(
+            Severity::NotDecided, DiagCode::NotDecided,
+            exprText(f, e) + " reduces a device-sharded axis into a Reduction axis that keeps its DID type",
+            exprLoc(o.file, e));
+        d.note(
+            "before #4209 nvFuser's resharding check does not treat a DID axis reduced into a Reduction axis "
+            "of "
+            "the same DID type as a change (haveDifferentShardings, csrc/multidevice/utils.cpp:169 @ "
+            "c9f451c5fca2; "
+            "the change is counted from csrc/multidevice/utils.cpp:529 @ 8e208ccc0e80), so the reduction "
+            "runs on each device's piece and nothing combines the partial results; that run is not modelled");
+        break;
+      }
+    }
+  }
+
   void propagate() {
     size_t changed = 0, reset = 0;
     std::vector<TensorId> targets;
@@ -231,15 +285,25 @@ struct Passes {
         else
           shardLike(g, e, refs.front(), t);
         ++changed;
-        if (o.reset_reduction_did)
-          for (AxisId a : g.tensors[t].logical)
-            if (g.axes[a].iter == IterType::Reduction && isDeviceDim(g.axes[a].parallel)) {
-              g.axes[a].parallel = ParallelType::Serial;
-              ++reset;
-            }
+        if (o.reduction_did_reset == ReductionDidScope::PropagatedOnly) reset += resetReductionDids(g, t);
       }
     }
-    if (!changed) return;
+    if (o.reduction_did_reset == ReductionDidScope::AllTensors) {
+      const Fusion& f = cur();
+      bool any = false;
+      for (AxisId a = 0; a < f.axes.size() && !any; ++a)
+        any = f.axes[a].iter == IterType::Reduction && isDeviceDim(f.axes[a].parallel);
+      if (any) {
+        Fusion& g = mut();
+        for (TensorId t = 0; t < g.tensors.size(); ++t) reset += resetReductionDids(g, t);
+      }
+    }
+    if (!changed && !reset) return;
+    if (!changed) {
+      r.trace.push_back("propagate shardings: no tensor without a mesh; " + std::to_string(reset) +
+                        " Reduction axes reset to Serial");
+      return;
+    }
     std::string how;
     switch (o.reference) {
       case ReferenceChoice::FirstMeshed: how = "their first meshed input's mesh and DIDx"; break;
@@ -432,6 +496,7 @@ ShardingResult runShardingPasses(const Fusion& f, const ShardingOptions& o, Diag
   bool ok = p.meshRequirementBefore();
   if (ok && o.propagate) p.propagate();
   if (ok) ok = p.meshRequirementAfter();
+  if (ok) p.localReductionsOpen();
   check_phase.stop();
   PhaseScope unmapped_phase("unmapped axes, scalar exprs", PhaseScope::Detail{});
   if (ok) ok = p.unmappedAxes();

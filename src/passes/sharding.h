@@ -43,6 +43,13 @@ enum class ReferenceChoice : uint8_t {
   WeightsFirst,  // all meshed inputs: matmul B, A; linear weight, bias, input; else most DID axes first
 };
 
+// Which tensors propagation strips of a DID type on a Reduction loop axis.
+enum class ReductionDidScope : uint8_t {
+  None,           // no tensor
+  AllTensors,     // every tensor of the fusion, annotated ones included
+  PropagatedOnly  // the tensors propagation gives a mesh
+};
+
 struct ShardingOptions {
   bool propagate = false;
   ReferenceChoice reference = ReferenceChoice::FirstMeshed;
@@ -52,7 +59,11 @@ struct ShardingOptions {
   // What an op built after the repro meshed its input (Tensor::mesh_set_at) took from it when
   // it was built (passes/op_build_sharding.h).
   OpBuildRules build;
-  bool reset_reduction_did = false;
+  ReductionDidScope reduction_did_reset = ReductionDidScope::None;
+  // A DID type kept on a Reduction axis that a reduction makes from an axis of the same type is
+  // no resharding (the types are compared as they are): the reduction stays local to each device.
+  // Not modelled: such an expr is reported not decided.
+  bool reduction_did_stays_local = false;
   bool insert_reshardings = false;
   bool reshard_after = false;  // one-input exprs reshard after, not before
   MeshRequirement mesh = MeshRequirement::None;

@@ -19,6 +19,8 @@
 #include <unordered_set>
 #include <utility>
 
+#include "analysis/axis_map.h"
+#include "analysis/resharding.h"
 #include "passes/segment.h"
 #include "passes/sharding.h"
 #include "pipeline/context.h"
@@ -290,7 +292,8 @@ bool didWithoutMeshOpen(const Fusion& f, const Profile& p, const std::string& fi
 ShardingOptions shardingOptions(const Profile& p, const std::string& file) {
   ShardingOptions o;
   o.propagate = p.propagate;
-  o.reset_reduction_did = p.reset_reduction_did;
+  o.reduction_did_reset = p.reduction_did_reset;
+  o.reduction_did_stays_local = p.reduction_did_stays_local;
   switch (p.propagation_reference) {
     case nv::PropagationReference::FirstMeshed: o.reference = ReferenceChoice::FirstMeshed; break;
     case nv::PropagationReference::MostParallel: o.reference = ReferenceChoice::MostParallel; break;
@@ -314,8 +317,35 @@ ShardingOptions shardingOptions(const Profile& p, const std::string& file) {
   return o;
 }
 
+// Whether some expr reduces an axis its input shards through a DID split of a logical axis (a
+// K-sharded linear, matmul or sum): nvFuser from #4209 rFactors such a reduction into a local op
+// and a reduction over the DID part (csrc/preseg_passes/insert_reshardings.cpp:146-180 @
+// 8e208ccc0e80; decompose_reshardings.cpp:341-414 @ 81c4b22fd750).
+bool reducesDeviceSplitAxis(const Fusion& f) {
+  bool any_split = false;
+  for (const Tensor& t : f.tensors)
+    for (const AxisTransform& tr : t.transforms)
+      any_split |= tr.kind == AxisTransform::Kind::Split &&
+                   ((tr.out != kNone && isDeviceDim(f.axes[tr.out].parallel)) ||
+                    (tr.out2 != kNone && isDeviceDim(f.axes[tr.out2].parallel)));
+  if (!any_split) return false;
+  for (ExprId e = 0; e < f.exprs.size(); ++e) {
+    const Expr& x = f.exprs[e];
+    for (size_t i = 0; i < x.inputs.size(); ++i) {
+      if (!x.inputs[i].isTensor()) continue;
+      const TensorId t = x.inputs[i].id;
+      for (size_t o = 0; o < x.outputs.size(); ++o)
+        for (const AxisPair& m : mapProducerConsumer(f, e, i, o))
+          if (f.axes[m.consumer].iter == IterType::Reduction && !isDeviceDim(f.axes[m.producer].parallel) &&
+              isDeviceDim(axisSharding(f, t, m.producer)))
+            return true;
+    }
+  }
+  return false;
+}
+
 // What the verdict rests on, in words.
-void describeCoverage(const Profile& p, PipelineResult& r) {
+void describeCoverage(const Fusion& f, const Profile& p, PipelineResult& r) {
   auto& c = r.checked;
   auto& a = r.approximations;
   if (p.multi_device && p.sharding_passes)
@@ -357,6 +387,12 @@ void describeCoverage(const Profile& p, PipelineResult& r) {
   if (p.multi_device && p.propagate && p.point.pos >= nv::firstChangeTo(nv::MeshRule::SomeWithout)->pos)
     a.push_back(
         "sharding propagation of DID loop splits (from #3838) is approximated by the 2024 propagation");
+  if (p.multi_device && p.point.pos >= nv::firstChangeTo(nv::ReductionDidReset::Removed)->pos &&
+      reducesDeviceSplitAxis(f))
+    a.push_back(
+        "a reduction over an axis split across devices is replayed as sets before the whole reduction, or as "
+        "one communication; nvFuser from #4209 splits it into a local reduction and a communication (its "
+        "rFactor is not modelled), so those segments are approximate");
   if (p.multi_device && p.scheduler)
     a.push_back("heuristics of the schedulers (vectorization, persistent buffers, ...) are not replayed");
 }
@@ -623,7 +659,7 @@ PipelineResult runPipeline(const Fusion& f_in, const PipelineOptions& opts) {
         }
   PhaseScope cite_phase("pipeline: cite checks, coverage");
   citeDiagnostics(p, r.diagnostics);
-  describeCoverage(p, r);
+  describeCoverage(f_in, p, r);
   return r;
 }
 

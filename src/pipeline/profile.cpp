@@ -125,6 +125,17 @@ std::optional<std::string> pathMissing(Frontend fe, Executor e, const nv::State&
 
 namespace {
 
+// The tensors whose Reduction axes propagation strips of their DID types at this point.
+ReductionDidScope reductionDidScope(const nv::State& s) {
+  switch (s.get<nv::ReductionDidReset>()) {
+    case nv::ReductionDidReset::No:
+    case nv::ReductionDidReset::Removed: return ReductionDidScope::None;
+    case nv::ReductionDidReset::AllTvs: return ReductionDidScope::AllTensors;
+    case nv::ReductionDidReset::PropagatedOnly: return ReductionDidScope::PropagatedOnly;
+  }
+  return ReductionDidScope::None;
+}
+
 // The MultiDeviceExecutor's own behaviour (default params, or the
 // FusionExecutorCache per segment).
 void deriveMde(Profile& p, bool fec_per_segment) {
@@ -149,7 +160,8 @@ void deriveMde(Profile& p, bool fec_per_segment) {
   p.mesh_rule = passes == MdePasses::DecomposeOnly ? MeshRule::None : s.get<MeshRule>();
   p.rejects_scalar_exprs = s.get<NonTvOps>() == NonTvOps::Rejected;
   p.unmapped_axis_error = s.get<UnmappedProducerAxis>() == UnmappedProducerAxis::Error;
-  p.reset_reduction_did = p.propagate && s.get<ReductionDidReset>() == ReductionDidReset::Yes;
+  p.reduction_did_reset = p.propagate ? reductionDidScope(s) : ReductionDidScope::None;
+  p.reduction_did_stays_local = s.get<ReductionDidReset>() != ReductionDidReset::Removed;
   p.propagation_reference = s.get<PropagationReference>();
   p.keep_target_types = s.get<PropagationTargets>() == PropagationTargets::KeepOwnTypes;
   p.mesh_segmenter = s.get<MdeSegmentation>() == MdeSegmentation::StandaloneHostOps
@@ -247,6 +259,15 @@ std::variant<Profile, ProfileError> profileAt(const nv::Point& point, std::optio
   p.lowering.all_to_all = s.get<ShardedAxisSwap>() == ShardedAxisSwap::AllToAll;
   p.lowering.swap_unknown = s.get<ShardedAxisSwap>() == ShardedAxisSwap::Unknown;
   p.lowering.multi_dim_mesh = s.get<DeviceMesh>() == DeviceMesh::MultiDim;
+  switch (s.get<CommClassification>()) {
+    case CommClassification::GlobalFlag:
+      p.lowering.classification = LoweringRules::Classification::GlobalFlag;
+      break;
+    case CommClassification::PerDid: p.lowering.classification = LoweringRules::Classification::PerDid; break;
+    case CommClassification::PerChangedDid:
+      p.lowering.classification = LoweringRules::Classification::PerChangedDid;
+      break;
+  }
   p.print_style =
       s.get<nv::PrintStyle>() == nv::PrintStyle::DtypeInName ? fc::PrintStyle::Head : fc::PrintStyle::Y2024;
   p.mesh_nd_print = s.get<DeviceMesh>() != DeviceMesh::OneD;
@@ -282,7 +303,8 @@ std::variant<Profile, ProfileError> profileAt(const nv::Point& point, std::optio
         p.rejects_scalar_exprs = p.sharding_passes && s.get<NonTvOps>() == NonTvOps::Rejected;
         p.unmapped_axis_error =
             p.sharding_passes && s.get<UnmappedProducerAxis>() == UnmappedProducerAxis::Error;
-        p.reset_reduction_did = s.get<ReductionDidReset>() == ReductionDidReset::Yes;
+        p.reduction_did_reset = reductionDidScope(s);
+        p.reduction_did_stays_local = s.get<ReductionDidReset>() != ReductionDidReset::Removed;
         p.propagation_reference = s.get<PropagationReference>();
         p.keep_target_types = s.get<PropagationTargets>() == PropagationTargets::KeepOwnTypes;
         p.mesh_segmenter = MeshSegmenter::SchedulerDriven;

@@ -19,6 +19,7 @@
 #include "ir/segmentation.h"
 #include "passes/op_build_sharding.h"
 #include "passes/segment.h"
+#include "passes/sharding.h"
 #include "pipeline/history.h"
 #include "pipeline/point.h"
 
@@ -78,7 +79,8 @@ struct Profile {
   nv::MeshRule mesh_rule = nv::MeshRule::None;
   bool rejects_scalar_exprs = false;  // "Non-tv op is not supported yet"
   bool unmapped_axis_error = false;   // squeeze / select in isResharding
-  bool reset_reduction_did = false;
+  ReductionDidScope reduction_did_reset = ReductionDidScope::None;
+  bool reduction_did_stays_local = false;  // before #4209: iDID -> rDID is no resharding
   nv::PropagationReference propagation_reference = nv::PropagationReference::FirstMeshed;
   bool keep_target_types = false;
   OpBuildRules op_build;  // what op builders copy from a meshed input

@@ -58,6 +58,7 @@ CHECKS = {
     "ReshapeOutputExtent": (["csrc/dynamic_transform.cpp"], "Cannot evaluate the extent of an output domain to reshape", None, None),
     "ExpandMismatch": (["csrc/dynamic_transform.cpp"], "Mismatch in sizes when concretizing expand", None, None),
     "OneDSharding": (["csrc/multidevice/device_mesh.cpp"], "We support only 1-D sharding for now", None, None),
+    "OneShardingChange": (["csrc/host_ir/lower_to_communication.cpp"], "Expected at most one sharding change", None, None),
     "InferShape": (["csrc/executor.cpp", "csrc/fusion_executor/allocations.cpp", "csrc/runtime/allocations.cpp"],
                    "Could not launch kernel as program could not infer", None, None),
 }
