@@ -212,6 +212,18 @@ void Interpreter::poison(NodeId target, const std::shared_ptr<Scope>& sc) {
     for (NodeId k : t.a) poison(k, sc);
   } else if (t.k == NK::Starred) {
     poison(t.a[0], sc);
+  } else if (t.k == NK::Attr) {  // `self.partial = ...` in a FusionDefinition subclass
+    Ref obj;
+    try {
+      obj = eval(t.a[0], sc);
+    } catch (const PyError&) {
+      return;
+    }
+    if ((obj->k == VK::Instance || obj->k == VK::Class) && obj->attrs) {
+      Ref p = mk(VK::Opaque);
+      p->s = "\x01poisoned";
+      (*obj->attrs)[t.s] = p;
+    }
   }
 }
 
@@ -486,7 +498,12 @@ Ref Interpreter::eval(NodeId id, const std::shared_ptr<Scope>& sc) {
       }
       return d;
     }
-    case NK::Attr: return getAttr(eval(n.a[0], sc), n.s, n.off);
+    case NK::Attr: {
+      Ref v = getAttr(eval(n.a[0], sc), n.s, n.off);
+      if (v->k == VK::Opaque && v->s == "\x01poisoned")  // set by a statement already reported
+        throw PyError{DiagCode::ImportUnresolved, "", n.off, false, true};
+      return v;
+    }
     case NK::Call: return evalCall(n, sc);
     case NK::Subscript: {
       Ref obj = eval(n.a[0], sc);

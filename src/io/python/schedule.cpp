@@ -65,6 +65,19 @@ Ref Interpreter::schedCall(const std::shared_ptr<FusionRecorder>& rec, const std
       return tensorMethod(t, name, as_method);
     }
   }
+  // rfactor makes a new fusion tensor; in a multi-device schedule it splits a reduction into a
+  // local one and the one a communication computes (tests/python/multidevice/test_matmul.py:317
+  // @ 7b310fe61), which changes what the fusion is.
+  if (name == "rfactor" && !args.pos.empty() && args.pos[0]->k == VK::Tensor) {
+    const Tensor& tv = rec->f.tensors[args.pos[0]->id];
+    bool device = tv.mesh != kNone;
+    for (AxisId a : tv.loopDomain()) device |= isDeviceDim(rec->f.axes[a].parallel);
+    if (device)
+      fail(
+          "`fd.sched.rfactor` of a tensor on a device mesh makes a new tensor, a local reduction whose "
+          "results a communication combines; fusecheck does not model rfactor",
+          args.off);
+  }
   static const char* no_effect[] = {"inline_most",
                                     "inline_at",
                                     "cache_after",
