@@ -105,6 +105,8 @@ class Interpreter {
   void importStmt(const Node& n, const std::shared_ptr<Scope>& sc);
   Ref withStmt(const Node& n, const std::shared_ptr<Scope>& sc, Flow& flow);
   void runUncalledDefinitions();
+  std::vector<std::pair<std::string, Ref>> firstParametrization(const Node& def,
+                                                                const std::shared_ptr<Scope>& sc);
   void tick(uint32_t off);
   void poisonTargets(NodeId stmt, const std::shared_ptr<Scope>& sc);
   void poison(NodeId target, const std::shared_ptr<Scope>& sc);
