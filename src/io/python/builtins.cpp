@@ -314,7 +314,11 @@ Ref Interpreter::builtinCall(const Value& f, Args& args) {
   if (n == "int") {
     if (args.pos.empty()) return mkInt(0);
     const Ref& x = arg(0);
-    if (x->k == VK::Float) return mkInt(static_cast<int64_t>(x->f));
+    if (x->k == VK::Float) {
+      if (!(x->f >= -9.2e18 && x->f <= 9.2e18))  // NaN, infinities, beyond int64
+        fail("int() of " + std::to_string(x->f) + ": not an integer fusecheck can hold", args.off);
+      return mkInt(static_cast<int64_t>(x->f));
+    }
     if (x->k == VK::Str) return mkInt(std::strtoll(x->s.c_str(), nullptr, 10));
     return mkInt(asInt(x, args.off, "int()"));
   }

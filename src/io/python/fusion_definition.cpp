@@ -287,9 +287,12 @@ Ref Interpreter::fdCall(const std::shared_ptr<FusionRecorder>& rec, const std::s
     } else if (v->k == VK::Int && (!dt || !isFloatingPoint(*dt))) {
       s = b.constInt(v->i, dt.value_or(DType::Int));
     } else if (v->k == VK::Int || v->k == VK::Float) {
-      if (dt && !isFloatingPoint(*dt) && *dt != DType::Bool)
-        s = b.constInt(static_cast<int64_t>(v->f), *dt);
-      else
+      if (dt && !isFloatingPoint(*dt) && *dt != DType::Bool) {
+        if (v->k == VK::Float && !(v->f >= -9.2e18 && v->f <= 9.2e18))  // NaN, infinities, beyond int64
+          fail("a float that is no integer (" + std::to_string(v->f) + ") for a scalar of an integer dtype",
+               a.off[0]);
+        s = b.constInt(v->k == VK::Int ? v->i : static_cast<int64_t>(v->f), *dt);
+      } else
         s = b.constFloat(v->k == VK::Int ? static_cast<double>(v->i) : v->f, dt.value_or(DType::Double));
     } else if (v->k == VK::Scalar) {
       s = v->id;

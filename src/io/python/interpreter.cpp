@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 
 #include "io/ascii_class.h"
 #include "support/suggest.h"
@@ -996,7 +997,9 @@ bool Interpreter::truthy(const Ref& v, uint32_t off) {
 
 int64_t Interpreter::asInt(const Ref& v, uint32_t off, const std::string& what) {
   if (v->k == VK::Int || v->k == VK::Bool) return v->i;
-  if (v->k == VK::Float && v->f == static_cast<double>(static_cast<int64_t>(v->f)))
+  // A float that is a whole number within int64 (NaN, infinities and larger values are not: their
+  // cast is undefined).
+  if (v->k == VK::Float && v->f >= -9.2e18 && v->f <= 9.2e18 && v->f == std::trunc(v->f))
     return static_cast<int64_t>(v->f);
   if (v->k == VK::Opaque) fail(what + ": `" + v->s + "` is not known to fusecheck", off);
   fail(what + " must be an integer, not a " + typeName(*v), off);
