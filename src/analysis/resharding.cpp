@@ -143,6 +143,26 @@ bool unmappedProducerAxis(const Fusion& f, ExprId eid, AxisId* axis) {
   return false;
 }
 
+namespace {
+
+// How many axes expr `eid` reduces from its input `in_idx`, and how many of those are
+// device-sharded on the input.
+struct ReducedAxes {
+  int reduced = 0, sharded = 0;
+};
+ReducedAxes reducedAxes(const Fusion& f, ExprId eid, size_t in_idx) {
+  ReducedAxes r;
+  const TensorId in = f.exprs[eid].inputs[in_idx].id;
+  for (const AxisPair& p : mapProducerConsumer(f, eid, in_idx)) {
+    if (f.axes[p.consumer].iter != IterType::Reduction) continue;
+    ++r.reduced;
+    if (isDeviceDim(axisSharding(f, in, p.producer))) ++r.sharded;
+  }
+  return r;
+}
+
+}  // namespace
+
 bool isLowerable(const Fusion& f, ExprId eid, const LoweringRules& rules) {
   const Expr& e = f.exprs[eid];
   if (e.op == OpKind::Set || (rules.segment_set_is_set && e.op == OpKind::SegmentSet)) return true;
@@ -152,13 +172,8 @@ bool isLowerable(const Fusion& f, ExprId eid, const LoweringRules& rules) {
   if (!is_reduction && !is_squeeze) return false;
   if (e.inputs.empty() || !e.inputs[0].isTensor() || e.outputs.size() != 1) return false;
   if (is_squeeze) return true;
-  int reduced = 0, reduced_sharded = 0;
-  for (const AxisPair& p : mapProducerConsumer(f, eid, 0)) {
-    if (f.axes[p.consumer].iter != IterType::Reduction) continue;
-    ++reduced;
-    if (isDeviceDim(axisSharding(f, e.inputs[0].id, p.producer))) ++reduced_sharded;
-  }
-  return reduced == 1 && reduced_sharded == 1;
+  const ReducedAxes r = reducedAxes(f, eid, 0);
+  return r.reduced == 1 && r.sharded == 1;
 }
 
 namespace {
@@ -324,12 +339,7 @@ Lowering lowerToCommunication(const Fusion& f, ExprId eid, const LoweringRules& 
   const bool is_set = e.op == OpKind::Set || (rules.segment_set_is_set && e.op == OpKind::SegmentSet);
   if (rules.classification != LoweringRules::Classification::GlobalFlag && is_reduction) {
     // isLowerableToCommunication still asks for one reduced axis, sharded on the producer.
-    int reduced = 0, reduced_sharded = 0;
-    for (const AxisPair& p : mapProducerConsumer(f, eid, in_idx)) {
-      if (f.axes[p.consumer].iter != IterType::Reduction) continue;
-      ++reduced;
-      if (isDeviceDim(axisSharding(f, pt, p.producer))) ++reduced_sharded;
-    }
+    auto [reduced, reduced_sharded] = reducedAxes(f, eid, in_idx);
     if (reduced != 1 || reduced_sharded != 1) {
       r.error = reduced != 1
                     ? "a reduction lowers to a communication only when it reduces exactly one axis (this "
@@ -343,12 +353,7 @@ Lowering lowerToCommunication(const Fusion& f, ExprId eid, const LoweringRules& 
   if (rules.classification != LoweringRules::Classification::GlobalFlag && (is_set || is_reduction))
     return classifyPerDid(f, eid, in_idx, is_set, rules);
   if (is_reduction || (rules.squeeze && is_squeeze)) {
-    int reduced = 0, reduced_sharded = 0;
-    for (const AxisPair& p : mapProducerConsumer(f, eid, in_idx)) {
-      if (f.axes[p.consumer].iter != IterType::Reduction) continue;
-      ++reduced;
-      if (isDeviceDim(axisSharding(f, pt, p.producer))) ++reduced_sharded;
-    }
+    auto [reduced, reduced_sharded] = reducedAxes(f, eid, in_idx);
     if (is_squeeze) {
       // nvFuser lowers any resharding squeeze as the reduction of the producer's sharded axis
       // (csrc/host_ir/lower_to_communication.cpp:487-497, 676-678 @ 81c4b22fd); when the axis it

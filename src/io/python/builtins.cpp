@@ -315,7 +315,7 @@ Ref Interpreter::builtinCall(const Value& f, Args& args) {
     if (args.pos.empty()) return mkInt(0);
     const Ref& x = arg(0);
     if (x->k == VK::Float) {
-      if (!(x->f >= -9.2e18 && x->f <= 9.2e18))  // NaN, infinities, beyond int64
+      if (!fitsInt64(x->f))
         fail("int() of " + std::to_string(x->f) + ": not an integer fusecheck can hold", args.off);
       return mkInt(static_cast<int64_t>(x->f));
     }

@@ -288,7 +288,7 @@ Ref Interpreter::fdCall(const std::shared_ptr<FusionRecorder>& rec, const std::s
       s = b.constInt(v->i, dt.value_or(DType::Int));
     } else if (v->k == VK::Int || v->k == VK::Float) {
       if (dt && !isFloatingPoint(*dt) && *dt != DType::Bool) {
-        if (v->k == VK::Float && !(v->f >= -9.2e18 && v->f <= 9.2e18))  // NaN, infinities, beyond int64
+        if (v->k == VK::Float && !fitsInt64(v->f))
           fail("a float that is no integer (" + std::to_string(v->f) + ") for a scalar of an integer dtype",
                a.off[0]);
         s = b.constInt(v->k == VK::Int ? v->i : static_cast<int64_t>(v->f), *dt);

@@ -275,9 +275,7 @@ void Interpreter::poisonTargets(NodeId stmt, const std::shared_ptr<Scope>& sc) {
 void Interpreter::poison(NodeId target, const std::shared_ptr<Scope>& sc) {
   const Node& t = m_[target];
   if (t.k == NK::Name) {
-    Ref p = mk(VK::Opaque);
-    p->s = "\x01poisoned";
-    sc->vars[t.s] = p;
+    sc->vars[t.s] = mkPoisoned();
   } else if (t.k == NK::Tuple || t.k == NK::List) {
     for (NodeId k : t.a) poison(k, sc);
   } else if (t.k == NK::Starred) {
@@ -289,11 +287,7 @@ void Interpreter::poison(NodeId target, const std::shared_ptr<Scope>& sc) {
     } catch (const PyError&) {
       return;
     }
-    if ((obj->k == VK::Instance || obj->k == VK::Class) && obj->attrs) {
-      Ref p = mk(VK::Opaque);
-      p->s = "\x01poisoned";
-      (*obj->attrs)[t.s] = p;
-    }
+    if ((obj->k == VK::Instance || obj->k == VK::Class) && obj->attrs) (*obj->attrs)[t.s] = mkPoisoned();
   }
 }
 
@@ -505,15 +499,13 @@ void Interpreter::assign(NodeId target, const Ref& v, const std::shared_ptr<Scop
 
 Ref Interpreter::lookup(const Node& n, const std::shared_ptr<Scope>& sc) {
   if (Ref v = sc->find(n.s)) {
-    if (v->k == VK::Opaque && v->s == "\x01poisoned")
-      throw PyError{DiagCode::ImportUnresolved, "", n.off, false, true};
+    if (isPoisoned(*v)) throw PyError{DiagCode::ImportUnresolved, "", n.off, false, true};
     return v;
   }
   if (recording_ > 0)
     for (auto it = def_scopes_.rbegin(); it != def_scopes_.rend(); ++it)
       if (Ref v = (*it)->find(n.s)) {
-        if (v->k == VK::Opaque && v->s == "\x01poisoned")
-          throw PyError{DiagCode::ImportUnresolved, "", n.off, false, true};
+        if (isPoisoned(*v)) throw PyError{DiagCode::ImportUnresolved, "", n.off, false, true};
         return v;
       }
   if (std::find(dropped_.begin(), dropped_.end(), n.s) != dropped_.end())
@@ -570,7 +562,7 @@ Ref Interpreter::eval(NodeId id, const std::shared_ptr<Scope>& sc) {
     }
     case NK::Attr: {
       Ref v = getAttr(eval(n.a[0], sc), n.s, n.off);
-      if (v->k == VK::Opaque && v->s == "\x01poisoned")  // set by a statement already reported
+      if (isPoisoned(*v))  // set by a statement already reported
         throw PyError{DiagCode::ImportUnresolved, "", n.off, false, true};
       return v;
     }
@@ -999,8 +991,7 @@ int64_t Interpreter::asInt(const Ref& v, uint32_t off, const std::string& what) 
   if (v->k == VK::Int || v->k == VK::Bool) return v->i;
   // A float that is a whole number within int64 (NaN, infinities and larger values are not: their
   // cast is undefined).
-  if (v->k == VK::Float && v->f >= -9.2e18 && v->f <= 9.2e18 && v->f == std::trunc(v->f))
-    return static_cast<int64_t>(v->f);
+  if (v->k == VK::Float && fitsInt64(v->f) && v->f == std::trunc(v->f)) return static_cast<int64_t>(v->f);
   if (v->k == VK::Opaque) fail(what + ": `" + v->s + "` is not known to fusecheck", off);
   fail(what + " must be an integer, not a " + typeName(*v), off);
 }

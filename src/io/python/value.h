@@ -116,6 +116,12 @@ inline Ref mkOpaque(std::string what) {
   v->s = std::move(what);
   return v;
 }
+// What a failed statement would have bound: later uses are not reported again.
+inline Ref mkPoisoned() { return mkOpaque("\x01poisoned"); }
+inline bool isPoisoned(const Value& v) { return v.k == VK::Opaque && v.s == "\x01poisoned"; }
+// A float whose cast to int64 is defined: not NaN, not infinite, within int64's range.
+inline bool fitsInt64(double f) { return f >= -9.2e18 && f <= 9.2e18; }
+
 inline Ref mkModule(std::string dotted) {
   Ref v = mk(VK::Module);
   v->s = std::move(dotted);
