@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <sstream>
 
 #include "exec/exec_error.h"
 #include "exec/multirank/rank_session.h"
 #include "exec/reference.h"
+#include "exec/tensor_source.h"
 #include "io/pointer_target.h"
 #include "pipeline/pipeline.h"
 #include "rewrite/fixes.h"
@@ -18,6 +20,7 @@
 #include "exec/cuda/cuda_executor.h"
 #include "exec/cuda/cuda_reference.h"
 #include "exec/cuda/cuda_status.h"
+#include "exec/cuda/device_source.h"
 #endif
 
 namespace fc {
@@ -153,6 +156,62 @@ void addError(RunResult& r, DiagCode code, std::string msg, std::string file, co
   r.exit_code = std::max(r.exit_code, exitCodeFor(code));
 }
 
+// One output of the segmented program as the comparison reads it.
+struct OutputValue {
+  std::unique_ptr<HostTensor> host;      // assembled on the host (with keep_values, always);
+                                         // a stable address for `source` to read
+  std::unique_ptr<TensorSource> source;  // null when a rank of its mesh did not produce it
+  std::optional<int64_t> replica_bad;    // flat index where replicas first disagree
+};
+
+// Output `t` assembled on the host from the ranks' tensors of `run`.
+OutputValue hostOutput(const SegmentedRun& run, const Fusion& f, const World& world, TensorId t,
+                       MemoryBudget* budget) {
+  OutputValue out;
+  std::vector<const HostTensor*> shards;
+  for (int64_t r : world.ranksOf(t)) {
+    if (r < 0 || !run.local[t][r]) return out;
+    shards.push_back(&*run.local[t][r]);
+  }
+  out.host =
+      std::make_unique<HostTensor>(assemble(shards, shardDims(f, t), meshOf(f, t), budget, &out.replica_bad));
+  out.source = std::make_unique<HostTensorSource>(*out.host);
+  return out;
+}
+
+#if FC_HAVE_CUDA
+// Output `t` of a program run on the GPU. A replicated one is read from
+// its first rank's device buffer, the others checked against it a chunk at
+// a time (replicas that share one buffer are not read at all); a sharded
+// one is downloaded and assembled on the host.
+OutputValue deviceOutput(const cuda::CudaProgram& prog, const Fusion& f, const World& world, TensorId t,
+                         bool keep_host, MemoryBudget* budget) {
+  OutputValue out;
+  std::vector<const cuda::DeviceTensor*> shards;
+  for (int64_t r : world.ranksOf(t)) {
+    const cuda::DeviceTensor* d = r < 0 ? nullptr : prog.tensor(t, r);
+    if (!d) return out;
+    shards.push_back(d);
+  }
+  std::vector<ShardDim> dims = shardDims(f, t);
+  if (!dims.empty()) {
+    std::vector<HostTensor> local;
+    local.reserve(shards.size());
+    for (const cuda::DeviceTensor* d : shards) local.push_back(d->download(budget));
+    std::vector<const HostTensor*> ptrs;
+    for (const HostTensor& h : local) ptrs.push_back(&h);
+    out.host = std::make_unique<HostTensor>(assemble(ptrs, dims, meshOf(f, t), budget, &out.replica_bad));
+    out.source = std::make_unique<HostTensorSource>(*out.host);
+    return out;
+  }
+  out.source = std::make_unique<cuda::DeviceTensorSource>(*shards[0]);
+  for (size_t k = 1; k < shards.size() && !out.replica_bad; ++k)
+    out.replica_bad = firstBitDifference(*out.source, cuda::DeviceTensorSource(*shards[k]));
+  if (keep_host) out.host = std::make_unique<HostTensor>(shards[0]->download(budget));
+  return out;
+}
+#endif
+
 void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudget& budget) {
   const Fusion& ref_f = opts.against ? *opts.against : f;
   const std::string& ref_file = opts.against ? opts.against_file : opts.file;
@@ -188,6 +247,12 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
   ScalarValues ref_sv(ref_f);
   RunInputs in;
   ReferenceResult ref;
+#if FC_HAVE_CUDA
+  // On the GPU the reference's outputs and the program's stay on the
+  // device; the comparison reads them a chunk at a time.
+  std::unique_ptr<cuda::DeviceReference> gpu_ref;
+  std::unique_ptr<cuda::CudaProgram> gpu_run;
+#endif
   try {
     // --bind values size the generated inputs (and are checked against given ones).
     for (const auto& [name, v] : opts.binds)
@@ -224,7 +289,10 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
     // The reference's own executor steps are not the run's segments.
     StepListener quiet([](uint64_t, uint64_t, std::string_view) {});
 #if FC_HAVE_CUDA
-    if (on_gpu) ref = cuda::runExactReferenceCuda(ref_f, in, &budget);
+    if (on_gpu) {
+      gpu_ref = std::make_unique<cuda::DeviceReference>(ref_f, in, &budget);
+      ref = gpu_ref->paths();
+    }
 #else
     if (on_gpu) fail("the CUDA backend is not built into this fusecheck", {}, DiagCode::NoDevice);
 #endif
@@ -288,9 +356,11 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
       run = opts.execute(pr.segmented, run_world, in, sv, &budget, stop_at, &res.segments);
     } else {
 #if FC_HAVE_CUDA
-      if (opts.device == RunDevice::Cuda)
-        run = cuda::runSegmentedCuda(pr.segmented, run_world, in, sv, &budget, stop_at, &res.segments);
-      else
+      if (opts.device == RunDevice::Cuda) {
+        gpu_run = std::make_unique<cuda::CudaProgram>(pr.segmented, run_world, sv, &budget);
+        gpu_run->uploadInputs(in);
+        gpu_run->run(stop_at, &res.segments);
+      } else
 #endif
         run = runSegmented(pr.segmented, run_world, in, sv, &budget, stop_at, {}, &res.segments);
     }
@@ -317,21 +387,32 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
     TensorId t = exec_f->outputs[k], tr = ref_f.outputs[k];
     // The user's name: the sharding passes may have put a `set` before the output.
     std::string name(k < f.outputs.size() ? f.tensorName(f.outputs[k]) : exec_f->tensorName(t));
-    std::vector<const HostTensor*> shards;
-    for (int64_t r : run_world.ranksOf(t)) {
-      if (r < 0 || !run.local[t][r]) {
-        addError(res, DiagCode::ExecutionFailed,
-                 "output " + name + " was not produced on every device of its mesh", opts.file,
-                 Place::output(k));
-        return;
-      }
-      shards.push_back(&*run.local[t][r]);
+    OutputValue out;
+#if FC_HAVE_CUDA
+    if (gpu_run)
+      out = deviceOutput(*gpu_run, *exec_f, run_world, t, opts.keep_values, &budget);
+    else
+#endif
+      out = hostOutput(run, *exec_f, run_world, t, &budget);
+    if (!out.source) {
+      addError(res, DiagCode::ExecutionFailed,
+               "output " + name + " was not produced on every device of its mesh", opts.file,
+               Place::output(k));
+      return;
     }
-    MeshId m = exec_f->tensors[t].mesh;
-    const Mesh* mesh = (m != kNone && m < exec_f->meshes.size()) ? &exec_f->meshes[m] : nullptr;
-    std::optional<int64_t> replica_bad;
-    HostTensor actual = assemble(shards, shardDims(*exec_f, t), mesh, &budget, &replica_bad);
-    FC_CHECK(ref.values[tr].has_value(), "reference output missing");
+    const TensorSource& actual = *out.source;
+    std::unique_ptr<TensorSource> expected;
+#if FC_HAVE_CUDA
+    if (gpu_ref) {
+      const cuda::DeviceTensor* d = gpu_ref->value(tr);
+      FC_CHECK(d != nullptr, "reference output missing");
+      expected = std::make_unique<cuda::DeviceTensorSource>(*d);
+    }
+#endif
+    if (!expected) {
+      FC_CHECK(ref.values[tr].has_value(), "reference output missing");
+      expected = std::make_unique<HostTensorSource>(*ref.values[tr]);
+    }
     TolerancePolicy pol;
     pol.out_dtype = ref_f.tensors[tr].dtype;
     pol.path_dtype = ref.path_dtype[tr];
@@ -340,9 +421,10 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
     const Tolerance& tol = f.tolerance.rtol || f.tolerance.atol ? f.tolerance : ref_f.tolerance;
     pol.rtol = opts.rtol ? opts.rtol : (opts.atol ? std::optional<double>(0.0) : tol.rtol);
     pol.atol = opts.atol ? opts.atol : (opts.rtol ? std::optional<double>(0.0) : tol.atol);
-    Comparison c = compareTensors(name, actual, *ref.values[tr], pol);
-    if (replica_bad)
-      c.replica_note = "replicas of " + name + " disagree at " + indexString(actual.index(*replica_bad));
+    Comparison c = compareTensors(name, actual, *expected, pol);
+    if (out.replica_bad)
+      c.replica_note =
+          "replicas of " + name + " disagree at " + indexString(unflatten(actual.shape(), *out.replica_bad));
     if (!c.passed()) {
       std::string msg = "output " + name + " differs from the " +
                         std::string(referenceKindName(opts.reference)) + " reference";
@@ -363,7 +445,7 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
                " ulp)");
     }
     res.outputs.push_back(std::move(c));
-    if (opts.keep_values) res.output_values.emplace_back(name, unbudgeted(actual));
+    if (opts.keep_values) res.output_values.emplace_back(name, unbudgeted(*out.host));
   }
 }
 

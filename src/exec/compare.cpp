@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "exec/dtype_convert.h"
+#include "exec/tensor_source.h"
 
 namespace fc::exec {
 
@@ -38,6 +39,11 @@ bool bad(double a, double r, double atol, double rtol, double* err) {
 
 Comparison compareTensors(const std::string& name, const HostTensor& actual, const HostTensor& expected,
                           const TolerancePolicy& pol, size_t max_worst) {
+  return compareTensors(name, HostTensorSource(actual), HostTensorSource(expected), pol, max_worst);
+}
+
+Comparison compareTensors(const std::string& name, const TensorSource& actual, const TensorSource& expected,
+                          const TolerancePolicy& pol, size_t max_worst, int64_t chunk_elems) {
   Comparison c;
   c.name = name;
   c.dtype = pol.out_dtype;
@@ -50,8 +56,15 @@ Comparison compareTensors(const std::string& name, const HostTensor& actual, con
     c.torch_rtol = td->first;
     c.torch_atol = td->second;
   }
-  for (int64_t i = 0; i < expected.numel(); ++i)
-    if (std::isfinite(expected[i])) c.scale = std::max(c.scale, std::fabs(expected[i]));
+  const int64_t total = expected.numel();
+  const int64_t chunk = std::min(total, chunk_elems > 0 ? chunk_elems : kSourceChunk);
+  std::vector<double> ref(static_cast<size_t>(chunk));
+  for (int64_t at = 0; at < total; at += chunk) {
+    const int64_t n = std::min(chunk, total - at);
+    expected.read(at, n, ref.data());
+    for (int64_t i = 0; i < n; ++i)
+      if (std::isfinite(ref[i])) c.scale = std::max(c.scale, std::fabs(ref[i]));
+  }
   c.collective_hops = pol.collective_hops;
   double elem_rtol = 0;  // the per-element relative term of the rule in force
   if (pol.rtol || pol.atol) {
@@ -81,32 +94,39 @@ Comparison compareTensors(const std::string& name, const HostTensor& actual, con
     return a.first > b.first || (a.first == b.first && a.second < b.second);
   };
   int64_t torch_bad = 0;
-  for (int64_t i = 0; i < expected.numel(); ++i) {
-    double a = actual[i], r = expected[i], err = 0;
-    bool mis = bad(a, r, c.atol, elem_rtol, &err);
-    if (c.torch_rtol) {
-      double e2;
-      if (bad(a, r, *c.torch_atol, *c.torch_rtol, &e2)) ++torch_bad;
-    }
-    if (std::isfinite(err)) {
-      c.max_abs = std::max(c.max_abs, err);
-      if (r != 0) c.max_rel = std::max(c.max_rel, err / std::fabs(r));
-    } else if (err > 0) {
-      c.max_abs = INFINITY;
-      c.max_rel = INFINITY;
-    }
-    c.max_ulp = std::max(c.max_ulp, ulpDistance(pol.out_dtype, a, r));
-    if (mis) ++c.mismatches;
-    double allowed = c.atol + elem_rtol * std::fabs(r);
-    double ratio = err == 0 ? 0 : (allowed > 0 ? err / allowed : INFINITY);
-    if (max_worst > 0 && err > 0) {
-      if (worst.size() < max_worst) {
-        worst.emplace_back(ratio, i);
-        std::push_heap(worst.begin(), worst.end(), cmp);
-      } else if (cmp(std::pair{ratio, i}, worst.front())) {
-        std::pop_heap(worst.begin(), worst.end(), cmp);
-        worst.back() = {ratio, i};
-        std::push_heap(worst.begin(), worst.end(), cmp);
+  std::vector<double> got(static_cast<size_t>(chunk));
+  for (int64_t at = 0; at < total; at += chunk) {
+    const int64_t n = std::min(chunk, total - at);
+    actual.read(at, n, got.data());
+    expected.read(at, n, ref.data());
+    for (int64_t k = 0; k < n; ++k) {
+      const int64_t i = at + k;
+      double a = got[k], r = ref[k], err = 0;
+      bool mis = bad(a, r, c.atol, elem_rtol, &err);
+      if (c.torch_rtol) {
+        double e2;
+        if (bad(a, r, *c.torch_atol, *c.torch_rtol, &e2)) ++torch_bad;
+      }
+      if (std::isfinite(err)) {
+        c.max_abs = std::max(c.max_abs, err);
+        if (r != 0) c.max_rel = std::max(c.max_rel, err / std::fabs(r));
+      } else if (err > 0) {
+        c.max_abs = INFINITY;
+        c.max_rel = INFINITY;
+      }
+      c.max_ulp = std::max(c.max_ulp, ulpDistance(pol.out_dtype, a, r));
+      if (mis) ++c.mismatches;
+      double allowed = c.atol + elem_rtol * std::fabs(r);
+      double ratio = err == 0 ? 0 : (allowed > 0 ? err / allowed : INFINITY);
+      if (max_worst > 0 && err > 0) {
+        if (worst.size() < max_worst) {
+          worst.emplace_back(ratio, i);
+          std::push_heap(worst.begin(), worst.end(), cmp);
+        } else if (cmp(std::pair{ratio, i}, worst.front())) {
+          std::pop_heap(worst.begin(), worst.end(), cmp);
+          worst.back() = {ratio, i};
+          std::push_heap(worst.begin(), worst.end(), cmp);
+        }
       }
     }
   }
@@ -114,9 +134,9 @@ Comparison compareTensors(const std::string& name, const HostTensor& actual, con
   std::sort(worst.begin(), worst.end(), cmp);
   for (auto& [ratio, i] : worst) {
     WorstElement w;
-    w.index = expected.index(i);
-    w.actual = actual[i];
-    w.expected = expected[i];
+    w.index = unflatten(expected.shape(), i);
+    actual.read(i, 1, &w.actual);
+    expected.read(i, 1, &w.expected);
     bad(w.actual, w.expected, c.atol, elem_rtol, &w.abs_error);
     w.allowed = c.atol + elem_rtol * std::fabs(w.expected);
     w.ulp = ulpDistance(pol.out_dtype, w.actual, w.expected);

@@ -22,7 +22,8 @@
 // subnormal; integer and Bool outputs must match exactly. An override
 // (repro "tolerance" or --rtol/--atol) replaces the policy by the plain rule
 // |a - r| <= atol + rtol * |r|. The torch-default verdict is reported beside.
-// O(numel * log worst) per comparison.
+// O(numel * log worst) per comparison; two passes over the reference (its
+// scale, then the elements).
 #pragma once
 
 #include <cstdint>
@@ -33,6 +34,8 @@
 #include "exec/host_tensor.h"
 
 namespace fc::exec {
+
+class TensorSource;
 
 struct TolerancePolicy {
   DType out_dtype = DType::Float;
@@ -81,5 +84,10 @@ struct Comparison {
 
 Comparison compareTensors(const std::string& name, const HostTensor& actual, const HostTensor& expected,
                           const TolerancePolicy& policy, size_t max_worst = 5);
+// The same, reading both a chunk at a time (exec/tensor_source.h): the host
+// holds two chunks of `chunk` elements, wherever the values live. The
+// result does not depend on `chunk`.
+Comparison compareTensors(const std::string& name, const TensorSource& actual, const TensorSource& expected,
+                          const TolerancePolicy& policy, size_t max_worst = 5, int64_t chunk = 0);
 
 }  // namespace fc::exec

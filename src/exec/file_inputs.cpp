@@ -140,11 +140,6 @@ void checkStrides(const HostTensor& local, const std::vector<int64_t>& strides, 
   }
 }
 
-const Mesh* meshOf(const Fusion& f, TensorId t) {
-  MeshId m = f.tensors[t].mesh;
-  return (m != kNone && m < f.meshes.size()) ? &f.meshes[m] : nullptr;
-}
-
 // Checks a tensor input's global tensor and binds its extents.
 void checkAndBind(const Fusion& f, size_t p, const HostTensor& global, FileDType fdt, const std::string& what,
                   ScalarValues& sv) {

@@ -109,10 +109,12 @@ int64_t HostTensor::offset(const std::vector<int64_t>& idx) const {
   return off;
 }
 
-std::vector<int64_t> HostTensor::index(int64_t flat) const {
-  std::vector<int64_t> idx(shape_.size());
-  for (size_t d = shape_.size(); d-- > 0;) {
-    int64_t s = shape_[d] > 0 ? shape_[d] : 1;
+std::vector<int64_t> HostTensor::index(int64_t flat) const { return unflatten(shape_, flat); }
+
+std::vector<int64_t> unflatten(const Shape& shape, int64_t flat) {
+  std::vector<int64_t> idx(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    int64_t s = shape[d] > 0 ? shape[d] : 1;
     idx[d] = flat % s;
     flat /= s;
   }

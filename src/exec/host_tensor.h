@@ -28,6 +28,8 @@ std::optional<int64_t> numelOf(const Shape& shape);
 // Row-major contiguous strides (in elements) of `shape`.
 std::vector<int64_t> contiguousStrides(const Shape& shape);
 std::string shapeString(const Shape& shape);  // "[2, 3]"
+// Multi-index of row-major flat index `flat` in `shape`. O(rank).
+std::vector<int64_t> unflatten(const Shape& shape, int64_t flat);
 
 // Thrown when an allocation would exceed the budget; the run turns it into
 // diagnostic FC0904 (exit 3).

@@ -8,6 +8,7 @@
 #include "exec/exec_error.h"
 #include "exec/rng.h"
 #include "support/checked.h"
+#include "support/internal_error.h"
 
 namespace fc::exec {
 namespace {
@@ -97,11 +98,6 @@ HostTensor generateShard(DType dt, const Shape& shape, const std::vector<int64_t
     }
   }
   return out;
-}
-
-const Mesh* meshOf(const Fusion& f, TensorId t) {
-  MeshId m = f.tensors[t].mesh;
-  return (m != kNone && m < f.meshes.size()) ? &f.meshes[m] : nullptr;
 }
 
 }  // namespace
@@ -206,18 +202,23 @@ RunInputs generateInputs(const Fusion& f, const World& world, ScalarValues& sv, 
       global[sd.dim] = *m;
     }
     bindTensorShape(f, t, global, sv, where, DiagCode::BadConcreteInput);
-    // One generated shard per distinct shard index; replicas share it.
+    // One generated shard per distinct shard index; its replicas are
+    // copies of the first rank's, which is generated in place.
     std::vector<int64_t> ranks = world.ranksOf(t);
     iv.local.resize(world.size());
-    std::vector<std::optional<HostTensor>> shard_cache;
+    std::vector<int64_t> first_rank;  // per shard index: the rank generated first
     std::vector<const HostTensor*> by_pos;
     for (size_t pos = 0; pos < ranks.size(); ++pos) {
+      FC_CHECK(ranks[pos] >= 0, "a mesh device outside the run's world");
       uint32_t c = shardIndex(mesh, shards, static_cast<int64_t>(pos));
-      if (c >= shard_cache.size()) shard_cache.resize(c + 1);
-      if (!shard_cache[c])
-        shard_cache[c] =
+      if (c >= first_rank.size()) first_rank.resize(c + 1, -1);
+      if (first_rank[c] < 0) {
+        first_rank[c] = ranks[pos];
+        iv.local[ranks[pos]] =
             generateShard(iv.dtype, local, strides, seed, static_cast<uint32_t>(p), c, budget, where, ci);
-      if (ranks[pos] >= 0) iv.local[ranks[pos]] = *shard_cache[c];
+      } else if (ranks[pos] != first_rank[c]) {
+        iv.local[ranks[pos]] = *iv.local[first_rank[c]];
+      }
     }
     for (size_t pos = 0; pos < ranks.size(); ++pos) by_pos.push_back(&*iv.local[ranks[pos]]);
     iv.global = assemble(by_pos, shards, mesh, budget, nullptr);

@@ -160,6 +160,11 @@ void copyBlock(HostTensor& big_or_src, HostTensor& small, const std::vector<int6
 }
 }  // namespace
 
+const Mesh* meshOf(const Fusion& f, TensorId t) {
+  MeshId m = f.tensors[t].mesh;
+  return (m != kNone && m < f.meshes.size()) ? &f.meshes[m] : nullptr;
+}
+
 HostTensor shardOf(const HostTensor& global, const std::vector<ShardDim>& shards, const Mesh* mesh,
                    int64_t pos) {
   Shape local = localShape(global.shape(), shards, "shard");
@@ -174,7 +179,18 @@ HostTensor assemble(const std::vector<const HostTensor*>& locals, const std::vec
   Shape global = locals[0]->shape();
   for (const ShardDim& sd : shards) global[sd.dim] *= sd.parts;
   HostTensor out(locals[0]->dtype(), global, budget);
-  HostTensor seen(DType::Bool, global, budget);
+  // Which global elements a shard has written: one byte each, charged to
+  // the budget while assembling.
+  const auto seen_bytes = static_cast<uint64_t>(out.numel());
+  if (budget) budget->reserve(seen_bytes);
+  struct Release {
+    MemoryBudget* b;
+    uint64_t n;
+    ~Release() {
+      if (b) b->release(n);
+    }
+  } release{budget, seen_bytes};
+  std::vector<uint8_t> seen(static_cast<size_t>(out.numel()), 0);
   std::vector<int64_t> gst = out.strides();
   for (size_t pos = 0; pos < locals.size(); ++pos) {
     const HostTensor& l = *locals[pos];

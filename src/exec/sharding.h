@@ -50,6 +50,8 @@ std::vector<AxisId> materializedAxes(const Fusion& f, TensorId t);
 // The sharded dims of `t`. Unsupported layouts (a DID axis not reachable by
 // one outer split from logical) are ExecErrors.
 std::vector<ShardDim> shardDims(const Fusion& f, TensorId t);
+// The mesh of `t`, or null when it has none.
+const Mesh* meshOf(const Fusion& f, TensorId t);
 
 // Coordinate of the `pos`-th device of `mesh` along the mesh axis of `pt`.
 int64_t meshCoordinate(const Mesh& mesh, int64_t pos, ParallelType pt);

@@ -3,8 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+
+#include "exec/tensor_source.h"
 
 namespace fc::exec {
 namespace {
@@ -93,6 +96,81 @@ TEST(Compare, ToleranceGrowsWithReductionSize) {
   Comparison a = compareTensors("T", ref, ref, small), b = compareTensors("T", ref, ref, big);
   EXPECT_GT(b.rtol, a.rtol);
   EXPECT_NEAR(b.rtol - a.rtol, 1023.0 * std::ldexp(1.0, -24), 1e-12);
+}
+
+// A host tensor read through the TensorSource interface, recording the
+// largest read it was asked for and how many reads it served.
+class CountingSource final : public TensorSource {
+ public:
+  explicit CountingSource(const HostTensor& t, const void* storage = nullptr) : t_(t), storage_(storage) {}
+  DType dtype() const override { return t_.dtype(); }
+  const Shape& shape() const override { return t_.shape(); }
+  int64_t numel() const override { return t_.numel(); }
+  void read(int64_t begin, int64_t n, double* out) const override {
+    ++reads;
+    largest = std::max(largest, n);
+    for (int64_t i = 0; i < n; ++i) out[i] = t_[begin + i];
+  }
+  const void* storage() const override { return storage_; }
+  mutable int64_t reads = 0, largest = 0;
+
+ private:
+  const HostTensor& t_;
+  const void* storage_;
+};
+
+TEST(Compare, ChunkedReadsGiveTheReportOfAWholeRead) {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  HostTensor ref(DType::Float, {7, 5}), got(DType::Float, {7, 5});
+  for (int64_t i = 0; i < ref.numel(); ++i) ref[i] = got[i] = std::sin(static_cast<double>(i)) * 40.0;
+  // Errors of several sizes, two of equal excess (the index breaks the tie),
+  // a NaN on one side and an infinity on both.
+  got[3] += 0.5;
+  got[11] += 0.25;
+  got[12] += 0.25;
+  got[20] = nan;
+  got[33] = ref[33] = inf;
+  got[34] -= 2.0;
+  TolerancePolicy p{DType::Float, DType::Half, 64, 1, {}, {}};
+  Comparison whole = compareTensors("T", got, ref, p, 4);
+  ASSERT_EQ(whole.worst.size(), 4u);
+  EXPECT_EQ(whole.worst[0].index, (std::vector<int64_t>{4, 0}));  // the NaN
+  EXPECT_EQ(whole.worst[2].index, (std::vector<int64_t>{0, 3}));
+  for (int64_t chunk : {1, 3, 7, 34, 35, 1000}) {
+    CountingSource a(got), r(ref);
+    Comparison c = compareTensors("T", a, r, p, 4, chunk);
+    EXPECT_LE(a.largest, chunk);
+    EXPECT_LE(r.largest, chunk);
+    EXPECT_EQ(c.mismatches, whole.mismatches) << chunk;
+    EXPECT_EQ(c.torch_mismatches, whole.torch_mismatches) << chunk;
+    EXPECT_EQ(c.max_abs, whole.max_abs) << chunk;
+    EXPECT_EQ(c.max_rel, whole.max_rel) << chunk;
+    EXPECT_EQ(c.max_ulp, whole.max_ulp) << chunk;
+    EXPECT_EQ(c.scale, whole.scale) << chunk;
+    ASSERT_EQ(c.worst.size(), whole.worst.size()) << chunk;
+    for (size_t k = 0; k < c.worst.size(); ++k) {
+      EXPECT_EQ(c.worst[k].index, whole.worst[k].index) << chunk << " " << k;
+      EXPECT_EQ(std::isnan(c.worst[k].actual), std::isnan(whole.worst[k].actual));
+      if (!std::isnan(c.worst[k].actual)) EXPECT_EQ(c.worst[k].actual, whole.worst[k].actual);
+      EXPECT_EQ(c.worst[k].allowed, whole.worst[k].allowed);
+    }
+  }
+}
+
+TEST(Compare, ReplicasDifferBitForBitAndOneStorageIsNotRead) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  HostTensor a = vec(DType::Float, {1, 0.0, nan, 4, 5}), b = a;
+  EXPECT_EQ(firstBitDifference(HostTensorSource(a), HostTensorSource(b), 2), std::nullopt);
+  b[1] = -0.0;  // equal as numbers, different bits
+  b[4] = 6;
+  EXPECT_EQ(firstBitDifference(HostTensorSource(a), HostTensorSource(b), 2), std::optional<int64_t>(1));
+  b[2] = -nan;  // NaNs are equal to each other whatever their bits
+  b[1] = 0.0;
+  EXPECT_EQ(firstBitDifference(HostTensorSource(a), HostTensorSource(b), 2), std::optional<int64_t>(4));
+  // Two sources over one storage hold the same bits: nothing is read.
+  CountingSource x(a, &a), y(b, &a);
+  EXPECT_EQ(firstBitDifference(x, y), std::nullopt);
+  EXPECT_EQ(x.reads + y.reads, 0);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 // every test skips with a message saying so.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -22,8 +23,10 @@
 #include "io/reader.h"
 #include "support/progress.h"
 #if FC_HAVE_CUDA
+#include "exec/compare.h"
 #include "exec/cuda/cuda_executor.h"
 #include "exec/cuda/cuda_status.h"
+#include "exec/cuda/device_source.h"
 #include "exec/cuda/device_tensor.h"
 #include "exec/cuda/kernels.h"
 #if FC_HAVE_NCCL
@@ -282,7 +285,7 @@ TEST(GpuBackend, SeedFailsLikeCheckWithoutFixAndPassesWithFix) {
 // The progress line of a GPU run: the reference on the device, each segment
 // as it starts (the executor waits for each one by default), then the copy
 // of the outputs back to the host.
-TEST(GpuBackend, ARunReportsEachSegmentAndTheCopyBackToTheProgressLine) {
+TEST(GpuBackend, ARunReportsEachSegmentToTheProgressLine) {
   REQUIRE_GPU();
   std::optional<Fusion> seed = loadFixture(kSeed);
   ASSERT_TRUE(seed.has_value());
@@ -296,15 +299,15 @@ TEST(GpuBackend, ARunReportsEachSegmentAndTheCopyBackToTheProgressLine) {
   }
   ASSERT_TRUE(r.passed) << explain(r);
   ASSERT_EQ(r.segments.size(), 3u);
-  ASSERT_EQ(steps.size(), 8u) << ::testing::PrintToString(steps);
+  ASSERT_EQ(steps.size(), 7u) << ::testing::PrintToString(steps);
   EXPECT_EQ(steps[0], "0/0 generating the inputs");
   EXPECT_EQ(steps[1], "0/0 the exact reference on cuda");
   EXPECT_EQ(steps[2], "0/0 segmentation and concretization");
   EXPECT_EQ(steps[3].rfind("0/3 segment 0: compute: ", 0), 0u) << steps[3];
   EXPECT_EQ(steps[4], "1/3 segment 1: Allreduce");
   EXPECT_EQ(steps[5].rfind("2/3 segment 2: compute: ", 0), 0u) << steps[5];
-  EXPECT_EQ(steps[6], "3/3 copying the outputs to the host");
-  EXPECT_EQ(steps[7], "0/0 comparing the outputs with the reference");
+  // The outputs stay on the device: the comparison reads them there.
+  EXPECT_EQ(steps[6], "0/0 comparing the outputs with the reference");
 }
 
 // The first expr of kind `op`, or null (the caller fails its test).
@@ -500,6 +503,44 @@ TEST(GpuBackend, UploadDownloadIsExactForEveryDType) {
     exec::HostTensor back = exec::cuda::DeviceTensor::upload(h, nullptr).download(nullptr);
     for (int64_t i = 0; i < h.numel(); ++i) EXPECT_EQ(back[i], h[i]) << dtypeName(dt) << " at " << i;
   }
+}
+
+// The comparison reads outputs and the reference where they were computed,
+// a chunk at a time (exec/cuda/device_source.h): ranges of a device tensor
+// read as its download does, and a comparison of device tensors gives the
+// report the host tensors give.
+TEST(GpuBackend, ComparisonReadsDeviceTensorsInChunks) {
+  REQUIRE_GPU();
+  exec::HostTensor ref(DType::Double, {9, 7}), got(DType::Half, {9, 7});
+  for (int64_t i = 0; i < ref.numel(); ++i) {
+    ref[i] = std::sin(static_cast<double>(i)) * 30.0;
+    got[i] = exec::roundTo(DType::Half, ref[i] * (i % 11 == 0 ? 1.01 : 1.0));
+  }
+  exec::cuda::DeviceTensor dref = exec::cuda::DeviceTensor::upload(ref, nullptr);
+  exec::cuda::DeviceTensor dgot = exec::cuda::DeviceTensor::upload(got, nullptr);
+  exec::cuda::DeviceTensorSource sref(dref), sgot(dgot);
+  std::vector<double> part(10);
+  sgot.read(50, 10, part.data());
+  for (int64_t i = 0; i < 10; ++i) EXPECT_EQ(part[i], got[50 + i]) << i;
+  EXPECT_THROW(sgot.read(60, 4, part.data()), exec::ExecError);
+  exec::TolerancePolicy p{DType::Half, DType::Half, 1, 0, {}, {}};
+  exec::Comparison host = exec::compareTensors("T", got, ref, p);
+  ASSERT_GT(host.mismatches, 0);
+  for (int64_t chunk : {1, 5, 63, 0}) {
+    exec::Comparison dev = exec::compareTensors("T", sgot, sref, p, 5, chunk);
+    EXPECT_EQ(dev.mismatches, host.mismatches) << chunk;
+    EXPECT_EQ(dev.max_abs, host.max_abs) << chunk;
+    EXPECT_EQ(dev.max_ulp, host.max_ulp) << chunk;
+    ASSERT_EQ(dev.worst.size(), host.worst.size()) << chunk;
+    for (size_t k = 0; k < dev.worst.size(); ++k) EXPECT_EQ(dev.worst[k].index, host.worst[k].index) << chunk;
+  }
+  // Replicas: one buffer is not read; two buffers are compared bit for bit.
+  EXPECT_EQ(exec::firstBitDifference(sgot, exec::cuda::DeviceTensorSource(dgot)), std::nullopt);
+  exec::HostTensor other = got;
+  other[40] = -other[40] + 1;
+  exec::cuda::DeviceTensor dother = exec::cuda::DeviceTensor::upload(other, nullptr);
+  EXPECT_EQ(exec::firstBitDifference(sgot, exec::cuda::DeviceTensorSource(dother), 16),
+            std::optional<int64_t>(40));
 }
 
 TEST(GpuBackend, DeviceRingMatchesTheCpuSimulationBitForBit) {

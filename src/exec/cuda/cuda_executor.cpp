@@ -569,11 +569,4 @@ SegmentedRun CudaProgram::runAndCollect(const RunInputs& in, std::optional<uint3
   return out;
 }
 
-SegmentedRun runSegmentedCuda(const SegmentedFusion& sf, const World& world, const RunInputs& in,
-                              ScalarValues& scalars, MemoryBudget* budget, std::optional<uint32_t> stop_at,
-                              std::vector<SegmentRun>* progress) {
-  CudaProgram prog(sf, world, scalars, budget);
-  return prog.runAndCollect(in, stop_at, progress);
-}
-
 }  // namespace fc::exec::cuda

@@ -113,10 +113,4 @@ class CudaProgram {
   std::unique_ptr<Impl> impl_;
 };
 
-// One-shot form used by runFusion for --device cuda: upload, run, download
-// the outputs.
-SegmentedRun runSegmentedCuda(const SegmentedFusion& sf, const World& world, const RunInputs& in,
-                              ScalarValues& scalars, MemoryBudget* budget, std::optional<uint32_t> stop_at,
-                              std::vector<SegmentRun>* progress);
-
 }  // namespace fc::exec::cuda

@@ -38,17 +38,31 @@ SegmentedFusion oneSegment(const Fusion& g) {
   return sf;
 }
 
+// Binds g's symbols from the inputs' global shapes, then oneSegment(g).
+SegmentedFusion boundSegment(const Fusion& g, const RunInputs& in, ScalarValues& sv) {
+  bindGlobalShapes(g, in, sv);
+  return oneSegment(g);
+}
+
 }  // namespace
 
-ReferenceResult runExactReferenceCuda(const Fusion& f, const RunInputs& in, MemoryBudget* budget) {
-  Fusion g = globalDoubleFusion(f);
-  World world(g);  // one device
+// What the reference's program refers to, kept together for its lifetime.
+struct DeviceReference::State {
+  State(const Fusion& f, const RunInputs& in, MemoryBudget* budget)
+      : g(globalDoubleFusion(f)), world(g), sv(g), sf(boundSegment(g, in, sv)), prog(sf, world, sv, budget) {}
+  Fusion g;
+  World world;  // one device
+  ScalarValues sv;
+  SegmentedFusion sf;
+  CudaProgram prog;
+};
+
+DeviceReference::DeviceReference(const Fusion& f, const RunInputs& in, MemoryBudget* budget)
+    : state_(std::make_unique<State>(f, in, budget)) {
+  const Fusion& g = state_->g;
+  CudaProgram& prog = state_->prog;
   // The generated global tensors go to the device as they are (their
   // values are exact in Double): no host copy of the inputs.
-  ScalarValues sv(g);
-  bindGlobalShapes(g, in, sv);
-  SegmentedFusion sf = oneSegment(g);
-  CudaProgram prog(sf, world, sv, budget);
   for (size_t p = 0; p < in.values.size(); ++p) {
     if (!g.inputs[p].isTensor()) continue;
     const HostTensor& h = in.values[p].global;
@@ -57,10 +71,6 @@ ReferenceResult runExactReferenceCuda(const Fusion& f, const RunInputs& in, Memo
   }
   prog.run(std::nullopt, nullptr);
 
-  ReferenceResult r;
-  r.values.resize(f.tensors.size());
-  for (TensorId t : g.outputs)
-    if (const DeviceTensor* d = prog.tensor(t, 0)) r.values[t] = d->download(budget);
   // Global shapes for the path metadata: the materialized device tensor's,
   // else the axes' evaluated extents.
   std::vector<std::optional<Shape>> shapes(f.tensors.size());
@@ -69,20 +79,36 @@ ReferenceResult runExactReferenceCuda(const Fusion& f, const RunInputs& in, Memo
       shapes[t] = d->shape();
       continue;
     }
-    Shape s;
+    Shape sh;
     bool ok = true;
     for (AxisId a : materializedAxes(g, t)) {
-      std::optional<int64_t> n = sv.axisSize(a);
+      std::optional<int64_t> n = state_->sv.axisSize(a);
       if (!n) {
         ok = false;
         break;
       }
-      s.push_back(*n);
+      sh.push_back(*n);
     }
-    if (ok) shapes[t] = std::move(s);
+    if (ok) shapes[t] = std::move(sh);
   }
+  meta_.values.resize(f.tensors.size());
   computePaths(
-      f, [&](TensorId t) { return shapes[t] ? &*shapes[t] : nullptr; }, r);
+      f, [&](TensorId t) { return shapes[t] ? &*shapes[t] : nullptr; }, meta_);
+}
+
+DeviceReference::~DeviceReference() = default;
+
+const DeviceTensor* DeviceReference::value(TensorId t) const {
+  for (TensorId o : state_->g.outputs)
+    if (o == t) return state_->prog.tensor(t, 0);
+  return nullptr;
+}
+
+ReferenceResult runExactReferenceCuda(const Fusion& f, const RunInputs& in, MemoryBudget* budget) {
+  DeviceReference dr(f, in, budget);
+  ReferenceResult r = dr.paths();
+  for (TensorId t : f.outputs)
+    if (const DeviceTensor* d = dr.value(t)) r.values[t] = d->download(budget);
   return r;
 }
 

@@ -22,11 +22,36 @@
 // to the budget). Throws ExecError (FC0902 without a device, FC0903/4).
 #pragma once
 
+#include <memory>
+
+#include "exec/cuda/device_tensor.h"
 #include "exec/reference.h"
 
 namespace fc::exec::cuda {
 
-// Values are set for f's outputs only (what the comparison reads).
+// The reference with its outputs left on the device, where the comparison
+// reads them a chunk at a time (exec/cuda/device_source.h): the host never
+// holds them whole. Not copyable or movable (its program refers to its own
+// fusion).
+class DeviceReference {
+ public:
+  DeviceReference(const Fusion& f, const RunInputs& in, MemoryBudget* budget);
+  ~DeviceReference();
+  DeviceReference(const DeviceReference&) = delete;
+  DeviceReference& operator=(const DeviceReference&) = delete;
+
+  // The path metadata of every tensor of f (values unset).
+  const ReferenceResult& paths() const { return meta_; }
+  // The value of f's output `t` on the device, or null.
+  const DeviceTensor* value(TensorId t) const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+  ReferenceResult meta_;
+};
+
+// The same with f's outputs downloaded into the result's values.
 ReferenceResult runExactReferenceCuda(const Fusion& f, const RunInputs& in, MemoryBudget* budget);
 
 }  // namespace fc::exec::cuda

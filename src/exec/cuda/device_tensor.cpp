@@ -142,20 +142,27 @@ DeviceTensor DeviceTensor::upload(const HostTensor& h, MemoryBudget* budget, DTy
 
 HostTensor DeviceTensor::download(MemoryBudget* budget) const {
   HostTensor h(dtype_, shape_, budget);
+  downloadRange(0, numel_, h.data());
+  return h;
+}
+
+void DeviceTensor::downloadRange(int64_t begin, int64_t n, double* out) const {
+  if (begin < 0 || n < 0 || begin + n > numel_)
+    fail("a read of elements [" + std::to_string(begin) + ", " + std::to_string(begin + n) +
+         ") of a device tensor of " + std::to_string(numel_));
   const int w = dtypeBytes(dtype_);
   const int64_t per = std::max<int64_t>(1, kStage / w);
-  std::vector<unsigned char> staging(static_cast<size_t>(std::min<int64_t>(numel_, per) * w));
-  for (int64_t at = 0; at < numel_; at += per) {
-    const int64_t n = std::min(per, numel_ - at);
-    FC_CUDA(cudaMemcpy(staging.data(), static_cast<const char*>(data_) + at * w, static_cast<size_t>(n * w),
-                       cudaMemcpyDeviceToHost));
-    for (int64_t i = 0; i < n; ++i) {
+  std::vector<unsigned char> staging(static_cast<size_t>(std::min<int64_t>(n, per) * w));
+  for (int64_t done = 0; done < n; done += per) {
+    const int64_t m = std::min(per, n - done);
+    FC_CUDA(cudaMemcpy(staging.data(), static_cast<const char*>(data_) + (begin + done) * w,
+                       static_cast<size_t>(m * w), cudaMemcpyDeviceToHost));
+    for (int64_t i = 0; i < m; ++i) {
       uint64_t bits = 0;
       std::memcpy(&bits, staging.data() + i * w, w);
-      h[at + i] = fromBits(dtype_, bits);
+      out[done + i] = fromBits(dtype_, bits);
     }
   }
-  return h;
 }
 
 }  // namespace fc::exec::cuda

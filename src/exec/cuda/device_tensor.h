@@ -44,6 +44,9 @@ class DeviceTensor {
   // exec/dtype_convert.h rounds; exact when they are `as` values).
   static DeviceTensor upload(const HostTensor& h, MemoryBudget* budget, DType as);
   HostTensor download(MemoryBudget* budget) const;
+  // Elements [begin, begin + n) as fp64 into out[0, n) (staged as download
+  // is); ExecError on a range outside the tensor.
+  void downloadRange(int64_t begin, int64_t n, double* out) const;
 
  private:
   void free();
