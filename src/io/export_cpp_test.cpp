@@ -295,6 +295,15 @@ class CppExporter : ExporterBase {
           call =
               fn + "(" + vals(a.shape) + ", " + cppDT(a.dtype.value_or(f_.tensors[e.outputs[0]].dtype)) + ")";
         break;
+      case OpForm::Rng:
+        // uniform(shape, low, high, dtype, seed, offset) / normal(shape, mean, std, ...)
+        // (csrc/ops/arith.h @ 81c4b22fd).
+        call = fn + "(" + vals(a.shape) + ", " + in(0) + ", " + in(1) + ", " +
+               cppDT(a.dtype.value_or(f_.tensors[e.outputs[0]].dtype));
+        if (e.inputs.size() > 2)
+          call += ", " + in(2) + ", " + (e.inputs.size() > 3 ? in(3) : std::string("nullptr"));
+        call += ")";
+        break;
       case OpForm::Iota: {
         DType dt = a.dtype.value_or(f_.tensors[e.outputs[0]].dtype);
         call = fn + "(" + (a.shape.empty() ? std::string("nullptr") : scalar(a.shape[0])) + ", " +

@@ -311,6 +311,14 @@ class Exporter : ExporterBase {
           call = op + "(shape=" + scalars(a.shape) + ", dtype=" + pyDType(dt) + ")";
         break;
       }
+      case OpForm::Rng: {
+        DType dt = a.dtype.value_or(f_.tensors[e.outputs[0]].dtype);
+        call = op + "(" + in(0) + ", " + in(1) + ", shape=" + scalars(a.shape);
+        if (e.inputs.size() > 2) call += ", rng_seed=" + in(2);
+        if (e.inputs.size() > 3) call += ", rng_offset=" + in(3);
+        call += ", dtype=" + pyDType(dt) + ")";
+        break;
+      }
       case OpForm::Matmul:
       case OpForm::Linear:
         call = op + "(" + in(0) + ", " + in(1);

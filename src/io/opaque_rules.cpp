@@ -44,35 +44,10 @@ OpaqueCall finish(OpaqueArgs& a, std::string_view name, std::vector<ValueRef> in
   return r;
 }
 
-// An axis of a factory op's shape entry `s` (csrc/ops/arith.cpp:140-153 factoryOutput, from #1898,
-// 2024-03-26): a constant 1 is Broadcast, another constant Iteration, anything else Symbolic
-// until concretization.
-AxisId factoryAxis(ImportBuilder& b, ScalarId s) {
-  auto c = b.constValue(s);
-  if (!c) return b.axis(IterType::Symbolic, s);
-  return b.axis(*c == 1 ? IterType::Broadcast : IterType::Iteration, s);
-}
-
 }  // namespace
 
 std::optional<OpaqueCall> recordOpaqueOp(std::string_view n, OpaqueArgs& a) {
   ImportBuilder& b = a.b();
-  // uniform / normal (arith.cpp:199-257): a factory op of `shape`, dtype `dtype` (Float by default).
-  if (n == "uniform" || n == "normal") {
-    const bool uni = n == "uniform";
-    std::vector<ValueRef> in{ValueRef::scalar(a.scalar(uni ? "minval" : "mean", DType::Double)),
-                             ValueRef::scalar(a.scalar(uni ? "maxval" : "std", DType::Double))};
-    std::vector<AxisId> axes;
-    for (ScalarId s : a.shape("shape")) {
-      in.push_back(ValueRef::scalar(s));
-      axes.push_back(factoryAxis(b, s));
-    }
-    for (const char* p : {"rng_seed", "rng_offset"})
-      if (a.has(p)) in.push_back(ValueRef::scalar(a.scalar(p, DType::Int)));
-    DType dt = a.dtype("dtype").value_or(DType::Float);
-    if (!isFloatingPoint(dt)) a.fail("the dtype must be a floating-point one", "dtype");
-    return finish(a, n, std::move(in), {Out{dt, std::move(axes)}});
-  }
   // rand_like / randn_like (arith.cpp:276-321): shaped like the operand, its dtype. The legacy
   // frontend's seeded form records the seed and offset but calls the unseeded function.
   if (n == "rand_like" || n == "randn_like") {

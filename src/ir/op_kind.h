@@ -67,6 +67,7 @@ enum class OpForm : uint8_t {
   VarMean,
   Full,
   Iota,
+  Rng,  // uniform / normal: two scalar parameters, the optional seed and offset, shape, dtype
   Matmul,
   Linear,
   Opaque,  // name( operands... ): the operands and outputs as the text gives them

@@ -330,6 +330,32 @@ class Printer {
         if (!e.attrs.shape.empty()) s += ", ";
         return s + fill + ");\n";
       }
+      case OpForm::Rng: {
+        // RNGOp::toString (csrc/ir/internal_nodes.cpp:1377-1395 @ 81c4b22fd): parameters 0 and 1
+        // give the plain op, printed without them (csrc/ops/arith.cpp:208-227).
+        auto constant = [&](size_t i, double v) {
+          if (i >= e.inputs.size() || !e.inputs[i].isScalar() || !validScalar(f_, e.inputs[i].id))
+            return false;
+          const Scalar& sc = f_.scalars[e.inputs[i].id];
+          if (sc.kind != ScalarKind::Constant) return false;
+          return sc.value.kind == ConstValue::Kind::Float ? sc.value.f == v
+                                                          : static_cast<double>(sc.value.i) == v;
+        };
+        bool plain = constant(0, 0.0) && constant(1, 1.0);
+        std::string s = o + "\n   = " +
+                        (plain ? std::string(e.op == OpKind::Uniform ? "rng_uniform" : "rng_normal_standard")
+                               : std::string(info.ir_name)) +
+                        "({";
+        for (size_t i = 0; i < e.attrs.shape.size(); ++i) {
+          if (i) s += ", ";
+          s += scalarToString(f_, e.attrs.shape[i]);
+        }
+        s += "}, ";
+        if (!plain) s += in(0) + ", " + in(1) + ", ";
+        s += std::string(dtypeCppName(e.attrs.dtype.value_or(out_dtype)));
+        if (e.inputs.size() > 2) s += ", " + in(2);
+        return s + ");\n";
+      }
       case OpForm::Iota: {
         DType dt = e.attrs.dtype.value_or(out_dtype);
         std::string len = e.attrs.shape.empty() ? "<missing>" : scalarToString(f_, e.attrs.shape[0]);

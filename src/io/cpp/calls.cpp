@@ -400,6 +400,15 @@ std::optional<Value> Reader::op(OpKind k, const std::string& fn, std::vector<Val
       attrs.shape = {len};
       break;
     }
+    case OpForm::Rng:
+      // uniform(shape, low, high, dtype, seed, offset), normal(shape, mean, std, ...)
+      // (csrc/ops/arith.h @ 81c4b22fd); a null seed and offset are left out.
+      ok = args.size() >= 4 && scalars(args[0], attrs.shape, "the shape of " + fn) && operand(1, false) &&
+           operand(2, false) && dtypeArg(3);
+      for (size_t i = 4; ok && i < 6 && i < args.size() && args[i].k != Value::K::None; ++i)
+        ok = operand(i, false);
+      if (ok && !attrs.dtype) attrs.dtype = DType::Float;
+      break;
     case OpForm::Matmul: ok = operand(0, true) && operand(1, true); break;
     case OpForm::Linear:
       ok = operand(0, true) && operand(1, true) &&

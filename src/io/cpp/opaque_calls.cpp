@@ -39,8 +39,6 @@ constexpr CppOpaqueOp kCppOps[] = {
     {"scan", "cumsum", "arg,dim,op,init", ""},
     {"rand_like", "rand_like", "arg,rng_seed,rng_offset", ""},
     {"randn_like", "randn_like", "arg,rng_seed,rng_offset", ""},
-    {"uniform", "uniform", "shape,minval,maxval,dtype,rng_seed,rng_offset", ""},
-    {"normal", "normal", "shape,mean,std,dtype,rng_seed,rng_offset", ""},
     {"triu", "triu", "input,diagonal", ""},
     {"embedding_fwd", "embedding_fwd",
      "input,weight,padding_idx,max_norm,norm_type,scale_grad_by_freq,sparse", ""},

@@ -57,8 +57,12 @@ bool scalarName(std::string_view s) {
   return true;
 }
 
-// The op a call `fn(...)` prints, by ops.def's printed names.
+// The op a call `fn(...)` prints, by ops.def's printed names. A random factory whose parameters
+// are 0 and 1 prints without them (rng_uniform, rng_normal_standard: csrc/ops/arith.cpp:208-227 @
+// 81c4b22fd); it is the same op.
 std::optional<OpKind> callOp(std::string_view fn) {
+  if (fn == "rng_uniform") return OpKind::Uniform;
+  if (fn == "rng_normal_standard") return OpKind::Normal;
   for (int k = 0; k < numOpKinds(); ++k) {
     const OpInfo& info = opInfo(kindAt(k));
     if (info.form == OpForm::Reduction || info.form == OpForm::Cast) continue;
@@ -530,6 +534,32 @@ bool Reader::applyForm(OpKind op, std::string_view fn, size_t at, std::vector<Ar
         return error(DiagCode::ImportUnsupported, "unsupported iota dtype", pos[3]->tok);
       pd.attrs.shape = {len};
       pd.attrs.dtype = cppDType(pos[3]->word);
+      return keyedArgs({});
+    }
+    case OpForm::Rng: {
+      // RNGOp::toString: op({shape}, [p0, p1, ]dtype[, seed]) (csrc/ir/internal_nodes.cpp:1377-1395
+      // @ 81c4b22fd); the offset is not printed.
+      size_t d = 1;
+      while (d < pos.size() && !(pos[d]->kind == Arg::Kind::Word && cppDType(pos[d]->word))) ++d;
+      if (pos.empty() || d == pos.size() || (d != 1 && d != 3) || pos.size() > d + 2)
+        return error(DiagCode::ImportSyntax,
+                     std::string(fn) +
+                         "( {shape}, [low, high, ]dtype[, seed] ) takes a shape, two parameters or none, "
+                         "a dtype and an optional seed",
+                     at);
+      if (!argScalars(*pos[0], pd.attrs.shape)) return false;
+      if (d == 1) {
+        pd.in.push_back(ValueRef::scalar(f_.addConstFloat(0.0, DType::Double)));
+        pd.in.push_back(ValueRef::scalar(f_.addConstFloat(1.0, DType::Double)));
+      } else if (!operandAt(1, false) || !operandAt(2, false)) {
+        return false;
+      }
+      pd.attrs.dtype = cppDType(pos[d]->word);
+      if (pos.size() == d + 2) {
+        ScalarId seed = kNone;
+        if (!argScalar(*pos[d + 1], seed)) return false;
+        pd.in.push_back(ValueRef::scalar(seed));
+      }
       return keyedArgs({});
     }
     case OpForm::Matmul: return operandAt(0, true) && operandAt(1, true) && noMore(2) && keyedArgs({});

@@ -39,6 +39,7 @@ enum class PyForm : uint8_t {
   Mean,    // fusecheck's own
   Full,
   Iota,
+  Rng,  // uniform / normal: (p0, p1, shape, rng_seed, rng_offset, dtype)
   Matmul,
   Linear,
   Size,         // size(arg, dim): a scalar

@@ -369,6 +369,33 @@ Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::
       if (!attrs.dtype) attrs.dtype = DType::Float;
       return finish(*kind, {}, attrs);
     }
+    case PyForm::Rng: {
+      // fd.ops.uniform(minval, maxval, shape, rng_seed=None, rng_offset=None, dtype=Float);
+      // normal(mean, std, ...) alike. The seed and offset come together or not at all.
+      const char* p0 = *kind == OpKind::Uniform ? "minval" : "mean";
+      const char* p1 = *kind == OpKind::Uniform ? "maxval" : "std";
+      std::vector<ValueRef> ins{ValueRef::scalar(scalarOf(need(p0), offOf(p0), DType::Double, p0)),
+                                ValueRef::scalar(scalarOf(need(p1), offOf(p1), DType::Double, p1))};
+      attrs.shape = scalarList("shape");
+      bool seed = has("rng_seed"), offset = has("rng_offset");
+      if (seed != offset) fail(fname + ": rng_seed and rng_offset must be given together", args.off);
+      if (seed) {
+        ins.push_back(
+            ValueRef::scalar(scalarOf(need("rng_seed"), offOf("rng_seed"), DType::Int, "rng_seed")));
+        ins.push_back(
+            ValueRef::scalar(scalarOf(need("rng_offset"), offOf("rng_offset"), DType::Int, "rng_offset")));
+      }
+      attrs.dtype = dtypeArg("dtype").value_or(DType::Float);
+      // Both frontends check it; the C++ API does not (python/python_frontend/python_bindings.cpp:254-257
+      // @ 99b644647, python/python_direct/ops.cpp:3505-3508 @ 81c4b22fd).
+      if (!isFloatingPoint(*attrs.dtype))
+        fail(fname +
+                 ": nvFuser's frontend stops with \"Random distributions only create floating point types!\" "
+                 "(" +
+                 std::string(dtypeName(*attrs.dtype)) + ")",
+             offOf("dtype"), DiagCode::ImportSyntax);
+      return finish(*kind, std::move(ins), attrs);
+    }
     case PyForm::Iota: {
       attrs.shape = {scalarOf(need("length"), offOf("length"), DType::Index, "length")};
       attrs.dtype = dtypeArg("dtype").value_or(DType::Int);
