@@ -59,14 +59,16 @@ HostTensor::HostTensor(DType dtype, Shape shape, MemoryBudget* budget)
   }
 }
 
-void HostTensor::charge() {
-  charged_ = static_cast<uint64_t>(data_.size()) * sizeof(double);
-  if (budget_) budget_->reserve(charged_);
-}
-
+// Charged for the copied elements before they are copied (the budget refuses before allocating).
 HostTensor::HostTensor(const HostTensor& o) : dtype_(o.dtype_), shape_(o.shape_), budget_(o.budget_) {
-  charge();
-  data_ = o.data_;
+  charged_ = static_cast<uint64_t>(o.data_.size()) * sizeof(double);
+  if (budget_) budget_->reserve(charged_);
+  try {
+    data_ = o.data_;
+  } catch (const std::bad_alloc&) {
+    if (budget_) budget_->release(charged_);
+    throw BudgetExceeded{charged_, budget_ ? budget_->used() : 0, budget_ ? budget_->limit() : 0};
+  }
 }
 
 HostTensor& HostTensor::operator=(const HostTensor& o) {

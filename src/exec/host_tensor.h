@@ -91,7 +91,6 @@ class HostTensor {
   void roundToDType();
 
  private:
-  void charge();
   DType dtype_ = DType::Double;
   Shape shape_;
   std::vector<double> data_;

@@ -560,5 +560,21 @@ TEST(Ops, BudgetRefusesBeforeAllocating) {
   EXPECT_THROW(HostTensor(DType::Float, {INT64_MAX / 2, 4}, &b), BudgetExceeded);  // overflow
 }
 
+// A copy holds as much as its source: it is charged for its elements, before they are copied,
+// and released with it.
+TEST(Ops, BudgetChargesCopies) {
+  MemoryBudget b(100);
+  HostTensor a(DType::Float, {2, 4}, &b);
+  EXPECT_EQ(b.used(), 64u);
+  EXPECT_THROW(HostTensor{a}, BudgetExceeded);  // 64 + 64 > 100
+  EXPECT_EQ(b.used(), 64u);
+  {
+    HostTensor small(DType::Float, {2}, &b);
+    HostTensor copy = small;
+    EXPECT_EQ(b.used(), 96u);
+  }
+  EXPECT_EQ(b.used(), 64u);
+}
+
 }  // namespace
 }  // namespace fc::exec
