@@ -30,7 +30,7 @@ packages=(
   locales
   # lint (CI: clang-format check, clang-tidy)
   clang-tidy clang-format
-  # fuzzers (tools/dev fuzz, preset fuzz): clang 14, its sanitizer runtimes (only recommended
+  # the sanitizer build and its fuzzers (preset asan, tools/dev fuzz): clang 14, its sanitizer runtimes (only recommended
   # by clang-14, so named here for --no-install-recommends) and libFuzzer
   clang libclang-rt-14-dev libfuzzer-14-dev
   # the HTML report and graph in a headless browser (tests/viz/browser_test.py; skipped loudly without it)

@@ -32,7 +32,9 @@ add_test(NAME cli/sarif_structure
          COMMAND ${FC_CLI_TEST_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/cli/sarif_test.py --structure-only
                  --cli $<TARGET_FILE:fusecheck-cli> --source ${PROJECT_SOURCE_DIR}
                  --workdir ${CMAKE_CURRENT_BINARY_DIR}/cli-sarif)
-set_tests_properties(cli/sarif_structure PROPERTIES LABELS "cli;sarif" TIMEOUT 300)
+# Label sanitizer-slow: every command once per format, about 40 s under ASan; the SARIF writer's
+# unit tests (fc_driver_tests) run under the sanitizers.
+set_tests_properties(cli/sarif_structure PROPERTIES LABELS "cli;sarif;sanitizer-slow" TIMEOUT 300)
 
 add_test(NAME cli/sarif_schema
          COMMAND ${FC_CLI_TEST_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/cli/sarif_test.py

@@ -23,7 +23,10 @@ if(FC_BROWSER_PYTHON3)
            COMMAND ${FC_BROWSER_PYTHON3} ${PROJECT_SOURCE_DIR}/tests/viz/browser_verdict_test.py
                    --cli $<TARGET_FILE:fusecheck-cli> --source ${PROJECT_SOURCE_DIR}
                    --workdir ${CMAKE_CURRENT_BINARY_DIR}/viz-browser-verdict)
-  set_tests_properties(viz/browser_verdict PROPERTIES LABELS "viz;browser" SKIP_RETURN_CODE 77 TIMEOUT 600)
+  # Label sanitizer-slow: what it checks is the browser's layout; viz/browser_report and the viz
+  # fixtures run the CLI's HTML and graph paths under the sanitizers.
+  set_tests_properties(viz/browser_verdict PROPERTIES LABELS "viz;browser;sanitizer-slow" SKIP_RETURN_CODE 77
+                                                      TIMEOUT 600)
 else()
   message(STATUS "fusecheck: no python3 found; the browser test is not added")
 endif()
