@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "exec/exec_error.h"
@@ -105,7 +106,7 @@ RunInputs keptInputs(const RunInputs& in) {
     c.is_tensor = v.is_tensor;
     c.scalar = v.scalar;
     c.dtype = v.dtype;
-    if (v.is_tensor) c.global = unbudgeted(v.global);
+    if (v.is_tensor) c.global = assembleGlobal(v, nullptr);
     k.values.push_back(std::move(c));
   }
   return k;
@@ -252,6 +253,14 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
   // device; the comparison reads them a chunk at a time.
   std::unique_ptr<cuda::DeviceReference> gpu_ref;
   std::unique_ptr<cuda::CudaProgram> gpu_run;
+  // A GPU run whose reference is on the GPU too (or has none) keeps its
+  // generated inputs on the device only, unless the caller keeps them.
+  std::unique_ptr<cuda::DeviceInputs> dev_in;
+  const RunDevice ref_device =
+      opts.reference_device.value_or(opts.reference == ReferenceKind::Exact ? opts.device : RunDevice::Cpu);
+  if (opts.device == RunDevice::Cuda && !opts.inputs && !opts.keep_values && !opts.execute &&
+      (!opts.compare || ref_device == RunDevice::Cuda))
+    dev_in = std::make_unique<cuda::DeviceInputs>(&budget);
 #endif
   try {
     // --bind values size the generated inputs (and are checked against given ones).
@@ -266,9 +275,21 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
         res.inputs_source += (res.inputs_source.empty() ? "" : ", ") + r;
     }
     reportStep(0, 0, opts.inputs ? "reading the inputs" : "generating the inputs");
+    // Generated inputs are held as the ranks' shards only, and the reference
+    // assembles the global tensors where it runs; a GPU run (dev_in) keeps
+    // the shards on the device, so the host holds one shard at a time.
+    HeldInputs held = HeldInputs::ShardsOnly;
+    std::optional<ShardSink> sink;
+#if FC_HAVE_CUDA
+    if (dev_in) {
+      held = HeldInputs::None;
+      sink = dev_in->sink();
+    }
+#endif
     in = opts.inputs ? inputsFromTensors(ref_f, ref_world, ref_sv, *opts.inputs, res.seed,
                                          opts.default_extent, &budget)
-                     : generateInputs(ref_f, ref_world, ref_sv, res.seed, opts.default_extent, &budget);
+                     : generateInputs(ref_f, ref_world, ref_sv, res.seed, opts.default_extent, &budget, held,
+                                      sink ? &*sink : nullptr);
     if (opts.keep_values) res.inputs = keptInputs(in);
   } catch (ExecError& e) {
     addError(res, e.code, e.message, ref_file, e.where);
@@ -290,7 +311,7 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
     StepListener quiet([](uint64_t, uint64_t, std::string_view) {});
 #if FC_HAVE_CUDA
     if (on_gpu) {
-      gpu_ref = std::make_unique<cuda::DeviceReference>(ref_f, in, &budget);
+      gpu_ref = std::make_unique<cuda::DeviceReference>(ref_f, in, &budget, dev_in.get());
       ref = gpu_ref->paths();
     }
 #else
@@ -358,7 +379,8 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
 #if FC_HAVE_CUDA
       if (opts.device == RunDevice::Cuda) {
         gpu_run = std::make_unique<cuda::CudaProgram>(pr.segmented, run_world, sv, &budget);
-        gpu_run->uploadInputs(in);
+        gpu_run->uploadInputs(in, dev_in.get());
+        dev_in.reset();  // the program holds the buffers it needs
         gpu_run->run(stop_at, &res.segments);
       } else
 #endif

@@ -84,8 +84,12 @@ HostTensor generateShard(DType dt, const Shape& shape, const std::vector<int64_t
     if (!a) fail("the storage span overflows", where, DiagCode::BadConcreteInput);
     span = *a;
   }
-  HostTensor storage(dt, {span}, budget);
   SplitMix64 rng = SplitMix64::forInput(seed, p, c);
+  if (strides == contiguousStrides(shape)) {  // the storage is the tensor: no second copy
+    for (int64_t i = 0; i < out.numel(); ++i) out[i] = generatedValue(rng, dt, ci);
+    return out;
+  }
+  HostTensor storage(dt, {span}, budget);
   for (int64_t i = 0; i < span; ++i) storage[i] = generatedValue(rng, dt, ci);
   std::vector<int64_t> idx(shape.size(), 0);
   for (int64_t i = 0; i < out.numel(); ++i) {
@@ -172,7 +176,9 @@ void generateScalarInputs(const Fusion& f, ScalarValues& sv, uint64_t seed, int6
 }
 
 RunInputs generateInputs(const Fusion& f, const World& world, ScalarValues& sv, uint64_t seed,
-                         int64_t default_extent, MemoryBudget* budget) {
+                         int64_t default_extent, MemoryBudget* budget, HeldInputs held,
+                         const ShardSink* sink) {
+  FC_CHECK(held != HeldInputs::None || sink, "inputs held nowhere");
   RunInputs in;
   // Scalar inputs first (they may size tensors), then tensors in order.
   generateScalarInputs(f, sv, seed, default_extent, in, nullptr);
@@ -202,28 +208,60 @@ RunInputs generateInputs(const Fusion& f, const World& world, ScalarValues& sv, 
       global[sd.dim] = *m;
     }
     bindTensorShape(f, t, global, sv, where, DiagCode::BadConcreteInput);
-    // One generated shard per distinct shard index; its replicas are
-    // copies of the first rank's, which is generated in place.
+    // One generated shard per distinct shard index, held by every rank of
+    // that index (replicas: copies of it).
     std::vector<int64_t> ranks = world.ranksOf(t);
     iv.local.resize(world.size());
-    std::vector<int64_t> first_rank;  // per shard index: the rank generated first
-    std::vector<const HostTensor*> by_pos;
+    std::vector<std::vector<int64_t>> holders;  // per shard index: its world ranks
     for (size_t pos = 0; pos < ranks.size(); ++pos) {
       FC_CHECK(ranks[pos] >= 0, "a mesh device outside the run's world");
       uint32_t c = shardIndex(mesh, shards, static_cast<int64_t>(pos));
-      if (c >= first_rank.size()) first_rank.resize(c + 1, -1);
-      if (first_rank[c] < 0) {
-        first_rank[c] = ranks[pos];
-        iv.local[ranks[pos]] =
-            generateShard(iv.dtype, local, strides, seed, static_cast<uint32_t>(p), c, budget, where, ci);
-      } else if (ranks[pos] != first_rank[c]) {
-        iv.local[ranks[pos]] = *iv.local[first_rank[c]];
-      }
+      if (c >= holders.size()) holders.resize(c + 1);
+      if (std::find(holders[c].begin(), holders[c].end(), ranks[pos]) == holders[c].end())
+        holders[c].push_back(ranks[pos]);
     }
+    for (uint32_t c = 0; c < holders.size(); ++c) {
+      if (holders[c].empty()) continue;
+      HostTensor shard =
+          generateShard(iv.dtype, local, strides, seed, static_cast<uint32_t>(p), c, budget, where, ci);
+      if (held == HeldInputs::None) {
+        (*sink)(p, holders[c], std::move(shard));
+        continue;
+      }
+      for (size_t k = 1; k < holders[c].size(); ++k) iv.local[holders[c][k]] = shard;
+      iv.local[holders[c][0]] = std::move(shard);
+    }
+    iv.layout.global = global;
+    iv.layout.dims = shards;
+    if (mesh) iv.layout.mesh = *mesh;
+    iv.layout.ranks = ranks;
+    if (held != HeldInputs::ShardsAndGlobal) {
+      iv.shards_only = true;
+      iv.shards_in_sink = held == HeldInputs::None;
+      continue;
+    }
+    std::vector<const HostTensor*> by_pos;
     for (size_t pos = 0; pos < ranks.size(); ++pos) by_pos.push_back(&*iv.local[ranks[pos]]);
     iv.global = assemble(by_pos, shards, mesh, budget, nullptr);
   }
   return in;
+}
+
+const Shape& globalShape(const InputValue& v) { return v.shards_only ? v.layout.global : v.global.shape(); }
+
+HostTensor assembleGlobal(const InputValue& v, MemoryBudget* budget) {
+  if (!v.shards_only) {
+    HostTensor c(v.global.dtype(), v.global.shape(), budget);
+    std::copy(v.global.data(), v.global.data() + v.global.numel(), c.data());
+    return c;
+  }
+  std::vector<const HostTensor*> by_pos;
+  for (int64_t r : v.layout.ranks) {
+    FC_CHECK(r >= 0 && r < static_cast<int64_t>(v.local.size()) && v.local[r],
+             "a shard of an input is missing");
+    by_pos.push_back(&*v.local[r]);
+  }
+  return assemble(by_pos, v.layout.dims, v.layout.mesh ? &*v.layout.mesh : nullptr, budget, nullptr);
 }
 
 namespace {
@@ -262,12 +300,17 @@ void bindInputs(const Fusion& f, const World& world, const RunInputs& in, Scalar
                " but the reference fusion's input " + std::to_string(p) + " is " +
                std::string(dtypeName(iv.dtype)),
            inputPlace(p), DiagCode::AgainstMismatch);
-    bindTensorShape(f, t, iv.global.shape(), sv, inputPlace(p), DiagCode::AgainstMismatch);
+    bindTensorShape(f, t, globalShape(iv), sv, inputPlace(p), DiagCode::AgainstMismatch);
     std::vector<ShardDim> shards = shardDims(f, t);
-    Shape local = localShape(iv.global.shape(), shards, std::string(f.tensorName(t)));
+    Shape local = localShape(globalShape(iv), shards, std::string(f.tensorName(t)));
+    // Shards given to a sink: the layout they were made with says where they are.
+    auto held = [&](int64_t r) {
+      if (!iv.shards_in_sink) return iv.local[r] && iv.local[r]->shape() == local;
+      return std::find(iv.layout.ranks.begin(), iv.layout.ranks.end(), r) != iv.layout.ranks.end() &&
+             localShape(iv.layout.global, iv.layout.dims, std::string(f.tensorName(t))) == local;
+    };
     for (int64_t r : world.ranksOf(t)) {
-      if (r < 0 || r >= static_cast<int64_t>(iv.local.size()) || !iv.local[r] ||
-          iv.local[r]->shape() != local)
+      if (r < 0 || r >= static_cast<int64_t>(iv.local.size()) || !held(r))
         fail("input " + std::string(f.tensorName(t)) +
                  " is laid out over the ranks differently from the reference "
                  "fusion's input " +
@@ -279,7 +322,7 @@ void bindInputs(const Fusion& f, const World& world, const RunInputs& in, Scalar
 
 void bindGlobalShapes(const Fusion& f, const RunInputs& in, ScalarValues& sv) {
   bindEachInput(f, in, sv, "the inputs", [&](size_t p, TensorId t, const InputValue& iv) {
-    bindTensorShape(f, t, iv.global.shape(), sv, inputPlace(p), DiagCode::AgainstMismatch);
+    bindTensorShape(f, t, globalShape(iv), sv, inputPlace(p), DiagCode::AgainstMismatch);
   });
 }
 

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,10 +27,25 @@
 
 namespace fc::exec {
 
+// How the shards of a tensor input make its global tensor.
+struct ShardLayout {
+  Shape global;                // the global shape
+  std::vector<ShardDim> dims;  // the sharded dims
+  std::optional<Mesh> mesh;    // the tensor's mesh, if any
+  std::vector<int64_t> ranks;  // the world rank of each mesh position, in mesh order
+};
+
 struct InputValue {
   bool is_tensor = true;
   std::vector<std::optional<HostTensor>> local;  // per world rank (empty where it does not live)
+  // The global tensor, unless `shards_only`: then it is not held (empty) and
+  // `layout` says how the shards make it (assembleGlobal, or on the device).
   HostTensor global;
+  bool shards_only = false;
+  // The shards went to generateInputs' sink as they were made: `local` holds
+  // none (HeldInputs::None).
+  bool shards_in_sink = false;
+  ShardLayout layout;
   ScalarValue scalar;
   DType dtype = DType::Float;
 };
@@ -38,10 +54,29 @@ struct RunInputs {
   std::vector<InputValue> values;  // by fusion input position
 };
 
-// Generates the inputs of `f` and binds `f`'s symbols into `scalars`.
+// The global shape of a tensor input, whether or not its global tensor is held.
+const Shape& globalShape(const InputValue& v);
+// The global tensor of a tensor input: a copy of `global`, or the shards
+// assembled by `layout` when only they are held. O(numel).
+HostTensor assembleGlobal(const InputValue& v, MemoryBudget* budget);
+
+// What generateInputs keeps on the host: every rank's shard and the global
+// tensor they make; the shards alone (a reference assembles the global
+// tensor where it runs); or nothing, each distinct shard handed to a sink as
+// it is made (a GPU run uploads it and drops it: the host holds one shard at
+// a time).
+enum class HeldInputs { ShardsAndGlobal, ShardsOnly, None };
+
+// Takes a shard of input position `p` held by world ranks `ranks` (replicas
+// hold the same shard).
+using ShardSink = std::function<void(size_t p, const std::vector<int64_t>& ranks, HostTensor&& shard)>;
+
+// Generates the inputs of `f` and binds `f`'s symbols into `scalars`; with
+// HeldInputs::None every tensor shard goes to `sink`.
 // Throws ExecError (BadConcreteInput / EvaluationFailed) on a bad description.
 RunInputs generateInputs(const Fusion& f, const World& world, ScalarValues& scalars, uint64_t seed,
-                         int64_t default_extent, MemoryBudget* budget);
+                         int64_t default_extent, MemoryBudget* budget,
+                         HeldInputs held = HeldInputs::ShardsAndGlobal, const ShardSink* sink = nullptr);
 
 // The scalar inputs of `f` (pass 1 of generateInputs): a value already
 // bound in `scalars` (--bind), else the repro's concrete value, else a

@@ -131,7 +131,7 @@ ReferenceResult runReference(const Fusion& f, const RunInputs& in, ScalarValues&
   r.values.resize(f.tensors.size());
   startPaths(f, r);
   for (size_t p = 0; p < f.inputs.size(); ++p)
-    if (f.inputs[p].isTensor()) r.values[f.inputs[p].id] = in.values[p].global;
+    if (f.inputs[p].isTensor()) r.values[f.inputs[p].id] = assembleGlobal(in.values[p], budget);
   OpContext ctx{&f, &scalars, flavour, budget, nullptr};
   for (ExprId e : neededExprs(f)) {
     const Expr& ex = f.exprs[e];

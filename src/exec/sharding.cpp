@@ -123,8 +123,6 @@ Shape localShape(const Shape& global, const std::vector<ShardDim>& shards, const
   return s;
 }
 
-namespace {
-// Offsets of the shard of device `pos` along each dim.
 std::vector<int64_t> shardOffsets(const Shape& local, const std::vector<ShardDim>& shards, const Mesh* mesh,
                                   int64_t pos) {
   std::vector<int64_t> off(local.size(), 0);
@@ -134,6 +132,8 @@ std::vector<int64_t> shardOffsets(const Shape& local, const std::vector<ShardDim
   }
   return off;
 }
+
+namespace {
 
 // Copies between a block of `big` at `off` and the whole of `small`.
 template <bool kToSmall>

@@ -60,6 +60,11 @@ int64_t meshCoordinate(const Mesh& mesh, int64_t pos, ParallelType pt);
 // sharded extent is not divisible).
 Shape localShape(const Shape& global, const std::vector<ShardDim>& shards, const std::string& what);
 
+// Where the shard of the `pos`-th device of `mesh` starts in the global
+// tensor, per dim (`local`: the shard's shape).
+std::vector<int64_t> shardOffsets(const Shape& local, const std::vector<ShardDim>& shards, const Mesh* mesh,
+                                  int64_t pos);
+
 // The shard of `global` held by the `pos`-th device of `mesh`.
 HostTensor shardOf(const HostTensor& global, const std::vector<ShardDim>& shards, const Mesh* mesh,
                    int64_t pos);

@@ -494,6 +494,54 @@ TEST(GpuBackend, FusedAllreduceEpilogueIsBitIdenticalToUnfused) {
   }
 }
 
+// Inputs generated straight to the device (HeldInputs::None, cuda::DeviceInputs)
+// run as the host-held ones do, bit for bit; the replicated bias is one
+// buffer for both ranks, or one per rank without share_replicas.
+TEST(GpuBackend, InputsHeldOnTheDeviceRunAsUploadedOnes) {
+  REQUIRE_GPU();
+  std::unique_ptr<SeedOnGpu> seed = seedOnGpu(256);
+  ASSERT_TRUE(seed);
+  exec::cuda::CudaProgram& prog = *seed->prog;
+  std::optional<TensorId> t9 = seed->fixed.findTensor("T9");
+  std::optional<TensorId> t2 = seed->fixed.findTensor("T2");
+  ASSERT_TRUE(t9.has_value() && t2.has_value());
+  auto t9OfRanks = [&]() {
+    prog.run(std::nullopt, nullptr);
+    std::vector<exec::HostTensor> v;
+    for (int64_t r = 0; r < 2; ++r) v.push_back(prog.tensor(*t9, r)->download(nullptr));
+    return v;
+  };
+  std::vector<exec::HostTensor> host = t9OfRanks();  // seedOnGpu uploaded host-held inputs
+  exec::ScalarValues sv(seed->fixed);
+  exec::cuda::DeviceInputs dev(nullptr);
+  exec::ShardSink sink = dev.sink();
+  exec::RunInputs in =
+      exec::generateInputs(seed->fixed, *seed->world, sv, 0, 8, nullptr, exec::HeldInputs::None, &sink);
+  size_t bias = 0;
+  for (size_t p = 0; p < seed->fixed.inputs.size(); ++p) {
+    EXPECT_TRUE(in.values[p].shards_in_sink);
+    for (const auto& l : in.values[p].local)
+      EXPECT_FALSE(l.has_value()) << "input " << p << " kept on the host";
+    if (seed->fixed.inputs[p].id == *t2) bias = p;
+  }
+  EXPECT_EQ(dev.shard(bias, 0), dev.shard(bias, 1)) << "one upload of the replicated bias";
+  for (bool share : {true, false}) {
+    exec::cuda::CudaProgram::Options o;
+    o.share_replicas = share;
+    prog.setOptions(o);
+    prog.uploadInputs(in, &dev);
+    EXPECT_EQ(prog.tensor(*t2, 0) == prog.tensor(*t2, 1), share);
+    std::vector<exec::HostTensor> got = t9OfRanks();
+    for (int r = 0; r < 2; ++r) {
+      ASSERT_EQ(got[r].numel(), host[r].numel());
+      int64_t diff = 0;
+      for (int64_t i = 0; i < got[r].numel(); ++i)
+        diff += std::memcmp(&got[r][i], &host[r][i], sizeof(double)) != 0;
+      EXPECT_EQ(diff, 0) << "rank " << r << (share ? ", shared" : ", per rank");
+    }
+  }
+}
+
 TEST(GpuBackend, UploadDownloadIsExactForEveryDType) {
   REQUIRE_GPU();
   for (DType dt : {DType::Bool, DType::Int32, DType::Int, DType::Half, DType::BFloat16, DType::Float,

@@ -450,13 +450,34 @@ SegmentTimes CudaProgram::segmentTimes() const {
   });
 }
 
-void CudaProgram::uploadInputs(const RunInputs& in) {
+void CudaProgram::uploadInputs(const RunInputs& in, const DeviceInputs* device_inputs) {
   Impl& m = *impl_;
   const Fusion& f = m.f;
   FC_CHECK(in.values.size() == f.inputs.size(), "inputs do not match the fusion");
   for (size_t p = 0; p < f.inputs.size(); ++p) {
     if (!f.inputs[p].isTensor()) continue;
     TensorId t = f.inputs[p].id;
+    if (in.values[p].shards_in_sink) {
+      FC_CHECK(device_inputs != nullptr, "inputs held on the device without their buffers");
+      const bool share = m.opts.share_replicas && unsharded(f, t);
+      for (size_t r = 0; r < m.local[t].size(); ++r) {
+        if (m.only_rank >= 0 && static_cast<int64_t>(r) != m.only_rank) continue;
+        std::shared_ptr<DeviceTensor> d = device_inputs->shard(p, static_cast<int64_t>(r));
+        m.local[t][r].reset();
+        if (!d) continue;
+        bool seen = false;  // another rank already holds this buffer
+        for (size_t r0 = 0; r0 < r; ++r0)
+          seen = seen || device_inputs->shard(p, static_cast<int64_t>(r0)) == d;
+        if (share || !seen) {
+          m.local[t][r] = d;
+        } else {
+          auto c = std::make_shared<DeviceTensor>(d->dtype(), d->shape(), m.budget);
+          c->copyBlockFrom(*d, std::vector<int64_t>(d->shape().size(), 0));
+          m.local[t][r] = std::move(c);
+        }
+      }
+      continue;
+    }
     const auto& locals = in.values[p].local;
     // A replicated input whose ranks hold the same bits is uploaded once.
     bool replicated = m.opts.share_replicas && unsharded(f, t);

@@ -43,6 +43,7 @@
 #include <optional>
 #include <vector>
 
+#include "exec/cuda/device_inputs.h"
 #include "exec/cuda/device_tensor.h"
 #include "exec/cuda/segment_timeline.h"
 #include "exec/segmented_executor.h"
@@ -57,7 +58,9 @@ class CudaProgram {
   CudaProgram& operator=(const CudaProgram&) = delete;
 
   // Uploads the fusion inputs' per-rank tensors.
-  void uploadInputs(const RunInputs& in);
+  // Inputs whose shards went to a sink (HeldInputs::None) take their
+  // buffers from `device_inputs` (copies per rank unless share_replicas).
+  void uploadInputs(const RunInputs& in, const DeviceInputs* device_inputs = nullptr);
   // Sets one tensor of one world rank directly (benchmarks, the
   // communication hook).
   void setTensor(TensorId t, int64_t rank, DeviceTensor d);

@@ -1,8 +1,13 @@
 // The exact reference on the GPU (see cuda_reference.h).
 #include "exec/cuda/cuda_reference.h"
 
+#include <set>
+#include <vector>
+
 #include "exec/cuda/cuda_executor.h"
+#include "exec/cuda/kernels.h"
 #include "exec/sharding.h"
+#include "support/internal_error.h"
 
 namespace fc::exec::cuda {
 namespace {
@@ -38,6 +43,57 @@ SegmentedFusion oneSegment(const Fusion& g) {
   return sf;
 }
 
+// The global tensor of an input held as shards, assembled on the device:
+// each distinct shard uploaded once and copied to its block. O(numel).
+DeviceTensor assembleOnDevice(const InputValue& iv, DType as, MemoryBudget* budget) {
+  const ShardLayout& l = iv.layout;
+  const Mesh* mesh = l.mesh ? &*l.mesh : nullptr;
+  auto shardAt = [&](size_t pos) -> const HostTensor& {
+    int64_t r = l.ranks[pos];
+    FC_CHECK(r >= 0 && r < static_cast<int64_t>(iv.local.size()) && iv.local[r],
+             "a shard of an input is missing");
+    return *iv.local[r];
+  };
+  FC_CHECK(!l.ranks.empty(), "an input on no rank");
+  if (l.dims.empty()) return DeviceTensor::upload(shardAt(0), budget, as);  // replicated: any copy is global
+  DeviceTensor g(as, l.global, budget);
+  std::set<std::vector<int64_t>> placed;  // replicas share a block
+  for (size_t pos = 0; pos < l.ranks.size(); ++pos) {
+    const HostTensor& shard = shardAt(pos);
+    std::vector<int64_t> off = shardOffsets(shard.shape(), l.dims, mesh, static_cast<int64_t>(pos));
+    if (placed.insert(off).second) g.copyBlockFrom(DeviceTensor::upload(shard, budget, as), off);
+  }
+  return g;
+}
+
+// The same from shards held on the device (DeviceInputs), each distinct one
+// converted into its block by one view copy (kernels.h launchCopyView).
+DeviceTensor assembleFromDevice(const InputValue& iv, size_t p, const DeviceInputs& dev, DType as,
+                                MemoryBudget* budget) {
+  const ShardLayout& l = iv.layout;
+  const Mesh* mesh = l.mesh ? &*l.mesh : nullptr;
+  DeviceTensor g(as, l.global, budget);
+  Shape local = localShape(l.global, l.dims, "an input");
+  const int rank = static_cast<int>(local.size());
+  std::vector<int64_t> src_st = contiguousStrides(local), dst_st = contiguousStrides(l.global);
+  std::set<std::vector<int64_t>> placed;  // replicas share a block
+  for (size_t pos = 0; pos < l.ranks.size(); ++pos) {
+    std::shared_ptr<DeviceTensor> d = dev.shard(p, l.ranks[pos]);
+    FC_CHECK(d && d->shape() == local, "a shard of an input is missing on the device");
+    std::vector<int64_t> off = shardOffsets(local, l.dims, mesh, static_cast<int64_t>(pos));
+    if (!placed.insert(off).second) continue;
+    if (rank > kMaxRank) {  // beyond the view kernels' rank: through the host, one shard at a time
+      g.copyBlockFrom(DeviceTensor::upload(d->download(budget), budget, as), off);
+      continue;
+    }
+    int64_t at = 0;
+    for (int k = 0; k < rank; ++k) at += off[static_cast<size_t>(k)] * dst_st[static_cast<size_t>(k)];
+    launchCopyView(d->data(), d->dtype(), 0, src_st.data(), g.data(), as, at, dst_st.data(), local.data(),
+                   rank);
+  }
+  return g;
+}
+
 // Binds g's symbols from the inputs' global shapes, then oneSegment(g).
 SegmentedFusion boundSegment(const Fusion& g, const RunInputs& in, ScalarValues& sv) {
   bindGlobalShapes(g, in, sv);
@@ -57,17 +113,25 @@ struct DeviceReference::State {
   CudaProgram prog;
 };
 
-DeviceReference::DeviceReference(const Fusion& f, const RunInputs& in, MemoryBudget* budget)
+DeviceReference::DeviceReference(const Fusion& f, const RunInputs& in, MemoryBudget* budget,
+                                 const DeviceInputs* device_inputs)
     : state_(std::make_unique<State>(f, in, budget)) {
   const Fusion& g = state_->g;
   CudaProgram& prog = state_->prog;
-  // The generated global tensors go to the device as they are (their
-  // values are exact in Double): no host copy of the inputs.
+  // The inputs go to the device as they are (their values are exact in
+  // Double): a held global tensor whole, else its shards, assembled there.
   for (size_t p = 0; p < in.values.size(); ++p) {
     if (!g.inputs[p].isTensor()) continue;
-    const HostTensor& h = in.values[p].global;
-    DType as = isFloatingPoint(h.dtype()) ? DType::Double : h.dtype();
-    prog.setTensor(g.inputs[p].id, 0, DeviceTensor::upload(h, budget, as));
+    const InputValue& iv = in.values[p];
+    DType as = isFloatingPoint(iv.dtype) ? DType::Double : iv.dtype;
+    if (iv.shards_in_sink) {
+      FC_CHECK(device_inputs != nullptr, "inputs held on the device without their buffers");
+      prog.setTensor(g.inputs[p].id, 0, assembleFromDevice(iv, p, *device_inputs, as, budget));
+    } else {
+      prog.setTensor(
+          g.inputs[p].id, 0,
+          iv.shards_only ? assembleOnDevice(iv, as, budget) : DeviceTensor::upload(iv.global, budget, as));
+    }
   }
   prog.run(std::nullopt, nullptr);
 

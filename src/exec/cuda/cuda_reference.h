@@ -10,7 +10,9 @@
 // perform, a resharding set a copy — and run as one compute segment on the
 // one GPU (integer tensors stay exact, Bool stays Bool; ops without a
 // device kernel run on the host as in the segmented run). Inputs are the
-// generated global tensors, uploaded in fp64 without rounding. The path
+// generated global tensors in fp64 without rounding: uploaded whole when the
+// host holds them, else assembled on the device from the shards (from the
+// host's, or from the device's own for inputs held there). The path
 // metadata the tolerance needs (least precise dtype, reduction size,
 // cross-rank hops) is computed on the original fusion from the global
 // shapes (computePaths). Differences from the host reference: summation
@@ -24,6 +26,7 @@
 
 #include <memory>
 
+#include "exec/cuda/device_inputs.h"
 #include "exec/cuda/device_tensor.h"
 #include "exec/reference.h"
 
@@ -35,7 +38,10 @@ namespace fc::exec::cuda {
 // fusion).
 class DeviceReference {
  public:
-  DeviceReference(const Fusion& f, const RunInputs& in, MemoryBudget* budget);
+  // Inputs whose shards went to a sink (HeldInputs::None) are read from
+  // `device_inputs`.
+  DeviceReference(const Fusion& f, const RunInputs& in, MemoryBudget* budget,
+                  const DeviceInputs* device_inputs = nullptr);
   ~DeviceReference();
   DeviceReference(const DeviceReference&) = delete;
   DeviceReference& operator=(const DeviceReference&) = delete;

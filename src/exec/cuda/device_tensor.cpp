@@ -13,6 +13,7 @@
 #include "exec/cuda/cuda_status.h"
 #include "exec/dtype_convert.h"
 #include "exec/exec_error.h"
+#include "support/internal_error.h"
 
 namespace fc::exec::cuda {
 namespace {
@@ -161,6 +162,48 @@ void DeviceTensor::downloadRange(int64_t begin, int64_t n, double* out) const {
       uint64_t bits = 0;
       std::memcpy(&bits, staging.data() + i * w, w);
       out[done + i] = fromBits(dtype_, bits);
+    }
+  }
+}
+
+void DeviceTensor::copyBlockFrom(const DeviceTensor& block, const std::vector<int64_t>& off) {
+  const Shape& bs = block.shape_;
+  const size_t n = shape_.size();
+  FC_CHECK(block.dtype_ == dtype_ && bs.size() == n && off.size() == n,
+           "a block copy between unlike tensors");
+  for (size_t d = 0; d < n; ++d)
+    FC_CHECK(off[d] >= 0 && off[d] + bs[d] <= shape_[d], "a block copy outside the tensor");
+  if (block.numel_ == 0) return;
+  const auto w = static_cast<size_t>(dtypeBytes(dtype_));
+  auto* dst = static_cast<char*>(data_);
+  const auto* src = static_cast<const char*>(block.data_);
+  if (n == 0) {
+    FC_CUDA(cudaMemcpy(dst, src, w, cudaMemcpyDeviceToDevice));
+    return;
+  }
+  // Dims after k are whole in the block: a row of dim k is one contiguous run.
+  size_t k = n - 1;
+  while (k > 0 && bs[k] == shape_[k]) --k;
+  std::vector<int64_t> st(n, 1);  // this tensor's row-major strides
+  for (size_t d = n - 1; d > 0; --d) st[d - 1] = st[d] * shape_[d];
+  const int64_t row = bs[k] * st[k];  // elements of one row, in both tensors' order
+  if (k == 0) {
+    FC_CUDA(cudaMemcpy(dst + off[0] * st[0] * w, src, row * w, cudaMemcpyDeviceToDevice));
+    return;
+  }
+  // Rows of dim k - 1 as one 2-D copy, for each index of the dims before it.
+  const int64_t height = bs[k - 1];
+  int64_t outer = 1;
+  for (size_t d = 0; d + 1 < k; ++d) outer *= bs[d];
+  std::vector<int64_t> idx(k - 1, 0);
+  for (int64_t o = 0; o < outer; ++o) {
+    int64_t at = off[k - 1] * st[k - 1] + off[k] * st[k];
+    for (size_t d = 0; d + 1 < k; ++d) at += (idx[d] + off[d]) * st[d];
+    FC_CUDA(cudaMemcpy2D(dst + at * w, st[k - 1] * w, src + o * height * row * w, row * w, row * w, height,
+                         cudaMemcpyDeviceToDevice));
+    for (size_t d = k - 1; d-- > 0;) {
+      if (++idx[d] < bs[d]) break;
+      idx[d] = 0;
     }
   }
 }

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "exec/host_tensor.h"
 
@@ -47,6 +48,11 @@ class DeviceTensor {
   // Elements [begin, begin + n) as fp64 into out[0, n) (staged as download
   // is); ExecError on a range outside the tensor.
   void downloadRange(int64_t begin, int64_t n, double* out) const;
+  // Copies the whole of `block` into this tensor at element offsets `off`
+  // (one per dim), device to device: the block's rows as strided 2-D copies.
+  // Same dtype and rank, the block inside this tensor (InternalError
+  // otherwise). O(block bytes).
+  void copyBlockFrom(const DeviceTensor& block, const std::vector<int64_t>& off);
 
  private:
   void free();
