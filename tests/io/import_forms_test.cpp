@@ -178,6 +178,8 @@ TEST(ImportForms, InvalidFixturesGiveOneLocatedError) {
        "the dtype of makeContigConcreteTensor is built from GetParam(...), which the import cannot follow"},
       {"cpp_mesh_shape_mismatch.cpp", DiagCode::ImportSyntax, 5, 18,
        "a device mesh of 6 devices cannot be viewed in the shape [2, 2] given with it"},
+      {"cpp_layer_norm_shape_rank.cpp", DiagCode::ImportSyntax, 9, 13,
+       "layer_norm: the normalized shape has 3 dims but the input has rank 2"},
       {"cpp_reorder_parallelized_thread_axis.cpp", DiagCode::ImportSyntax, 10, 3,
        "reorderParallelizedToFront(...): nvFuser throws on the loop axis parallelized on TIDx (it expects "
        "only "

@@ -209,6 +209,10 @@ class Reader : public lex::TokenCursor<Lexer, Token> {
   // Whether `fn` is an nvFuser op imported through its output rule (io/opaque_rules.h).
   bool isOpaqueOp(const std::string& fn) const;
   std::optional<Value> opaqueOp(const std::string& fn, std::vector<Value>& args, size_t at);
+  // ------------------------------------------------------------ composite ops (composite_calls.cpp)
+  // layer_norm, rms_norm and dropout, built from the ops nvFuser builds them from.
+  bool isCompositeOp(const std::string& fn) const;
+  std::optional<Value> compositeOp(const std::string& fn, std::vector<Value>& args, size_t at);
 
   // ------------------------------------------------------------ members (methods.cpp)
   std::optional<Value> method(Value& obj, const std::string& name, std::vector<Value>& args, size_t at,

@@ -1,0 +1,167 @@
+// The composite ops of nvFuser's C++ API that its tests call (layer_norm, rms_norm, dropout), built
+// from the ops nvFuser builds them from, in the same order (csrc/ops/normalization.cpp:251-380 and
+// csrc/ops/composite.cpp:22-45 @ 81c4b22fd): the fusion fusecheck sees is the one nvFuser's
+// segmenter sees. Welford and rand_like are opaque ops (opaque_calls.cpp), so a verdict that needs
+// them is not decided; the rest (broadcasts, pointwise ops, the extents they read) is analysed.
+#include <string>
+#include <vector>
+
+#include "io/cpp/reader.h"
+#include "ir/uncomputed_scalar.h"
+
+namespace fc::cpp_text {
+
+bool Reader::isCompositeOp(const std::string& fn) const {
+  return fn == "layer_norm" || fn == "rms_norm" || fn == "dropout";
+}
+
+std::optional<Value> Reader::compositeOp(const std::string& fn, std::vector<Value>& args, size_t at) {
+  // One op of the composite, located at the call.
+  auto apply = [&](OpKind k, std::vector<ValueRef> in, Attrs attrs = {}) -> std::optional<TensorId> {
+    std::string why;
+    auto outs = b_.op(k, std::move(in), std::move(attrs), why);
+    if (!outs) return error(DiagCode::ImportSyntax, fn + ": " + why, at), std::nullopt;
+    expr_tok_.push_back(at);
+    return (*outs)[0];
+  };
+  auto bcast = [&](TensorId t, const std::vector<bool>& flags) {
+    Attrs a;
+    a.flags = flags;
+    return apply(OpKind::Broadcast, {ValueRef::tensor(t)}, std::move(a));
+  };
+  auto optionalTensor = [&](size_t i, TensorId& out) {
+    out = kNone;
+    if (i >= args.size() || args[i].k == Value::K::None) return true;
+    return toTensor(args[i], out, at, "argument " + std::to_string(i + 1) + " of " + fn);
+  };
+  auto field = [](std::string name, TensorId t) { return Field{std::move(name), Value::ofTensor(t)}; };
+  auto structOf = [](std::vector<Field> fields) {
+    Value v;
+    v.k = Value::K::Struct;
+    v.fields = std::move(fields);
+    return v;
+  };
+
+  TensorId x = kNone;
+  if (args.empty() || !toTensor(args[0], x, at, "the input of " + fn)) {
+    if (args.empty()) error(DiagCode::ImportSyntax, fn + "(...) needs its input", at);
+    return std::nullopt;
+  }
+  const auto rank = static_cast<int64_t>(b_.nonReduction(x).size());
+
+  if (fn == "dropout") {
+    // dropout(x, prob) computes the kept fraction and the scale from prob, then dropout(x, p1m,
+    // scale): rand_like(x) < prob masks x, the product scaled (composite.cpp:22-45).
+    if (args.size() != 2 && args.size() != 3)
+      return error(DiagCode::ImportSyntax, "dropout(x, prob) or dropout(x, prob, scale)", at), std::nullopt;
+    ScalarId prob = kNone, scale = kNone;
+    if (!toScalar(args[1], prob, at, "the probability of dropout")) return std::nullopt;
+    if (args.size() == 3) {
+      if (!toScalar(args[2], scale, at, "the scale of dropout")) return std::nullopt;
+    } else {
+      ScalarId p1m = b_.derived(ScalarOp::Sub, b_.constFloat(1.0), prob);
+      // add(eq(p1m, 0.), p1m): fusecheck's scalar exprs have no comparison, so the guard is a value
+      // of its own, marked (ir/uncomputed_scalar.h) for a verdict that needs it to say not decided.
+      ScalarId guard = b_.unknownScalar(DType::Double);
+      f_.provenance.emplace_back(std::string(kUncomputedScalar) + std::string(f_.scalarName(guard)),
+                                 "add(eq(1.0 - p, 0.0), 1.0 - p)");
+      note(std::string(f_.scalarName(guard)) +
+               " stands for dropout's add(eq(1 - p, 0), 1 - p), a scalar expression fusecheck does not "
+               "compute: a verdict that needs its value is not decided",
+           at);
+      scale = b_.derived(ScalarOp::Div, b_.constFloat(1.0), guard);
+      prob = p1m;
+    }
+    std::vector<Value> like{Value::ofTensor(x)};
+    std::optional<Value> rand = opaqueOp("rand_like", like, at);
+    if (!rand || rand->k != Value::K::Tensor) return std::nullopt;
+    auto mask = apply(OpKind::Lt, {ValueRef::tensor(rand->tensor), ValueRef::scalar(prob)});
+    auto masked = mask ? apply(OpKind::Mul, {ValueRef::tensor(x), ValueRef::tensor(*mask)}) : std::nullopt;
+    auto y = masked ? apply(OpKind::Mul, {ValueRef::tensor(*masked), ValueRef::scalar(scale)}) : std::nullopt;
+    if (!y) return std::nullopt;
+    return structOf({field("output", *y), field("mask", *mask)});
+  }
+
+  // layer_norm(x, norm_shape, weight, bias, eps) and rms_norm(x, norm_shape, weight, eps):
+  // norm_shape is a list (its length counts) or the number of inner dims.
+  const bool layer = fn == "layer_norm";
+  const size_t nargs = layer ? 5 : 4;
+  if (args.size() != nargs)
+    return error(DiagCode::ImportSyntax,
+                 fn + (layer ? "(x, norm_shape, weight, bias, eps)" : "(x, norm_shape, weight, eps)") +
+                     " takes " + std::to_string(nargs) + " arguments",
+                 at),
+           std::nullopt;
+  int64_t inner = 0;
+  if (args[1].k == Value::K::List) {
+    inner = static_cast<int64_t>(args[1].items.size());
+  } else if (!toInt(args[1], inner, at, "the normalized shape of " + fn)) {
+    return std::nullopt;
+  }
+  if (inner < 0 || inner > rank)
+    return error(DiagCode::ImportSyntax,
+                 fn + ": the normalized shape has " + std::to_string(inner) +
+                     " dims but the input has rank " + std::to_string(rank),
+                 at),
+           std::nullopt;
+  TensorId weight = kNone, bias = kNone;
+  ScalarId eps = kNone;
+  if (!optionalTensor(2, weight) || (layer && !optionalTensor(3, bias)) ||
+      !toScalar(args[nargs - 1], eps, at, "the epsilon of " + fn))
+    return std::nullopt;
+
+  // norm_properties_from_num_dims: the inner `inner` dims are reduced, the number of features is
+  // the product of their loop extents (x->getLoopDomain()[axis]), starting from 1.0.
+  std::vector<bool> inner_mask(static_cast<size_t>(rank), false),
+      outer_mask(static_cast<size_t>(rank), false);
+  Value axes;
+  axes.k = Value::K::List;
+  ScalarId features = b_.constFloat(1.0);
+  const std::vector<AxisId> loop = f_.tensors[x].loopDomain();
+  for (int64_t i = 0; i < inner; ++i) {
+    const int64_t axis = rank - 1 - i;
+    axes.items.push_back(Value::integer(axis));
+    inner_mask[static_cast<size_t>(axis)] = true;
+    if (static_cast<size_t>(axis) < loop.size())
+      features = b_.derived(ScalarOp::Mul, features, f_.axes[loop[static_cast<size_t>(axis)]].extent);
+  }
+  for (int64_t i = 0; i < rank - inner; ++i) outer_mask[static_cast<size_t>(i)] = true;
+  // reciprocal(num_features): 1.0 / n, as a derived scalar of the same extents.
+  const ScalarId recip = b_.derived(ScalarOp::Div, b_.constFloat(1.0), features);
+
+  std::optional<TensorId> centred, var_sum_bcast, mean_bcast;
+  if (layer) {
+    std::vector<Value> wargs{Value::ofTensor(x), axes};
+    std::optional<Value> w = opaqueOp("Welford", wargs, at);
+    if (!w || w->k != Value::K::Struct || !w->field("avg") || !w->field("var_sum")) return std::nullopt;
+    mean_bcast = bcast(w->field("avg")->tensor, inner_mask);
+    if (mean_bcast) centred = apply(OpKind::Sub, {ValueRef::tensor(x), ValueRef::tensor(*mean_bcast)});
+    if (centred) var_sum_bcast = bcast(w->field("var_sum")->tensor, inner_mask);
+  } else {
+    Attrs sum;
+    sum.dims.assign(axes.items.size(), 0);
+    for (size_t i = 0; i < axes.items.size(); ++i) sum.dims[i] = axes.items[i].i;
+    auto sq = apply(OpKind::Mul, {ValueRef::tensor(x), ValueRef::tensor(x)});
+    auto var_sum = sq ? apply(OpKind::Sum, {ValueRef::tensor(*sq)}, std::move(sum)) : std::nullopt;
+    if (var_sum) var_sum_bcast = bcast(*var_sum, inner_mask);
+  }
+  if (!var_sum_bcast) return std::nullopt;
+  auto var = apply(OpKind::Mul, {ValueRef::tensor(*var_sum_bcast), ValueRef::scalar(recip)});
+  auto var_eps = var ? apply(OpKind::Add, {ValueRef::tensor(*var), ValueRef::scalar(eps)}) : std::nullopt;
+  auto invstd = var_eps ? apply(OpKind::Rsqrt, {ValueRef::tensor(*var_eps)}) : std::nullopt;
+  if (!invstd) return std::nullopt;
+  auto y = apply(OpKind::Mul, {ValueRef::tensor(layer ? *centred : x), ValueRef::tensor(*invstd)});
+  if (y && weight != kNone) {
+    auto wb = bcast(weight, outer_mask);
+    y = wb ? apply(OpKind::Mul, {ValueRef::tensor(*y), ValueRef::tensor(*wb)}) : std::nullopt;
+  }
+  if (y && bias != kNone) {
+    auto bb = bcast(bias, outer_mask);
+    y = bb ? apply(OpKind::Add, {ValueRef::tensor(*y), ValueRef::tensor(*bb)}) : std::nullopt;
+  }
+  if (!y) return std::nullopt;
+  if (layer) return structOf({field("output", *y), field("mean", *mean_bcast), field("invstd", *invstd)});
+  return structOf({field("output", *y), field("invstd", *invstd)});
+}
+
+}  // namespace fc::cpp_text
