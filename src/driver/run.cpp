@@ -245,6 +245,8 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
   if (opts.execute && !opts.communicator.empty()) res.communicator = opts.communicator;
 
   // Inputs and the reference.
+  const RunDevice ref_device =
+      opts.reference_device.value_or(opts.reference == ReferenceKind::Exact ? opts.device : RunDevice::Cpu);
   ScalarValues ref_sv(ref_f);
   RunInputs in;
   ReferenceResult ref;
@@ -256,8 +258,6 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
   // A GPU run whose reference is on the GPU too (or has none) keeps its
   // generated inputs on the device only, unless the caller keeps them.
   std::unique_ptr<cuda::DeviceInputs> dev_in;
-  const RunDevice ref_device =
-      opts.reference_device.value_or(opts.reference == ReferenceKind::Exact ? opts.device : RunDevice::Cpu);
   if (opts.device == RunDevice::Cuda && !opts.inputs && !opts.keep_values && !opts.execute &&
       (!opts.compare || ref_device == RunDevice::Cuda))
     dev_in = std::make_unique<cuda::DeviceInputs>(&budget);
@@ -297,8 +297,7 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
   }
   try {
     Flavour flavour = opts.reference == ReferenceKind::Exact ? Flavour::Exact : Flavour::Faithful;
-    res.reference_device =
-        opts.reference_device.value_or(opts.reference == ReferenceKind::Exact ? opts.device : RunDevice::Cpu);
+    res.reference_device = ref_device;
     if (res.reference_device == RunDevice::Cuda && flavour != Flavour::Exact)
       fail("the faithful reference is computed on the host only; drop --reference-device cuda", {},
            DiagCode::Usage);

@@ -304,10 +304,12 @@ void bindInputs(const Fusion& f, const World& world, const RunInputs& in, Scalar
     std::vector<ShardDim> shards = shardDims(f, t);
     Shape local = localShape(globalShape(iv), shards, std::string(f.tensorName(t)));
     // Shards given to a sink: the layout they were made with says where they are.
+    const bool sink_local_fits = iv.shards_in_sink && localShape(iv.layout.global, iv.layout.dims,
+                                                                 std::string(f.tensorName(t))) == local;
     auto held = [&](int64_t r) {
       if (!iv.shards_in_sink) return iv.local[r] && iv.local[r]->shape() == local;
-      return std::find(iv.layout.ranks.begin(), iv.layout.ranks.end(), r) != iv.layout.ranks.end() &&
-             localShape(iv.layout.global, iv.layout.dims, std::string(f.tensorName(t))) == local;
+      return sink_local_fits &&
+             std::find(iv.layout.ranks.begin(), iv.layout.ranks.end(), r) != iv.layout.ranks.end();
     };
     for (int64_t r : world.ranksOf(t)) {
       if (r < 0 || r >= static_cast<int64_t>(iv.local.size()) || !held(r))

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "ir/op_rules.h"
+#include "ir/uncomputed_scalar.h"
 #include "support/checked.h"
 #include "support/internal_error.h"
 
@@ -61,6 +62,12 @@ ScalarId ImportBuilder::scalarInput(DType dtype) {
 
 ScalarId ImportBuilder::unknownScalar(DType dtype) {
   return f_.addSymbol(std::string(1, dtypePrefix(dtype)) + std::to_string(next_other_++), dtype);
+}
+
+ScalarId ImportBuilder::uncomputedScalar(DType dtype, std::string call) {
+  ScalarId s = unknownScalar(dtype);
+  f_.provenance.emplace_back(std::string(kUncomputedScalar) + std::string(f_.scalarName(s)), std::move(call));
+  return s;
 }
 
 ScalarId ImportBuilder::constInt(int64_t v, DType dtype) { return f_.addConstInt(v, dtype); }

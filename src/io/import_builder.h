@@ -31,6 +31,9 @@ class ImportBuilder {
   ScalarId freshSymbol();               // i<n>, Index
   ScalarId scalarInput(DType dtype);    // <prefix><n>, a fusion scalar input
   ScalarId unknownScalar(DType dtype);  // <prefix><n>, a value fusecheck does not compute (a Symbol)
+  // An unknownScalar standing for scalar expression `call` ("sqrt(d3)"), marked in the provenance
+  // (ir/uncomputed_scalar.h) so that a verdict which needs its value is not decided.
+  ScalarId uncomputedScalar(DType dtype, std::string call);
   ScalarId constInt(int64_t v, DType dtype = DType::Index);
   ScalarId constFloat(double v, DType dtype = DType::Double);
   ScalarId constBool(bool v);

@@ -460,15 +460,13 @@ void CudaProgram::uploadInputs(const RunInputs& in, const DeviceInputs* device_i
     if (in.values[p].shards_in_sink) {
       FC_CHECK(device_inputs != nullptr, "inputs held on the device without their buffers");
       const bool share = m.opts.share_replicas && unsharded(f, t);
+      std::set<const DeviceTensor*> given;  // buffers a rank already holds
       for (size_t r = 0; r < m.local[t].size(); ++r) {
         if (m.only_rank >= 0 && static_cast<int64_t>(r) != m.only_rank) continue;
         std::shared_ptr<DeviceTensor> d = device_inputs->shard(p, static_cast<int64_t>(r));
         m.local[t][r].reset();
         if (!d) continue;
-        bool seen = false;  // another rank already holds this buffer
-        for (size_t r0 = 0; r0 < r; ++r0)
-          seen = seen || device_inputs->shard(p, static_cast<int64_t>(r0)) == d;
-        if (share || !seen) {
+        if (share || given.insert(d.get()).second) {
           m.local[t][r] = d;
         } else {
           auto c = std::make_shared<DeviceTensor>(d->dtype(), d->shape(), m.budget);

@@ -1,6 +1,7 @@
 // The exact reference on the GPU (see cuda_reference.h).
 #include "exec/cuda/cuda_reference.h"
 
+#include <memory>
 #include <set>
 #include <vector>
 
@@ -43,33 +44,13 @@ SegmentedFusion oneSegment(const Fusion& g) {
   return sf;
 }
 
-// The global tensor of an input held as shards, assembled on the device:
-// each distinct shard uploaded once and copied to its block. O(numel).
-DeviceTensor assembleOnDevice(const InputValue& iv, DType as, MemoryBudget* budget) {
-  const ShardLayout& l = iv.layout;
-  const Mesh* mesh = l.mesh ? &*l.mesh : nullptr;
-  auto shardAt = [&](size_t pos) -> const HostTensor& {
-    int64_t r = l.ranks[pos];
-    FC_CHECK(r >= 0 && r < static_cast<int64_t>(iv.local.size()) && iv.local[r],
-             "a shard of an input is missing");
-    return *iv.local[r];
-  };
-  FC_CHECK(!l.ranks.empty(), "an input on no rank");
-  if (l.dims.empty()) return DeviceTensor::upload(shardAt(0), budget, as);  // replicated: any copy is global
-  DeviceTensor g(as, l.global, budget);
-  std::set<std::vector<int64_t>> placed;  // replicas share a block
-  for (size_t pos = 0; pos < l.ranks.size(); ++pos) {
-    const HostTensor& shard = shardAt(pos);
-    std::vector<int64_t> off = shardOffsets(shard.shape(), l.dims, mesh, static_cast<int64_t>(pos));
-    if (placed.insert(off).second) g.copyBlockFrom(DeviceTensor::upload(shard, budget, as), off);
-  }
-  return g;
-}
-
-// The same from shards held on the device (DeviceInputs), each distinct one
-// converted into its block by one view copy (kernels.h launchCopyView).
-DeviceTensor assembleFromDevice(const InputValue& iv, size_t p, const DeviceInputs& dev, DType as,
-                                MemoryBudget* budget) {
+// The global tensor of an input held as shards, assembled on the device in
+// `as`: each distinct shard (`shardAt(pos)`, on the device in its own dtype)
+// converted into its block by one view copy (kernels.h launchCopyView);
+// beyond the view kernels' rank, through the host one shard at a time.
+// O(numel).
+template <typename ShardAt>
+DeviceTensor assembleOnDevice(const InputValue& iv, DType as, MemoryBudget* budget, ShardAt shardAt) {
   const ShardLayout& l = iv.layout;
   const Mesh* mesh = l.mesh ? &*l.mesh : nullptr;
   DeviceTensor g(as, l.global, budget);
@@ -78,11 +59,11 @@ DeviceTensor assembleFromDevice(const InputValue& iv, size_t p, const DeviceInpu
   std::vector<int64_t> src_st = contiguousStrides(local), dst_st = contiguousStrides(l.global);
   std::set<std::vector<int64_t>> placed;  // replicas share a block
   for (size_t pos = 0; pos < l.ranks.size(); ++pos) {
-    std::shared_ptr<DeviceTensor> d = dev.shard(p, l.ranks[pos]);
-    FC_CHECK(d && d->shape() == local, "a shard of an input is missing on the device");
     std::vector<int64_t> off = shardOffsets(local, l.dims, mesh, static_cast<int64_t>(pos));
     if (!placed.insert(off).second) continue;
-    if (rank > kMaxRank) {  // beyond the view kernels' rank: through the host, one shard at a time
+    std::shared_ptr<const DeviceTensor> d = shardAt(l.ranks[pos]);
+    FC_CHECK(d && d->shape() == local, "a shard of an input is missing");
+    if (rank > kMaxRank) {
       g.copyBlockFrom(DeviceTensor::upload(d->download(budget), budget, as), off);
       continue;
     }
@@ -124,13 +105,20 @@ DeviceReference::DeviceReference(const Fusion& f, const RunInputs& in, MemoryBud
     if (!g.inputs[p].isTensor()) continue;
     const InputValue& iv = in.values[p];
     DType as = isFloatingPoint(iv.dtype) ? DType::Double : iv.dtype;
-    if (iv.shards_in_sink) {
+    if (!iv.shards_only) {
+      prog.setTensor(g.inputs[p].id, 0, DeviceTensor::upload(iv.global, budget, as));
+    } else if (iv.shards_in_sink) {
       FC_CHECK(device_inputs != nullptr, "inputs held on the device without their buffers");
-      prog.setTensor(g.inputs[p].id, 0, assembleFromDevice(iv, p, *device_inputs, as, budget));
+      prog.setTensor(g.inputs[p].id, 0, assembleOnDevice(iv, as, budget, [&](int64_t r) {
+                       return std::shared_ptr<const DeviceTensor>(device_inputs->shard(p, r));
+                     }));
     } else {
-      prog.setTensor(
-          g.inputs[p].id, 0,
-          iv.shards_only ? assembleOnDevice(iv, as, budget) : DeviceTensor::upload(iv.global, budget, as));
+      prog.setTensor(g.inputs[p].id, 0, assembleOnDevice(iv, as, budget, [&](int64_t r) {
+                       std::shared_ptr<const DeviceTensor> d;
+                       if (r >= 0 && r < static_cast<int64_t>(iv.local.size()) && iv.local[r])
+                         d = std::make_shared<const DeviceTensor>(DeviceTensor::upload(*iv.local[r], budget));
+                       return d;
+                     }));
     }
   }
   prog.run(std::nullopt, nullptr);

@@ -13,7 +13,6 @@
 #include "io/python/interpreter.h"
 #include "ir/op_rules.h"
 #include "ir/printer.h"
-#include "ir/uncomputed_scalar.h"
 #include "support/suggest.h"
 
 namespace fc::py {
@@ -235,13 +234,11 @@ Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::
             rec->noteScalar(*c, args.off);
             return scalarValue(rec, *c);
           }
-          ScalarId s = b.unknownScalar(dt);
           // Marked, so that a verdict which needs its value says "not decided" instead of calling
           // it an unbound extent (pipeline/unbound_report.cpp).
           std::string call = name + "(";
           for (size_t i = 0; i < ins.size(); ++i) call += (i ? ", " : "") + scalarToString(f, ins[i].id);
-          f.provenance.emplace_back(std::string(kUncomputedScalar) + std::string(f.scalarName(s)),
-                                    call + ")");
+          ScalarId s = b.uncomputedScalar(dt, call + ")");
           report(
               Severity::Note, DiagCode::ImportNote,
               std::string(f.scalarName(s)) + " stands for `" + fname +
