@@ -2,6 +2,7 @@
 // fusecheck goes through these: an overflow is reported, never wrapped.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 
@@ -36,6 +37,18 @@ inline std::optional<int64_t> checkedCeilDiv(int64_t a, int64_t b) {
   int64_t q = a / b;
   if ((a % b != 0) && ((a > 0) == (b > 0))) ++q;
   return q;
+}
+
+// C++'s conversion of a double to int64 (toward zero) where it is defined: not for NaN, the
+// infinities, or values outside int64's range, whose conversion is undefined behaviour.
+inline std::optional<int64_t> checkedTruncToInt64(double f) {
+  if (!(f >= -0x1p63 && f < 0x1p63)) return std::nullopt;
+  return static_cast<int64_t>(f);
+}
+// A double that is a whole number within int64, as that integer.
+inline std::optional<int64_t> exactInt64(double f) {
+  if (f != std::trunc(f)) return std::nullopt;
+  return checkedTruncToInt64(f);
 }
 
 }  // namespace fc

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <set>
 
 #include "diag/diagnostic.h"
@@ -101,6 +102,22 @@ TEST(Checked, Overflow) {
   EXPECT_EQ(*checkedCeilDiv(7, 2), 4);
   EXPECT_EQ(*checkedCeilDiv(-7, 2), -3);
   EXPECT_FALSE(checkedDiv(1, 0).has_value());
+}
+
+// A double converts to int64 toward zero where C++ defines it, and only there: NaN, the
+// infinities and values at or beyond 2^63 (in magnitude, past -2^63) give no value.
+TEST(Checked, DoubleToInt64) {
+  EXPECT_EQ(*checkedTruncToInt64(-2.9), -2);
+  EXPECT_EQ(*checkedTruncToInt64(0x1p62), int64_t{1} << 62);
+  EXPECT_EQ(*checkedTruncToInt64(-0x1p63), INT64_MIN);
+  EXPECT_FALSE(checkedTruncToInt64(0x1p63).has_value());
+  EXPECT_FALSE(checkedTruncToInt64(-0x1p64).has_value());
+  EXPECT_FALSE(checkedTruncToInt64(std::nan("")).has_value());
+  EXPECT_FALSE(checkedTruncToInt64(-HUGE_VAL).has_value());
+  EXPECT_EQ(*exactInt64(4096.0), 4096);
+  EXPECT_FALSE(exactInt64(2.5).has_value());
+  EXPECT_FALSE(exactInt64(1e30).has_value());
+  EXPECT_FALSE(exactInt64(HUGE_VAL).has_value());
 }
 
 TEST(Fusion, BuildAndLookup) {

@@ -178,6 +178,11 @@ TEST(ImportForms, InvalidFixturesGiveOneLocatedError) {
        "the dtype of makeContigConcreteTensor is built from GetParam(...), which the import cannot follow"},
       {"cpp_mesh_shape_mismatch.cpp", DiagCode::ImportSyntax, 5, 18,
        "a device mesh of 6 devices cannot be viewed in the shape [2, 2] given with it"},
+      {"cpp_int_from_float_beyond_int64.cpp", DiagCode::NumberOutOfRange, 6, 27,
+       "`const int64_t kGroups`: 1e+30 does not fit in a 64-bit integer (C++ leaves the conversion "
+       "undefined)"},
+      {"cpp_static_cast_beyond_int64.cpp", DiagCode::NumberOutOfRange, 6, 47,
+       "`static_cast<int64_t>`: 3e+19 does not fit in a 64-bit integer"},
       {"cpp_layer_norm_shape_rank.cpp", DiagCode::ImportSyntax, 9, 13,
        "layer_norm: the normalized shape has 3 dims but the input has rank 2"},
       {"cpp_reorder_parallelized_thread_axis.cpp", DiagCode::ImportSyntax, 10, 3,

@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 
 #include "io/cpp/reader.h"
+#include "support/checked.h"
 
 namespace fc::cpp_text {
 namespace {
@@ -46,16 +48,28 @@ bool Reader::toInt(const Value& v, int64_t& out, size_t at, std::string_view wha
     out = v.i;
     return true;
   }
-  if (v.k == Value::K::Float && std::isfinite(v.f) && v.f == std::floor(v.f) && std::fabs(v.f) < 9e18) {
-    out = static_cast<int64_t>(v.f);
-    return true;
-  }
+  if (v.k == Value::K::Float)
+    if (auto i = exactInt64(v.f)) {
+      out = *i;
+      return true;
+    }
   if (v.k == Value::K::Scalar)
     if (auto c = b_.constValue(v.scalar)) {
       out = *c;
       return true;
     }
   return opaqueUse(v, at, what);
+}
+
+std::optional<Value> Reader::truncatedInt(double f, size_t at, std::string_view what) {
+  if (auto i = checkedTruncToInt64(f)) return Value::integer(*i);
+  char shown[32];
+  std::snprintf(shown, sizeof shown, "%g", f);
+  error(DiagCode::NumberOutOfRange,
+        std::string(what) + ": " + shown +
+            " does not fit in a 64-bit integer (C++ leaves the conversion undefined)",
+        at);
+  return std::nullopt;
 }
 
 bool Reader::toInts(const Value& v, std::vector<int64_t>& out, size_t at, std::string_view what) {
@@ -481,7 +495,7 @@ std::optional<Value> Reader::call(const std::string& name, std::vector<Value>& a
       startsWith(name, "reinterpret_cast") || startsWith(name, "const_cast")) {
     if (args.empty()) return Value();
     if (name.find("<int") != std::string::npos && args[0].k == Value::K::Float)
-      return Value::integer(static_cast<int64_t>(args[0].f));
+      return truncatedInt(args[0].f, at, "`" + name + "`");
     if (name.find("<double") != std::string::npos || name.find("<float") != std::string::npos) {
       if (args[0].k == Value::K::Int) {
         Value v;
@@ -495,7 +509,7 @@ std::optional<Value> Reader::call(const std::string& name, std::vector<Value>& a
   // Functional casts: int64_t(x), double(x).
   if ((fn == "int64_t" || fn == "int" || fn == "size_t" || fn == "int32_t" || fn == "long") &&
       args.size() == 1) {
-    if (args[0].k == Value::K::Float) return Value::integer(static_cast<int64_t>(args[0].f));
+    if (args[0].k == Value::K::Float) return truncatedInt(args[0].f, at, "`" + fn + "(...)`");
     return args[0];
   }
   if ((fn == "double" || fn == "float") && args.size() == 1 && args[0].k == Value::K::Int) {
@@ -552,8 +566,11 @@ std::optional<Value> Reader::call(const std::string& name, std::vector<Value>& a
     else
       return opaqueUse(a, at, "IrBuilder::create"), std::nullopt;
     if (args.size() > 1 && args[1].k == Value::K::DType && a.k == Value::K::Float &&
-        isIntegral(args[1].dtype))
-      v.scalar = b_.constInt(static_cast<int64_t>(a.f), args[1].dtype);
+        isIntegral(args[1].dtype)) {
+      auto i = truncatedInt(a.f, at, "`" + name + "` of an integer dtype");
+      if (!i) return std::nullopt;
+      v.scalar = b_.constInt(i->i, args[1].dtype);
+    }
     return v;
   }
   if (name == "DeviceMesh::createForNumDevices") {

@@ -225,6 +225,9 @@ class Reader : public lex::TokenCursor<Lexer, Token> {
 
   // ------------------------------------------------------------ conversions
   bool toInt(const Value& v, int64_t& out, size_t at, std::string_view what);
+  // C++'s conversion of a double to an integer type (toward zero); a value outside int64's range
+  // (whose conversion is undefined) is a located error.
+  std::optional<Value> truncatedInt(double f, size_t at, std::string_view what);
   bool toInts(const Value& v, std::vector<int64_t>& out, size_t at, std::string_view what);
   bool toScalar(const Value& v, ScalarId& out, size_t at, std::string_view what);
   bool toTensor(const Value& v, TensorId& out, size_t at, std::string_view what);

@@ -383,7 +383,9 @@ bool Reader::declaration(size_t te) {
     while (isPunct(p_, "[")) p_ = std::min(matching(p_) + 1, end_);  // an array declarator
     Value v;
     size_t vat = p_;
+    size_t init_at = p_;
     if (eat("=")) {
+      init_at = p_;
       auto x = expr();
       if (!x) return false;
       v = *x;
@@ -439,8 +441,9 @@ bool Reader::declaration(size_t te) {
     if (v.k == Value::K::Opaque && (base == "FusionGuard" || v.s == "FusionGuard")) v.k = Value::K::None;
     if ((base == "int" || base == "int64_t" || base == "size_t" || base == "long" || base == "int32_t") &&
         v.k == Value::K::Float) {
-      v.k = Value::K::Int;
-      v.i = static_cast<int64_t>(v.f);
+      auto i = truncatedInt(v.f, init_at, "`" + type + " " + name + "`");
+      if (!i) return false;
+      v = *i;
     }
     vars_[name] = v;
     if (v.k == Value::K::Opaque) skippedStatement(at, "not about the fusion definition (" + v.s + ")");

@@ -18,6 +18,7 @@
 
 #include "io/ir/reader.h"
 #include "io/scalar_expr.h"
+#include "support/checked.h"
 
 namespace fc::ir_text {
 namespace {
@@ -312,15 +313,17 @@ class Reader::ScalarReader {
       const Node& t = nodes_[static_cast<size_t>(s.kids[0])];
       auto d = lower(s.kids[1]);
       if (!d) return std::nullopt;
-      auto dv = *d == kNone ? std::nullopt : r_.intValue(*d);
+      int64_t dim = -1;  // no axis: size() of an unknown or out-of-range axis is not a value
+      if (*d != kNone)
+        if (auto dv = r_.intValue(*d)) dim = *dv;
       auto it = t.kind == Node::Kind::Ident ? r_.tensors_.find(t.text) : r_.tensors_.end();
       if (it == r_.tensors_.end()) {
         r_.error(DiagCode::ImportUnresolved, "size() of a tensor not printed before: `" + t.text + "`",
                  t.tok);
         return std::nullopt;
       }
-      if (!dv || *dv < 0 || *dv > 63) return kNone;
-      return f.addSize(it->second, static_cast<int32_t>(*dv));
+      if (dim < 0 || dim > 63) return kNone;
+      return f.addSize(it->second, static_cast<int32_t>(dim));
     }
     if (fn == "getMetaData") return kNone;  // only meaningful under .logical_size[k]
     std::vector<ScalarId> a;
@@ -389,11 +392,7 @@ std::optional<int64_t> Reader::intValue(ScalarId s) const {
   if (s >= f_.scalars.size()) return std::nullopt;
   const Scalar& sc = f_.scalars[s];
   if (sc.kind != ScalarKind::Constant) return std::nullopt;
-  if (sc.value.kind == ConstValue::Kind::Float) {
-    if (!std::isfinite(sc.value.f) || sc.value.f != std::floor(sc.value.f) || std::fabs(sc.value.f) > 9e18)
-      return std::nullopt;
-    return static_cast<int64_t>(sc.value.f);
-  }
+  if (sc.value.kind == ConstValue::Kind::Float) return exactInt64(sc.value.f);
   return sc.value.i;
 }
 

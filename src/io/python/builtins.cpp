@@ -8,6 +8,7 @@
 #include "io/import_text.h"
 #include "io/python/frontend_ops.h"
 #include "io/python/interpreter.h"
+#include "support/checked.h"
 
 namespace fc::py {
 namespace {
@@ -164,12 +165,20 @@ Ref Interpreter::moduleCall(const std::string& dotted, Args& args) {
     std::string fn = dotted.substr(5);
     if (fn == "prod") {
       int64_t p = 1;
-      for (const Ref& x : iterate(args.pos[0], args.off)) p *= asInt(x, args.off, "math.prod");
+      for (const Ref& x : iterate(args.pos[0], args.off)) {
+        auto q = checkedMul(p, asInt(x, args.off, "math.prod"));
+        if (!q)
+          fail("math.prod: the product is not an integer fusecheck can hold (beyond 64 bits)", args.off);
+        p = *q;
+      }
       return mkInt(p);
     }
     double x = asFloat(args.pos[0], args.off, dotted);
-    if (fn == "ceil") return mkInt(static_cast<int64_t>(std::ceil(x)));
-    if (fn == "floor") return mkInt(static_cast<int64_t>(std::floor(x)));
+    if (fn == "ceil" || fn == "floor") {
+      auto i = checkedTruncToInt64(fn == "ceil" ? std::ceil(x) : std::floor(x));
+      if (!i) fail(dotted + " of " + pyFloatRepr(x) + ": not an integer fusecheck can hold", args.off);
+      return mkInt(*i);
+    }
     if (fn == "sqrt") return mkFloat(std::sqrt(x));
     if (fn == "log2") return mkFloat(std::log2(x));
   }
@@ -315,9 +324,9 @@ Ref Interpreter::builtinCall(const Value& f, Args& args) {
     if (args.pos.empty()) return mkInt(0);
     const Ref& x = arg(0);
     if (x->k == VK::Float) {
-      if (!fitsInt64(x->f))
-        fail("int() of " + std::to_string(x->f) + ": not an integer fusecheck can hold", args.off);
-      return mkInt(static_cast<int64_t>(x->f));
+      auto i = checkedTruncToInt64(x->f);
+      if (!i) fail("int() of " + pyFloatRepr(x->f) + ": not an integer fusecheck can hold", args.off);
+      return mkInt(*i);
     }
     if (x->k == VK::Str) return mkInt(std::strtoll(x->s.c_str(), nullptr, 10));
     return mkInt(asInt(x, args.off, "int()"));

@@ -14,6 +14,7 @@
 #include "io/import_builder.h"
 #include "io/python/bind.h"
 #include "io/python/interpreter.h"
+#include "support/checked.h"
 #include "support/suggest.h"
 
 namespace fc::py {
@@ -288,10 +289,10 @@ Ref Interpreter::fdCall(const std::shared_ptr<FusionRecorder>& rec, const std::s
       s = b.constInt(v->i, dt.value_or(DType::Int));
     } else if (v->k == VK::Int || v->k == VK::Float) {
       if (dt && !isFloatingPoint(*dt) && *dt != DType::Bool) {
-        if (v->k == VK::Float && !fitsInt64(v->f))
-          fail("a float that is no integer (" + std::to_string(v->f) + ") for a scalar of an integer dtype",
+        if (v->k == VK::Float && !checkedTruncToInt64(v->f))
+          fail("a float that is no integer (" + pyFloatRepr(v->f) + ") for a scalar of an integer dtype",
                a.off[0]);
-        s = b.constInt(v->k == VK::Int ? v->i : static_cast<int64_t>(v->f), *dt);
+        s = b.constInt(v->k == VK::Int ? v->i : *checkedTruncToInt64(v->f), *dt);
       } else
         s = b.constFloat(v->k == VK::Int ? static_cast<double>(v->i) : v->f, dt.value_or(DType::Double));
     } else if (v->k == VK::Scalar) {

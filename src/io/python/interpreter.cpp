@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "io/ascii_class.h"
+#include "support/checked.h"
 #include "support/suggest.h"
 
 namespace fc::py {
@@ -991,7 +992,8 @@ int64_t Interpreter::asInt(const Ref& v, uint32_t off, const std::string& what) 
   if (v->k == VK::Int || v->k == VK::Bool) return v->i;
   // A float that is a whole number within int64 (NaN, infinities and larger values are not: their
   // cast is undefined).
-  if (v->k == VK::Float && fitsInt64(v->f) && v->f == std::trunc(v->f)) return static_cast<int64_t>(v->f);
+  if (v->k == VK::Float)
+    if (auto i = exactInt64(v->f)) return *i;
   if (v->k == VK::Opaque) fail(what + ": `" + v->s + "` is not known to fusecheck", off);
   fail(what + " must be an integer, not a " + typeName(*v), off);
 }

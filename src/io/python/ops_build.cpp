@@ -13,6 +13,7 @@
 #include "io/python/interpreter.h"
 #include "ir/op_rules.h"
 #include "ir/printer.h"
+#include "support/checked.h"
 #include "support/suggest.h"
 
 namespace fc::py {
@@ -279,8 +280,15 @@ Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::
           else if (isFloatingPoint(*d->dtype))
             s = b.constFloat(cv.kind == ConstValue::Kind::Float ? cv.f : static_cast<double>(cv.i),
                              *d->dtype);
-          else
-            s = b.constInt(cv.kind == ConstValue::Kind::Float ? static_cast<int64_t>(cv.f) : cv.i, *d->dtype);
+          else {
+            std::optional<int64_t> i = cv.i;
+            if (cv.kind == ConstValue::Kind::Float) i = checkedTruncToInt64(cv.f);
+            if (!i)
+              fail("`fd.ops.cast` of " + pyFloatRepr(cv.f) + " to " + std::string(dtypeName(*d->dtype)) +
+                       ": the value does not fit in a 64-bit integer",
+                   args.off, DiagCode::NumberOutOfRange);
+            s = b.constInt(*i, *d->dtype);
+          }
           return scalarValue(rec, s);
         }
         if (isIntegral(sc.dtype) && isIntegral(*d->dtype)) return scalarValue(rec, v.id);

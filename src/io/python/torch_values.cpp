@@ -175,8 +175,9 @@ Ref Interpreter::torchConstruct(const std::string& fn, Args& args) {
       if (args.pos.size() > 2) step = asFloat(args.pos[2], args.off, "arange");
     }
     if (step == 0) fail("arange step cannot be zero", args.off);
-    auto n = static_cast<int64_t>(std::max(0.0, std::ceil((hi - lo) / step)));
-    return torchTensor(std::vector<int64_t>{n}, std::vector<int64_t>{1},
+    auto n = checkedTruncToInt64(std::max(0.0, std::ceil((hi - lo) / step)));
+    if (!n) fail("arange: its length is not an integer fusecheck can hold", args.off);
+    return torchTensor(std::vector<int64_t>{*n}, std::vector<int64_t>{1},
                        dtypeKw(fl ? DType::Float : DType::Int));
   }
   if (f == "tensor" || f == "as_tensor") {

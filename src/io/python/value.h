@@ -5,6 +5,7 @@
 // does not model is Opaque: it may be passed around but not looked into.
 #pragma once
 
+#include <charconv>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -116,11 +117,16 @@ inline Ref mkOpaque(std::string what) {
   v->s = std::move(what);
   return v;
 }
+// `f` as Python's repr writes it: the shortest text that reads back to it (1e+30, 0.1, 2.0, inf).
+inline std::string pyFloatRepr(double f) {
+  char buf[32];
+  std::string s(buf, std::to_chars(buf, buf + sizeof buf, f).ptr);
+  if (s.find_first_of(".ein") == std::string::npos) s += ".0";
+  return s;
+}
 // What a failed statement would have bound: later uses are not reported again.
 inline Ref mkPoisoned() { return mkOpaque("\x01poisoned"); }
 inline bool isPoisoned(const Value& v) { return v.k == VK::Opaque && v.s == "\x01poisoned"; }
-// A float whose cast to int64 is defined: not NaN, not infinite, within int64's range.
-inline bool fitsInt64(double f) { return f >= -9.2e18 && f <= 9.2e18; }
 
 inline Ref mkModule(std::string dotted) {
   Ref v = mk(VK::Module);
