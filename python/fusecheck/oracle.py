@@ -47,7 +47,7 @@ INTERPRETED_OPS = (
     "gelu", "silu", "reciprocal", "sin", "cos", "erf", "floor", "ceil", "logical_not", "add", "sub", "mul",
     "div", "pow", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
     "where", "broadcast", "broadcast_in_dim", "expand", "squeeze", "permute", "reshape", "slice", "pad", "cat",
-    "sum", "max", "min", "prod", "mean", "var", "var_mean", "full", "zeros", "ones", "iota", "matmul", "linear",
+    "sum", "max", "min", "prod", "mean", "var", "var_mean", "welford", "full", "zeros", "ones", "iota", "matmul", "linear",
 )
 
 FLOATING = ("Half", "BFloat16", "Float", "Double", "Float8_e4m3fn", "Float8_e5m2")
@@ -723,7 +723,7 @@ class Interpreter:
         if op == "cat":
             ctype = self.compute_dtype(ops, odt)
             return self._store(e, out, torch.cat([self.as_tensor(v, ctype) for v, _, _ in ops], dim=e.get("dim", 0)))
-        if op in ("sum", "prod", "max", "min", "mean", "var", "var_mean"):
+        if op in ("sum", "prod", "max", "min", "mean", "var", "var_mean", "welford"):
             return self._reduction(e, op, ops, out, odt)
         if op in ("full", "zeros", "ones", "iota"):
             shape = self.shape(e.get("shape", []))
@@ -788,6 +788,12 @@ class Interpreter:
             return self._store(e, out, y, hops=hops)
         if op == "mean":
             return self._store(e, out, torch.mean(xc, dim=dims, keepdim=keep), reduction=count, hops=hops)
+        if op == "welford":  # avg, var_sum (the squared deviations from avg, summed), N
+            avg = torch.mean(xc, dim=dims)
+            self._store(e, out, avg, reduction=count, hops=hops)
+            self._store(e, e["outputs"][1], torch.var(xc, dim=dims, correction=0) * count, reduction=count, hops=hops)
+            n = torch.full(avg.shape, count, dtype=torch.int64, device=self.device)
+            return self._store(e, e["outputs"][2], n)
         c = int(e.get("correction", 1))
         if not ctype.is_floating_point:
             xc = xc.to(torch.float64)

@@ -563,7 +563,8 @@ std::vector<HostTensor> reduction(const Ev& ev) {
     case OpKind::Sum:
     case OpKind::Mean:
     case OpKind::Var:
-    case OpKind::VarMean: forEachReduced(x, L, [&](int64_t o, double v) { acc[o] += v; }); break;
+    case OpKind::VarMean:
+    case OpKind::Welford: forEachReduced(x, L, [&](int64_t o, double v) { acc[o] += v; }); break;
     case OpKind::Prod: forEachReduced(x, L, [&](int64_t o, double v) { acc[o] *= v; }); break;
     case OpKind::Max:
       forEachReduced(x, L, [&](int64_t o, double v) {
@@ -589,6 +590,11 @@ std::vector<HostTensor> reduction(const Ev& ev) {
   // var: sum of squared deviations from the exact mean, / (N - correction).
   HostTensor m2 = ev.make(L.out);
   forEachReduced(x, L, [&](int64_t o, double v) { m2[o] += (v - acc[o]) * (v - acc[o]); });
+  if (op == OpKind::Welford) {  // avg, var_sum (the squared deviations, undivided), N
+    HostTensor n = ev.make(L.out, 2);
+    std::fill(n.data(), n.data() + n_out, cnt);
+    return {std::move(acc), std::move(m2), std::move(n)};
+  }
   double denom = cnt - static_cast<double>(ev.e.attrs.correction);
   for (int64_t i = 0; i < n_out; ++i) m2[i] /= std::max(denom, 0.0);  // x/0 = inf, 0/0 = NaN as torch
   if (op == OpKind::Var) return {std::move(m2)};

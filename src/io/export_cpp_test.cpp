@@ -287,6 +287,14 @@ class CppExporter : ExporterBase {
         if (e.outputs.size() > 1) line("TensorView* " + tv_[e.outputs[1]] + " = " + r + ".mean;");
         return;
       }
+      case OpForm::Welford: {
+        std::string r = "w" + std::to_string(id);
+        line("auto " + r + " = " + fn + "(" + in(0) + ", " + ints(a.dims) + ");");
+        const char* field[] = {"avg", "var_sum", "n"};
+        for (size_t i = 0; i < e.outputs.size() && i < 3; ++i)
+          line("TensorView* " + tv_[e.outputs[i]] + " = " + r + "." + field[i] + ";");
+        return;
+      }
       case OpForm::Full:
         if (opAccepts(e.op, Attr::Value))
           call = fn + "(" + vals(a.shape) + ", " + scalar(a.value) + ", " +

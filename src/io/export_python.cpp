@@ -294,6 +294,7 @@ class Exporter : ExporterBase {
           call += ", dtype=" + (a.dtype ? pyDType(*a.dtype) : std::string("DataType.Null"));
         call += ")";
         break;
+      case OpForm::Welford: call = op + "(" + in(0) + ", dims=" + ints(a.dims) + ")"; break;
       case OpForm::Iota: {
         DType dt = a.dtype.value_or(f_.tensors[e.outputs[0]].dtype);
         call = op + "(" + (a.shape.empty() ? std::string("None") : scalar(a.shape[0])) +

@@ -111,6 +111,7 @@ TensorId ImportBuilder::tensor(DType dtype, std::vector<AxisId> logical) {
 // is returned and `err` stays empty.
 std::optional<std::vector<TensorId>> ImportBuilder::trivialReduction(OpKind k, TensorId t, Attrs& attrs,
                                                                      std::string& err) {
+  if (k == OpKind::Welford) return std::nullopt;  // WelfordRaw reduces every axis it is given
   const std::vector<AxisId> ax = nonReduction(t);
   std::vector<bool> trivial(ax.size(), false);
   std::vector<int64_t> kept;

@@ -44,6 +44,18 @@ OpaqueCall finish(OpaqueArgs& a, std::string_view name, std::vector<ValueRef> in
   return r;
 }
 
+// Builds the modelled op `k` for a call the opaque table routes here; a rule's error stops the
+// call at argument `p`.
+OpaqueCall modelled(OpaqueArgs& a, OpKind k, std::vector<ValueRef> in, Attrs attrs, const char* p) {
+  std::string err;
+  auto outs = a.b().op(k, std::move(in), std::move(attrs), err);
+  if (!outs) a.fail(err, p);
+  OpaqueCall r;
+  r.outputs = *outs;
+  r.results.assign(r.outputs.begin(), r.outputs.end());
+  return r;
+}
+
 }  // namespace
 
 std::optional<OpaqueCall> recordOpaqueOp(std::string_view n, OpaqueArgs& a) {
@@ -216,30 +228,18 @@ std::optional<OpaqueCall> recordOpaqueOp(std::string_view n, OpaqueArgs& a) {
     for (TensorId t : qkv) outs.push_back(Out{a.dtypeOf(t), a.copyAxes(t)});
     return finish(a, n, std::move(in), std::move(outs));
   }
-  // welford (WelfordRaw, arith.cpp:1561-1629): avg, var_sum and n keep the operand's rank, the
-  // reduced axes Reduction; avg and var_sum in the operand's dtype, n Index.
+  // welford (WelfordRaw, arith.cpp:1561-1629): the modelled op Welford (avg, var_sum, N); the
+  // Python frontend's fd.ops.welford calls WelfordRaw too (python/python_frontend/fusion_record.h:
+  // 2427 @ 99b644647). WelfordRaw checks that some axis is given (:1577).
   if (n == "welford") {
     TensorId t = a.tensor("arg");
-    std::vector<AxisId> src = b.nonReduction(t);
-    std::vector<bool> reduced(src.size(), false);
-    for (int64_t d : a.integers("dims")) {
-      int64_t nd = d < 0 ? d + static_cast<int64_t>(src.size()) : d;
-      if (nd < 0 || nd >= static_cast<int64_t>(src.size())) a.fail("a dim is out of range", "dims");
-      reduced[static_cast<size_t>(nd)] = true;
-    }
-    auto make = [&] {
-      std::vector<AxisId> axes;
-      for (size_t i = 0; i < src.size(); ++i) {
-        const Axis& x = a.f().axes[src[i]];
-        axes.push_back(reduced[i] ? b.axis(IterType::Reduction, x.expanded != kNone ? x.expanded : x.extent)
-                                  : b.copyAxis(src[i]));
-      }
-      return axes;
-    };
-    std::vector<AxisId> avg = make(), var = make(), cnt = make();
-    return finish(a, n, {tv(t)},
-                  {Out{a.dtypeOf(t), std::move(avg)}, Out{a.dtypeOf(t), std::move(var)},
-                   Out{DType::Index, std::move(cnt)}});
+    Attrs at;
+    at.dims = a.integers("dims");
+    if (at.dims.empty()) a.fail("No reduction axis specified (WelfordRaw)", "dims");
+    const auto rank = static_cast<int64_t>(b.nonReduction(t).size());
+    for (int64_t d : at.dims)
+      if (d < -rank || d >= rank) a.fail("a dim is out of range", "dims");
+    return modelled(a, OpKind::Welford, {tv(t)}, std::move(at), "dims");
   }
   // batch_norm (ops/normalization.cpp:537-687): channel axis C = 1, or the last with
   // channels_last. In training, or without running stats, mean is Welford's avg (the operand's

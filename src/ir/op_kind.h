@@ -65,6 +65,7 @@ enum class OpForm : uint8_t {
   Mean,
   Var,
   VarMean,
+  Welford,  // avg, var_sum, N = Welford( operand(Avg), allreduce ): three outputs
   Full,
   Iota,
   Rng,  // uniform / normal: two scalar parameters, the optional seed and offset, shape, dtype

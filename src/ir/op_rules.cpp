@@ -771,6 +771,11 @@ DTypeRule outputDType(const Fusion& f, const Expr& e, size_t out) {
           // sum, then div by the Index count (csrc/ops/normalization.cpp mean).
           if (!isFloatingPoint(in)) return {DType::Int, "the mean of integers divides an Int sum"};
           return {isLowPrecisionFloat(in) ? DType::Float : in, "the mean divides in Float"};
+        case OpKind::Welford:
+          // newForReduction(tv, axes) for avg and var_sum, (tv, axes, DataType::Index) for N
+          // (csrc/ops/arith.cpp:1612-1614 @ 81c4b22fd).
+          if (out == 2) return {DType::Index, "Welford's count N is Index"};
+          return {in, "Welford's avg and var_sum keep the operand's dtype"};
         case OpKind::Var:
         case OpKind::VarMean:
           if (!isFloatingPoint(in)) return {DType::Float, "the variance of integers is Float"};
@@ -801,6 +806,7 @@ std::string_view dtypeRuleSummary(OpKind op) {
         case OpForm::Mean: return "Float for Half and BFloat16; Int for integers";
         case OpForm::Var:
         case OpForm::VarMean: return "Float for integers, Half and BFloat16";
+        case OpForm::Welford: return "the operand's (avg, var_sum); Index (N)";
         default: return "`dtype`, else the operand's; Int for integers and Bool (sum, prod)";
       }
     case OpCategory::Factory: return "`dtype`";

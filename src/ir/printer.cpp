@@ -310,6 +310,9 @@ class Printer {
         return o + "(Var),\n" + out(1) + "(Avg)\n   = var_mean( " + in(0) + ", dims = {" +
                dimsString(e.attrs.dims) + "}, correction = " + std::to_string(e.attrs.correction) +
                ", keepdim = " + (e.attrs.keepdim ? "true" : "false") + " )\n";
+      case OpForm::Welford:  // WelfordOp::toString, csrc/ir/internal_nodes.cpp:2033-2052 @ 81c4b22fd
+        return o + "(Avg),\n" + out(1) + "(Var),\n" + out(2) + "(Count)\n = Welford ( " + in(0) +
+               "(Avg), \n  allreduce = false )\n";
       case OpForm::Full: {
         DType dt = e.attrs.dtype.value_or(out_dtype);
         std::string fill;

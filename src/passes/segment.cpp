@@ -261,7 +261,9 @@ bool standaloneHostOp(const Fusion& f, ExprId e) {
     case OpCategory::Matmul:
     case OpCategory::Binary:
     case OpCategory::Compare: return true;
-    case OpCategory::Reduction: return x.op != OpKind::Mean && x.op != OpKind::Var && x.op != OpKind::VarMean;
+    case OpCategory::Reduction:  // a WelfordOp is no ReductionOp
+      return x.op != OpKind::Mean && x.op != OpKind::Var && x.op != OpKind::VarMean &&
+             x.op != OpKind::Welford;
     case OpCategory::Set:
       return x.op == OpKind::Set && x.outputs.size() == 1 && f.tensors[x.outputs[0]].root.empty();
     default: return x.op == OpKind::Slice;

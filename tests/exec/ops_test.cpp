@@ -348,6 +348,16 @@ std::vector<Case> cases() {
                  return a;
                },
                {{DType::Float, {}, {1.25}}, {DType::Float, {}, {2.5}}}});
+  // WelfordRaw: avg, the undivided sum of squared deviations, and the count (Index).
+  c.push_back({"welford",
+               OpKind::Welford,
+               {T(DType::Float, {2, 3}, {1, 2, 3, 4, 6, 8})},
+               [](Fusion&) {
+                 Attrs a;
+                 a.dims = {1};
+                 return a;
+               },
+               {{DType::Float, {2}, {2, 6}}, {DType::Float, {2}, {2, 8}}, {DType::Index, {2}, {3, 3}}}});
   // Factories.
   c.push_back({"full",
                OpKind::Full,

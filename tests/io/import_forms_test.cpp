@@ -183,6 +183,8 @@ TEST(ImportForms, InvalidFixturesGiveOneLocatedError) {
        "undefined)"},
       {"cpp_static_cast_beyond_int64.cpp", DiagCode::NumberOutOfRange, 6, 47,
        "`static_cast<int64_t>`: 3e+19 does not fit in a 64-bit integer"},
+      {"cpp_welford_with_initial_values.cpp", DiagCode::ImportUnsupported, 12, 12,
+       "WelfordRaw(...) with initial values (init_avg, init_var, init_N) is not modelled"},
       {"cpp_layer_norm_shape_rank.cpp", DiagCode::ImportSyntax, 9, 13,
        "layer_norm: the normalized shape has 3 dims but the input has rank 2"},
       {"cpp_reorder_parallelized_thread_axis.cpp", DiagCode::ImportSyntax, 10, 3,

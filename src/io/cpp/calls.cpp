@@ -394,6 +394,15 @@ std::optional<Value> Reader::op(OpKind k, const std::string& fn, std::vector<Val
       ok = ok && boolArg(3, attrs.keepdim);
       break;
     }
+    case OpForm::Welford:
+      // WelfordRaw(x, {dims}, init_avg = nullptr, init_var = nullptr, init_N = 0): a Welford that
+      // starts from given partial results is what rFactor builds, not a user's definition.
+      if (args.size() > 2)
+        return error(DiagCode::ImportUnsupported,
+                     fn + "(...) with initial values (init_avg, init_var, init_N) is not modelled", at),
+               std::nullopt;
+      ok = operand(0, true) && args.size() > 1 && toInts(args[1], attrs.dims, at, "the dims of " + fn);
+      break;
     case OpForm::Full: {
       ok = !args.empty() && scalars(args[0], attrs.shape, "the shape of " + fn);
       size_t d = 1;
@@ -440,10 +449,13 @@ std::optional<Value> Reader::op(OpKind k, const std::string& fn, std::vector<Val
   if (!outs) return error(DiagCode::ImportSyntax, fn + ": " + why, at), std::nullopt;
   expr_tok_.push_back(at);
   if (outs->size() == 1) return Value::ofTensor((*outs)[0]);
-  Value st;  // variance_mean: {var, mean}
+  Value st;  // variance_mean: {var, mean}; WelfordRaw: {avg, var_sum, n}
   st.k = Value::K::Struct;
-  for (size_t i = 0; i < outs->size(); ++i)
-    st.fields.push_back(Field{i == 0 ? "var" : i == 1 ? "mean" : "n", Value::ofTensor((*outs)[i])});
+  const bool welford = k == OpKind::Welford;
+  for (size_t i = 0; i < outs->size(); ++i) {
+    const char* name = i == 0 ? (welford ? "avg" : "var") : i == 1 ? (welford ? "var_sum" : "mean") : "n";
+    st.fields.push_back(Field{name, Value::ofTensor((*outs)[i])});
+  }
   return st;
 }
 

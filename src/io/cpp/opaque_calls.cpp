@@ -47,7 +47,6 @@ constexpr CppOpaqueOp kCppOps[] = {
     {"sdpfa_bwd", "sdpfa_bwd",
      "grad_output,query,key,value,output,logsumexp,dropout_p,is_causal,philox_seed,philox_offset,scale",
      "grad_query,grad_key,grad_value"},
-    {"WelfordRaw", "welford", "arg,dims", "avg,var_sum,n"},
     {"Welford", "welford", "arg,dims", "avg,var_sum,n"},
     {"batch_norm", "batch_norm",
      "arg,weight,bias,running_mean,running_var,training,momentum,eps,channels_last", "output,mean,invstd"},

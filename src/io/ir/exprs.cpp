@@ -517,6 +517,8 @@ bool Reader::applyForm(OpKind op, std::string_view fn, size_t at, std::vector<Ar
     case OpForm::Var:
     case OpForm::VarMean:
       return operandAt(0, true) && noMore(1) && keyedArgs({"dims", "keepdim", "correction"});
+    case OpForm::Welford:  // `Welford ( T0(Avg), allreduce = false )`: the reduced axes from the outputs
+      return operandAt(0, true) && noMore(1) && keyedArgs({});
     case OpForm::Full: {
       if (pos.size() != 2)
         return error(DiagCode::ImportSyntax, "full( {shape}, value ) takes a shape and a value", at);

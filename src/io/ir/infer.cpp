@@ -113,6 +113,7 @@ void Reader::finish() {
       case OpForm::Mean:
       case OpForm::Var:
       case OpForm::VarMean:
+      case OpForm::Welford:
         if (!a.keepdim && a.dims.empty())
           for (size_t i = 0; i < ol.size(); ++i)
             if (f_.axes[ol[i]].iter == IterType::Reduction) a.dims.push_back(static_cast<int64_t>(i));
@@ -263,8 +264,11 @@ void Reader::inferDTypes(std::vector<char>& known) {
         }
       }
       if (!dt) continue;
-      for (TensorId o : ex.outputs)
-        if (!known[o]) setKnown(known, o, *dt);
+      for (size_t i = 0; i < ex.outputs.size(); ++i) {
+        // Each output by the op's rule (Welford's N is Index) where the operands are known.
+        std::optional<DType> di = i > 0 && operands_known ? outputDType(f_, ex, i).dtype : dt;
+        if (!known[ex.outputs[i]] && di) setKnown(known, ex.outputs[i], *di);
+      }
       if (info.category == OpCategory::Shape || info.category == OpCategory::Set)
         for (const ValueRef& v : ex.inputs)
           if (v.isTensor() && !known[v.id]) setKnown(known, v.id, *dt);
