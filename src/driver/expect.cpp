@@ -134,7 +134,10 @@ std::optional<std::string> sidecarPath(const std::string& path) {
   size_t dot = path.find_last_of('.');
   if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return std::nullopt;
   std::string ext = path.substr(dot);
-  if (ext != ".json" && ext != ".py" && ext != ".txt") return std::nullopt;
+  // The repro forms a sidecar may name: JSON, Python, printed IR and segment dumps, C++ tests,
+  // pastes.
+  if (ext != ".json" && ext != ".py" && ext != ".txt" && ext != ".cpp" && ext != ".cc" && ext != ".md")
+    return std::nullopt;
   return path.substr(0, dot) + suffix;
 }
 

@@ -41,7 +41,7 @@ std::vector<std::string> schemaErrors(const ojson& data);
 // points). Empty when the sidecar is valid.
 std::vector<std::string> validate(const ojson& data);
 
-// "X.expect.json" for a sidecar or for a repro X.json / X.py / X.txt;
+// "X.expect.json" for a sidecar or for a repro X.json / X.py / X.txt / X.cpp / X.cc / X.md;
 // nullopt for any other name.
 std::optional<std::string> sidecarPath(const std::string& path);
 

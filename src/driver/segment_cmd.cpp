@@ -90,7 +90,8 @@ int segment(const SegmentArgs& a, std::ostream& out, std::ostream& err) {
     for (const PassTrace& t : r.trace)
       if (t.pass == std::string("segment") && a.flags.trace) out << "== segment ==\n" << t.text;
     for (const std::string& n : r.notes) out << "note: " << n << "\n";
-    out << r.profile.label() << ": " << r.segmented.segments.size() << " segments"
+    out << r.profile.label() << ": " << r.segmented.segments.size()
+        << (r.segmented.segments.size() == 1 ? " segment" : " segments")
         << (r.segmented.explicit_segmentation ? " (replayed from the repro)" : "")
         << (r.segmented.approximate && !r.segmented.explicit_segmentation
                 ? (r.profile.multi_device ? " (approximate: the path's schedulers are not replayed)"

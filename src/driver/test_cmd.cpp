@@ -86,9 +86,10 @@ int test(const TestArgs& a, std::ostream& out, std::ostream& err) {
   for (const std::string& p : a.paths) {
     auto found = testcmd::sidecarsOf(p, a.update);
     if (!found)
-      return usage(
-          "'" + p + "' is neither a folder nor a sidecar X.expect.json or a repro X.json / X.py / X.txt",
-          err);
+      return usage("'" + p +
+                       "' is neither a folder nor a sidecar X.expect.json or a repro X.json / X.py / X.txt / "
+                       "X.cpp / X.cc / X.md",
+                   err);
     if (found->empty()) err << "fusecheck test: no *.expect.json under " << p << "\n";
     sidecars.insert(sidecars.end(), found->begin(), found->end());
   }

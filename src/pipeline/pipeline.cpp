@@ -73,7 +73,8 @@ std::string verdictSummary(const PipelineResult& r) {
       break;
   }
   return r.profile.label() + " (" + std::string(orderText(r.profile.order)) + "), " +
-         std::to_string(r.segmented.segments.size()) + " segments, " + v;
+         std::to_string(r.segmented.segments.size()) +
+         (r.segmented.segments.size() == 1 ? " segment, " : " segments, ") + v;
 }
 
 namespace {

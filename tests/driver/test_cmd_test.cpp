@@ -104,7 +104,20 @@ TEST_F(TestCmd, UpdateRecordsANewSidecarThatThenPasses) {
 }
 
 TEST_F(TestCmd, UsageErrors) {
-  EXPECT_EQ(testing::runCli({"test", (dir / "nothing.txt.bin").string()}).rc, 2);
+  auto r = testing::runCli({"test", (dir / "nothing.txt.bin").string()});
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("is neither a folder nor a sidecar X.expect.json or a repro X.json / X.py / X.txt / "
+                       "X.cpp / X.cc / X.md"),
+            std::string::npos)
+      << r.err;
+}
+
+// A C++ test is named by its own path, as the other forms are: its sidecar is X.expect.json.
+TEST_F(TestCmd, ACppReproIsTestedThroughItsSidecar) {
+  const std::string cpp = testing::sourcePath("fixtures/import/cpp_layer_norm_welford.cpp");
+  auto r = testing::runCli({"test", cpp});
+  EXPECT_EQ(r.rc, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("cpp_layer_norm_welford.expect.json"), std::string::npos) << r.out;
 }
 
 }  // namespace

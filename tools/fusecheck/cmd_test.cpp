@@ -12,9 +12,9 @@ Register test_cmd("test", [](CLI::App& app, int& rc) {
   auto a = std::make_shared<driver::TestArgs>();
   auto* sub = app.add_subcommand(
       "test", "Run repros against the expectations beside them (X.expect.json): repros as regression tests");
-  sub->add_option(
-         "paths", a->paths,
-         "Folders (searched for *.expect.json), sidecars X.expect.json, or repros X.json / X.py / X.txt")
+  sub->add_option("paths", a->paths,
+                  "Folders (searched for *.expect.json), sidecars X.expect.json, or repros X.json / X.py / "
+                  "X.txt / X.cpp / X.cc / X.md")
       ->required();
   sub->add_flag("--update", a->update,
                 "Rewrite the expectations from what fusecheck does now, keeping what was written by hand "
