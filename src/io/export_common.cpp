@@ -58,4 +58,24 @@ bool scheduled(const Fusion& f, const Tensor& t) {
   return false;
 }
 
+std::optional<TensorId> rngLikeOperand(const Fusion& f, const Expr& e, const std::vector<uint8_t>& written) {
+  const Attrs& at = e.attrs;
+  const DType dt = at.dtype.value_or(f.tensors[e.outputs[0]].dtype);
+  for (TensorId t = 0; t < f.tensors.size() && t < written.size(); ++t) {
+    if (!written[t] || f.tensors[t].dtype != dt) continue;
+    size_t d = 0;
+    bool fits = true;
+    for (AxisId a : f.tensors[t].logical) {
+      const Axis& ax = f.axes[a];
+      if (ax.iter == IterType::Reduction) continue;
+      fits = d < at.shape.size() && d < at.flags.size() && ax.extent == at.shape[d] && ax.expanded == kNone &&
+             ax.iter == (at.flags[d] ? IterType::Broadcast : IterType::Iteration);
+      if (!fits) break;
+      ++d;
+    }
+    if (fits && d == at.shape.size()) return t;
+  }
+  return std::nullopt;
+}
+
 }  // namespace fc

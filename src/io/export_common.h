@@ -33,6 +33,12 @@ std::vector<int64_t> strideOrderOf(const Fusion& f, TensorId t);
 // buffer `as_strided` needs); 0 when a size is 0.
 int64_t stridedSpan(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides);
 
+// The operand of a random factory shaped like a tensor (rand_like / randn_like: `flags` set,
+// ops.def): the first tensor marked in `written` whose non-Reduction axes have the factory's
+// sizes as extents, Broadcast where its flags say so and Iteration elsewhere, with the factory's
+// dtype. Nothing when no written tensor fits.
+std::optional<TensorId> rngLikeOperand(const Fusion& f, const Expr& e, const std::vector<uint8_t>& written);
+
 // Whether `t` has a schedule a repro states beside its mesh: a loop domain of its own, or a loop axis of a
 // device or stream parallel type. A tensor without a mesh may have one (the sharding passes give
 // it a mesh later).

@@ -68,7 +68,13 @@ class CppExporter : ExporterBase {
       }
     }
     blank();
-    for (ExprId e : definitionOrder(f_)) expr(e);
+    written_.assign(f_.tensors.size(), 0);
+    for (const ValueRef& v : f_.inputs)
+      if (v.isTensor()) written_[v.id] = 1;
+    for (ExprId e : definitionOrder(f_)) {
+      expr(e);
+      for (TensorId t : f_.exprs[e].outputs) written_[t] = 1;
+    }
     for (TensorId t : f_.outputs) line("fusion->addOutput(" + tv_[t] + ");");
     if (multi) schedule();
     blank();
@@ -304,6 +310,21 @@ class CppExporter : ExporterBase {
               fn + "(" + vals(a.shape) + ", " + cppDT(a.dtype.value_or(f_.tensors[e.outputs[0]].dtype)) + ")";
         break;
       case OpForm::Rng:
+        if (!a.flags.empty()) {
+          // rand_like(tv[, seed, offset]) / randn_like (csrc/ops/arith.h @ 81c4b22fd).
+          auto like = rngLikeOperand(f_, e, written_);
+          if (!like) {
+            fail("expr " + std::to_string(id) + " (" + std::string(info.name) +
+                     " shaped like a tensor) has no tensor written before it with its sizes and IterTypes: the "
+                     "C++ export cannot write it (the JSON keeps it)",
+                 Place::expr(id));
+            return;
+          }
+          call = std::string(e.op == OpKind::Uniform ? "rand_like(" : "randn_like(") + tv_[*like];
+          if (e.inputs.size() > 3) call += ", " + in(2) + ", " + in(3);
+          call += ")";
+          break;
+        }
         // uniform(shape, low, high, dtype, seed, offset) / normal(shape, mean, std, ...)
         // (csrc/ops/arith.h @ 81c4b22fd).
         call = fn + "(" + vals(a.shape) + ", " + in(0) + ", " + in(1) + ", " +
@@ -421,6 +442,7 @@ class CppExporter : ExporterBase {
   }
 
   std::vector<std::string> tv_;
+  std::vector<uint8_t> written_;  // per tensor: defined by the test so far
   std::unordered_map<ScalarId, std::string> extent_of_;
 };
 

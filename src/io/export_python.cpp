@@ -57,13 +57,17 @@ class Exporter : ExporterBase {
       std::string n(f_.tensorName(t));
       tname_.push_back(isIdentifier(n) ? n : "T" + std::to_string(t));
     }
+    written_.assign(f_.tensors.size(), 0);
     for (const ValueRef& v : f_.inputs) {
       if (v.isTensor())
         defineTensor(v.id);
       else
         defineScalarInput(v.id);
     }
-    for (ExprId e : definitionOrder(f_)) expr(e);
+    for (ExprId e : definitionOrder(f_)) {
+      expr(e);
+      for (TensorId t : f_.exprs[e].outputs) written_[t] = 1;
+    }
     for (TensorId t : f_.outputs) line("fd.add_output(" + tname_[t] + ")");
     if (failed_) return std::nullopt;
 
@@ -129,6 +133,7 @@ class Exporter : ExporterBase {
     std::vector<int64_t> order = strideOrderOf(f_, t);
     if (!order.empty()) s += ", stride_order=" + list(order, [](int64_t v) { return std::to_string(v); });
     line(s + ")");
+    written_[t] = 1;
     // Symbolic extents of this input can be named in later shapes through fd.ops.size.
     for (size_t d = 0; d < logical.size(); ++d) {
       const Axis& ax = f_.axes[logical[d]];
@@ -314,6 +319,24 @@ class Exporter : ExporterBase {
       }
       case OpForm::Rng: {
         DType dt = a.dtype.value_or(f_.tensors[e.outputs[0]].dtype);
+        if (!a.flags.empty()) {
+          // rand_like / randn_like; both frontends take the operand alone (the legacy seeded
+          // record drops its seed: opaque_ops.cpp).
+          auto like = rngLikeOperand(f_, e, written_);
+          if (!like || e.inputs.size() > 2) {
+            fail("expr " + std::to_string(id) + " (" + std::string(info.name) +
+                     " shaped like a tensor) has " +
+                     (like ? std::string("a seed, which fd.ops.") + (e.op == OpKind::Uniform ? "rand_like" : "randn_like") +
+                                 " cannot pass on"
+                           : std::string("no tensor written before it with its sizes and IterTypes")) +
+                     ": the Python export cannot write it (the JSON and the C++ export keep it)",
+                 Place::expr(id));
+            return;
+          }
+          call = std::string("fd.ops.") + (e.op == OpKind::Uniform ? "rand_like(" : "randn_like(") +
+                 tname_[*like] + ")";
+          break;
+        }
         call = op + "(" + in(0) + ", " + in(1) + ", shape=" + scalars(a.shape);
         if (e.inputs.size() > 2) call += ", rng_seed=" + in(2);
         if (e.inputs.size() > 3) call += ", rng_offset=" + in(3);
@@ -458,6 +481,7 @@ class Exporter : ExporterBase {
   }
 
   std::vector<std::string> tname_;
+  std::vector<uint8_t> written_;  // per tensor: defined by the script so far
   std::unordered_map<ScalarId, std::pair<TensorId, size_t>> extent_of_;
 };
 

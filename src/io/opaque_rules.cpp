@@ -56,15 +56,52 @@ OpaqueCall modelled(OpaqueArgs& a, OpKind k, std::vector<ValueRef> in, Attrs att
   return r;
 }
 
+// rand_like / randn_like of `t` as the modelled random factory `k` (see recordOpaqueOp), or
+// nothing where the flags cannot say the operand's IterTypes.
+std::optional<OpaqueCall> rngLike(OpaqueArgs& a, OpKind k, TensorId t) {
+  ImportBuilder& b = a.b();
+  const Fusion& f = a.f();
+  Attrs at;
+  for (AxisId x : b.nonReduction(t)) {
+    const Axis& ax = f.axes[x];
+    if (ax.expanded != kNone) return std::nullopt;
+    if (ax.iter == IterType::Broadcast) {
+      const Scalar& s = f.scalars[ax.extent];
+      if (s.kind != ScalarKind::Constant || s.value.kind != ConstValue::Kind::Int || s.value.i != 1)
+        return std::nullopt;
+    } else if (ax.iter != IterType::Iteration) {
+      return std::nullopt;
+    }
+    at.shape.push_back(ax.extent);
+    at.flags.push_back(ax.iter == IterType::Broadcast);
+  }
+  at.dtype = a.dtypeOf(t);
+  std::vector<ValueRef> in{ValueRef::scalar(b.constFloat(0.0)), ValueRef::scalar(b.constFloat(1.0))};
+  if (a.seedReachesOp() && (a.has("rng_seed") || a.has("rng_offset"))) {
+    if (!a.has("rng_seed") || !a.has("rng_offset"))
+      a.fail("If either philox_seed or philox_offset is provided, the other must be also",
+             a.has("rng_seed") ? "rng_seed" : "rng_offset");
+    in.push_back(ValueRef::scalar(a.scalar("rng_seed", DType::Int)));
+    in.push_back(ValueRef::scalar(a.scalar("rng_offset", DType::Int)));
+  }
+  return modelled(a, k, std::move(in), std::move(at), "arg");
+}
+
 }  // namespace
 
 std::optional<OpaqueCall> recordOpaqueOp(std::string_view n, OpaqueArgs& a) {
   ImportBuilder& b = a.b();
-  // rand_like / randn_like (arith.cpp:276-321): shaped like the operand, its dtype. The legacy
-  // frontend's seeded form records the seed and offset but calls the unseeded function.
+  // rand_like / randn_like (arith.cpp:276-321): an RNGOp (Uniform / NormalStandard) whose inputs
+  // are the operand's extents, not the operand (internal_nodes.cpp:1338-1375), and whose output
+  // copies the operand's axes (newOutputTV). Modelled as uniform / normal with parameters 0 and 1,
+  // the extents as shape and the IterTypes as flags (ops.def), where the copy is one the flags
+  // can say: no Symbolic axis, no expanded broadcast. Otherwise an opaque op shaped like the
+  // operand.
   if (n == "rand_like" || n == "randn_like") {
     TensorId t = a.tensor("arg");
-    if (!isFloatingPoint(a.dtypeOf(t))) a.fail("the operand must be floating-point", "arg");
+    if (!isFloatingPoint(a.dtypeOf(t)))
+      a.fail("input must have floating point type, but got " + std::string(dtypeName(a.dtypeOf(t))), "arg");
+    if (auto r = rngLike(a, n == "rand_like" ? OpKind::Uniform : OpKind::Normal, t)) return r;
     return finish(a, n, {tv(t)}, {Out{a.dtypeOf(t), a.copyAxes(t)}});
   }
   // cumsum / cumprod / cummin / cummax (scan, arith.cpp:2586-2625), triu (composite.cpp:61-111),

@@ -43,6 +43,9 @@ class OpaqueArgs {
   virtual ScalarId scalar(const char* p, DType int_dtype) = 0;
   virtual std::vector<ScalarId> shape(const char* p) = 0;
   virtual std::optional<DType> dtype(const char* p) = 0;
+  // Whether a seeded random op's rng_seed / rng_offset reach nvFuser's function: the C++ API
+  // passes them; the legacy Python record of rand_like calls the unseeded function.
+  virtual bool seedReachesOp() const = 0;
   // Stops the import with `msg`, located at argument `p` (at the call when null), through stop().
   [[noreturn]] void fail(const std::string& msg, const char* p);
 

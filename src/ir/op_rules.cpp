@@ -458,11 +458,22 @@ class RuleBuilder {
     if (e_.op == OpKind::Iota && at.shape.size() != 1)
       fail(ShapeIssue::Kind::IotaLength, 0, static_cast<int64_t>(at.shape.size()));
     if (e_.op == OpKind::Full && at.value == kNone) fail(ShapeIssue::Kind::FullNoValue);
+    // rand_like / randn_like (ops.def): the operand's IterTypes, one flag per axis, true for
+    // Broadcast (ops::newOutputTV, csrc/ops/utils.cpp); never Symbolic.
+    const bool like = !at.flags.empty();
+    if (like && at.flags.size() != at.shape.size())
+      fail(ShapeIssue::Kind::LikeFlagsCount, 0, static_cast<int64_t>(at.flags.size()),
+           static_cast<int64_t>(at.shape.size()));
     for (size_t d = 0; d < at.shape.size(); ++d) {
       auto c = value(at.shape[d]);
       if (c && *c < 0) fail(ShapeIssue::Kind::NegativeSize, static_cast<uint32_t>(d), *c);
       IterType it = !c ? IterType::Symbolic : *c == 1 ? IterType::Broadcast : IterType::Iteration;
-      add(AxisRule::Extent::Shape, it, kAll, static_cast<int>(d));
+      if (like && d < at.flags.size()) {
+        if (at.flags[d] && c != 1)
+          fail(ShapeIssue::Kind::LikeBroadcastSize, static_cast<uint32_t>(d), c.value_or(-1));
+        it = at.flags[d] ? IterType::Broadcast : IterType::Iteration;
+      }
+      add(AxisRule::Extent::Shape, it, like ? iterBit(it) : kAll, static_cast<int>(d));
     }
   }
 
@@ -581,6 +592,10 @@ std::string describeIssue(OpKind k, const ShapeIssue& is, const Attrs& attrs) {
     case K::CatRank: return "cat: operands must be tensors of one rank";
     case K::CatDim: return "cat: dim out of range";
     case K::NegativeSize: return name + ": negative size " + a;
+    case K::LikeFlagsCount: return name + ": flags has " + a + " entries for " + b + " sizes";
+    case K::LikeBroadcastSize:
+      return name + ": flags[" + std::to_string(is.index) + "] marks a Broadcast axis, but its size is " +
+             (is.a < 0 ? std::string("not the constant 1") : a + ", not 1");
     case K::IotaLength: return "iota takes one length";
     case K::FullNoValue: return "full needs a fill_value";
     case K::MatmulRankZero: return name + ": operands must have rank >= 1";

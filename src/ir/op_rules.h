@@ -96,6 +96,8 @@ struct ShapeIssue {
     CatRank,             // cat: operand `index` has rank a, operand 0 rank b
     CatDim,              // cat: dim a out of range for rank b
     NegativeSize,        // factory: shape[index] = a < 0
+    LikeFlagsCount,      // a random factory shaped like a tensor: a flags for b sizes
+    LikeBroadcastSize,   // ... whose flags[index] marks a Broadcast axis of size a (not 1)
     IotaLength,          // iota: a lengths, not one
     FullNoValue,         // full without a fill value
     NoDims,              // a reduction without dims (verifier only: importers default to all)

@@ -433,13 +433,25 @@ class OpChecks {
     noReductionAxes(e, out, r);
     for (const ShapeIssue& is : rule_.issues)
       r.error(DiagCode::BadAttribute, exprDesc(e) + ": " + describeIssue(x.op, is, x.attrs),
-              is.kind == ShapeIssue::Kind::NegativeSize ? ep(e).at(F::Shape, is.index) : ep(e));
+              is.kind == ShapeIssue::Kind::NegativeSize        ? ep(e).at(F::Shape, is.index)
+              : is.kind == ShapeIssue::Kind::LikeBroadcastSize ? ep(e).at(F::Flags, is.index)
+              : is.kind == ShapeIssue::Kind::LikeFlagsCount    ? ep(e).key(F::Flags)
+                                                               : ep(e));
     size_t want = rule_.axes.size();
     if (f_.tensors[out].logical.size() != want)
       rankError(r,
                 tname(out) + " has " + num(f_.tensors[out].logical.size()) +
                     " logical axes but the shape of " + exprDesc(e) + " has " + num(want) + " sizes",
                 ep(e).key(F::Shape));
+    // A factory shaped like a tensor (rand_like) carries its IterTypes over.
+    if (!x.attrs.flags.empty() && rule_.ok() && f_.tensors[out].logical.size() == want)
+      for (size_t j = 0; j < want; ++j)
+        if (AxisId a = f_.tensors[out].logical[j]; !allows(rule_.axes[j], f_.axes[a].iter))
+          r.error(DiagCode::IterTypeMismatch,
+                  "axis " + axisDesc(a) + " of " + tname(out) + " is " + std::string(iterTypeName(f_.axes[a].iter)) +
+                      " but flags[" + num(j) + "] of " + exprDesc(e) + " says " +
+                      (x.attrs.flags[j] ? "Broadcast" : "Iteration"),
+                  ep(e).at(F::Flags, j));
     // A factory without a "dtype" attribute takes its output's.
     if (x.attrs.dtype) checkDType(e, 0, r);
   }

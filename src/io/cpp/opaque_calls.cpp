@@ -129,6 +129,7 @@ class CppArgs final : public OpaqueArgs {
     for (const Value& x : v.items) out.push_back(scalar(x, p, DType::Index));
     return out;
   }
+  bool seedReachesOp() const override { return true; }
   std::optional<DType> dtype(const char* p) override {
     if (!has(p)) return std::nullopt;
     DType d = DType::Float;

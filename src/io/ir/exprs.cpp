@@ -562,6 +562,24 @@ bool Reader::applyForm(OpKind op, std::string_view fn, size_t at, std::vector<Ar
         if (!argScalar(*pos[d + 1], seed)) return false;
         pd.in.push_back(ValueRef::scalar(seed));
       }
+      // An output printed without Symbolic axes (rand_like's copy of its operand's axes, or a
+      // concretized factory) keeps its IterTypes as the op's flags (ops.def), so the rule gives
+      // them and not factoryOutput's Symbolic ones.
+      if (pd.out.size() == 1) {
+        const auto& lg = f_.tensors[pd.out[0]].logical;
+        bool like = lg.size() == pd.attrs.shape.size();
+        std::vector<bool> flags;
+        for (size_t i = 0; like && i < lg.size(); ++i) {
+          const Axis& ax = f_.axes[lg[i]];
+          const Scalar& ext = f_.scalars[pd.attrs.shape[i]];
+          const bool one = ext.kind == ScalarKind::Constant && ext.value.kind == ConstValue::Kind::Int &&
+                           ext.value.i == 1;
+          like = ax.expanded == kNone &&
+                 (ax.iter == IterType::Iteration || (ax.iter == IterType::Broadcast && one));
+          flags.push_back(ax.iter == IterType::Broadcast);
+        }
+        if (like) pd.attrs.flags = std::move(flags);
+      }
       return keyedArgs({});
     }
     case OpForm::Matmul: return operandAt(0, true) && operandAt(1, true) && noMore(2) && keyedArgs({});
