@@ -67,8 +67,15 @@ namespace {
 
 bool hasPythonMarker(std::string_view text) {
   auto has = [&](std::string_view s) { return text.find(s) != std::string_view::npos; };
-  return has("FusionDefinition") || has("fd.define_tensor") || has("fd.ops.") || has(".define_tensor(") ||
-         has("import nvfuser") || has("from nvfuser") || has("fd.execute(");
+  if (has("FusionDefinition") || has("fd.define_tensor") || has("fd.ops.") || has(".define_tensor(") ||
+      has("import nvfuser") || has("from nvfuser"))
+    return true;
+  // `fd.execute(` alone is a script's last line, or the line a pasted traceback quotes: only the
+  // first is Python (the printed-IR reader says what a bare error report lacks).
+  const size_t lead = text.find_first_not_of(" \t\r\n");
+  const bool traceback =
+      lead != std::string_view::npos && text.substr(lead).starts_with("Traceback (most recent call last)");
+  return has("fd.execute(") && !traceback;
 }
 
 bool hasCppMarker(std::string_view text) {

@@ -53,11 +53,13 @@ struct ParallelName {
   bool dotted;  // followed by `.x` / `.y` / `.z`
 };
 
-// Longest first.
+// Longest first. The stream type printed `Stream` until #4148 (287ede2fe, 2025-04-28),
+// `StreamIdx` until #5096 (d70540f96, 2025-09-04), `streamIdx` since (csrc/type.cpp).
 const ParallelName kParallel[] = {
-    {"deviceIdx", ParallelType::DIDx, true}, {"blockIdx", ParallelType::BIDx, true},
-    {"threadIdx", ParallelType::TIDx, true}, {"streamIdx", ParallelType::Stream, false},
-    {"Stream", ParallelType::Stream, false}, {"MMA", ParallelType::Mma, false},
+    {"deviceIdx", ParallelType::DIDx, true},    {"blockIdx", ParallelType::BIDx, true},
+    {"threadIdx", ParallelType::TIDx, true},    {"streamIdx", ParallelType::Stream, false},
+    {"StreamIdx", ParallelType::Stream, false}, {"Stream", ParallelType::Stream, false},
+    {"MMA", ParallelType::Mma, false},
     {"UR", ParallelType::Unroll, false},     {"US", ParallelType::Unswitch, false},
     {"S", ParallelType::Serial, false},      {"V", ParallelType::Vectorize, false},
     {"G", ParallelType::Group, false},       {"B", ParallelType::Bulk, false},
