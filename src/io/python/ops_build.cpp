@@ -292,9 +292,19 @@ Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::
           return scalarValue(rec, s);
         }
         if (isIntegral(sc.dtype) && isIntegral(*d->dtype)) return scalarValue(rec, v.id);
-        fail("`fd.ops.cast` of a non-constant " + std::string(dtypeName(sc.dtype)) + " scalar to " +
-                 std::string(dtypeName(*d->dtype)) + " is not modelled",
-             args.off);
+        // Another conversion (Bool or a float to a float, an integer to a float, ...) is nvFuser's
+        // castOp on a Val (csrc/ops/arith.cpp): a value of its own, marked like the scalar ops
+        // above, that a verdict needing it calls not decided.
+        const std::string from(dtypeName(sc.dtype)), to(dtypeName(*d->dtype));
+        ScalarId s = b.uncomputedScalar(*d->dtype, "cast(" + scalarToString(f, v.id) + ", " + to + ")");
+        report(Severity::Note, DiagCode::ImportNote,
+               std::string(f.scalarName(s)) + " stands for `fd.ops.cast` of the " + from + " scalar " +
+                   scalarToString(f, v.id) + " to " + to +
+                   ", a conversion fusecheck does not compute: a verdict that needs its value is not decided, "
+                   "and `run` refuses it",
+               args.off);
+        rec->noteScalar(s, args.off);
+        return scalarValue(rec, s);
       }
       attrs.dtype = d->dtype;
       return finish(OpKind::Cast, {v}, attrs);
