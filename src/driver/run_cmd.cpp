@@ -154,8 +154,8 @@ bool allOpsExecuted(const Fusion& f, const std::string& file, DiagnosticSink& si
     }
     // A random factory shaped like a tensor is what rand_like / randn_like build (ops.def).
     const bool like = !f.exprs[i].attrs.flags.empty() && (k == OpKind::Uniform || k == OpKind::Normal);
-    const std::string name = like ? (k == OpKind::Uniform ? "rand_like" : "randn_like")
-                                  : std::string(opInfo(k).python_name);
+    const std::string name =
+        like ? (k == OpKind::Uniform ? "rand_like" : "randn_like") : std::string(opInfo(k).python_name);
     sink.error(DiagCode::OpNotExecuted,
                "expr " + std::to_string(i) + " is nvFuser's `" + name +
                    "`: fusecheck imports and analyses it but does not compute its values, so `run` "

@@ -315,7 +315,8 @@ class CppExporter : ExporterBase {
           auto like = rngLikeOperand(f_, e, written_);
           if (!like) {
             fail("expr " + std::to_string(id) + " (" + std::string(info.name) +
-                     " shaped like a tensor) has no tensor written before it with its sizes and IterTypes: the "
+                     " shaped like a tensor) has no tensor written before it with its sizes and IterTypes: "
+                     "the "
                      "C++ export cannot write it (the JSON keeps it)",
                  Place::expr(id));
             return;

@@ -326,8 +326,8 @@ class Exporter : ExporterBase {
           if (!like || e.inputs.size() > 2) {
             fail("expr " + std::to_string(id) + " (" + std::string(info.name) +
                      " shaped like a tensor) has " +
-                     (like ? std::string("a seed, which fd.ops.") + (e.op == OpKind::Uniform ? "rand_like" : "randn_like") +
-                                 " cannot pass on"
+                     (like ? std::string("a seed, which fd.ops.") +
+                                 (e.op == OpKind::Uniform ? "rand_like" : "randn_like") + " cannot pass on"
                            : std::string("no tensor written before it with its sizes and IterTypes")) +
                      ": the Python export cannot write it (the JSON and the C++ export keep it)",
                  Place::expr(id));

@@ -448,9 +448,9 @@ class OpChecks {
       for (size_t j = 0; j < want; ++j)
         if (AxisId a = f_.tensors[out].logical[j]; !allows(rule_.axes[j], f_.axes[a].iter))
           r.error(DiagCode::IterTypeMismatch,
-                  "axis " + axisDesc(a) + " of " + tname(out) + " is " + std::string(iterTypeName(f_.axes[a].iter)) +
-                      " but flags[" + num(j) + "] of " + exprDesc(e) + " says " +
-                      (x.attrs.flags[j] ? "Broadcast" : "Iteration"),
+                  "axis " + axisDesc(a) + " of " + tname(out) + " is " +
+                      std::string(iterTypeName(f_.axes[a].iter)) + " but flags[" + num(j) + "] of " +
+                      exprDesc(e) + " says " + (x.attrs.flags[j] ? "Broadcast" : "Iteration"),
                   ep(e).at(F::Flags, j));
     // A factory without a "dtype" attribute takes its output's.
     if (x.attrs.dtype) checkDType(e, 0, r);

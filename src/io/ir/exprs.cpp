@@ -572,8 +572,8 @@ bool Reader::applyForm(OpKind op, std::string_view fn, size_t at, std::vector<Ar
         for (size_t i = 0; like && i < lg.size(); ++i) {
           const Axis& ax = f_.axes[lg[i]];
           const Scalar& ext = f_.scalars[pd.attrs.shape[i]];
-          const bool one = ext.kind == ScalarKind::Constant && ext.value.kind == ConstValue::Kind::Int &&
-                           ext.value.i == 1;
+          const bool one =
+              ext.kind == ScalarKind::Constant && ext.value.kind == ConstValue::Kind::Int && ext.value.i == 1;
           like = ax.expanded == kNone &&
                  (ax.iter == IterType::Iteration || (ax.iter == IterType::Broadcast && one));
           flags.push_back(ax.iter == IterType::Broadcast);

@@ -59,10 +59,10 @@ const ParallelName kParallel[] = {
     {"deviceIdx", ParallelType::DIDx, true},    {"blockIdx", ParallelType::BIDx, true},
     {"threadIdx", ParallelType::TIDx, true},    {"streamIdx", ParallelType::Stream, false},
     {"StreamIdx", ParallelType::Stream, false}, {"Stream", ParallelType::Stream, false},
-    {"MMA", ParallelType::Mma, false},
-    {"UR", ParallelType::Unroll, false},     {"US", ParallelType::Unswitch, false},
-    {"S", ParallelType::Serial, false},      {"V", ParallelType::Vectorize, false},
-    {"G", ParallelType::Group, false},       {"B", ParallelType::Bulk, false},
+    {"MMA", ParallelType::Mma, false},          {"UR", ParallelType::Unroll, false},
+    {"US", ParallelType::Unswitch, false},      {"S", ParallelType::Serial, false},
+    {"V", ParallelType::Vectorize, false},      {"G", ParallelType::Group, false},
+    {"B", ParallelType::Bulk, false},
 };
 
 ParallelType withAxis(ParallelType base, char xyz) {

@@ -297,12 +297,13 @@ Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::
         // above, that a verdict needing it calls not decided.
         const std::string from(dtypeName(sc.dtype)), to(dtypeName(*d->dtype));
         ScalarId s = b.uncomputedScalar(*d->dtype, "cast(" + scalarToString(f, v.id) + ", " + to + ")");
-        report(Severity::Note, DiagCode::ImportNote,
-               std::string(f.scalarName(s)) + " stands for `fd.ops.cast` of the " + from + " scalar " +
-                   scalarToString(f, v.id) + " to " + to +
-                   ", a conversion fusecheck does not compute: a verdict that needs its value is not decided, "
-                   "and `run` refuses it",
-               args.off);
+        report(
+            Severity::Note, DiagCode::ImportNote,
+            std::string(f.scalarName(s)) + " stands for `fd.ops.cast` of the " + from + " scalar " +
+                scalarToString(f, v.id) + " to " + to +
+                ", a conversion fusecheck does not compute: a verdict that needs its value is not decided, "
+                "and `run` refuses it",
+            args.off);
         rec->noteScalar(s, args.off);
         return scalarValue(rec, s);
       }
