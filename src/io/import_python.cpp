@@ -122,6 +122,24 @@ std::optional<Fusion> importPython(const SourceText& source, DiagnosticSink& sin
   // Parse; on a syntax error blank the offending line and parse again, so that prose lines are
   // skipped and later problems still reported.
   std::string text(source.text());
+  // A traceback pasted after the script (its frames quote source lines, some with brackets they
+  // never close) is not Python: the text is read up to it. The first one at a line start decides.
+  for (size_t at = text.find("Traceback (most recent call last)"); at != std::string::npos;
+       at = text.find("Traceback (most recent call last)", at + 1)) {
+    if (at == 0 || text[at - 1] != '\n') continue;
+    // Not when a definition follows it (a traceback pasted before the repro).
+    const std::string_view rest = std::string_view(text).substr(at);
+    if (rest.find("define_tensor") != std::string_view::npos ||
+        rest.find("\ndef ") != std::string_view::npos ||
+        rest.find("FusionDefinition()") != std::string_view::npos)
+      break;
+    sink.report(Severity::Note, DiagCode::ImportSyntax,
+                "skipped the Python traceback pasted after the script (from here to the end of the text)",
+                where(static_cast<uint32_t>(at)));
+    for (size_t i = at; i < text.size(); ++i)
+      if (text[i] != '\n' && text[i] != '\r') text[i] = ' ';
+    break;
+  }
   std::vector<std::string> dropped;
   py::Module m;
   for (int attempt = 0;; ++attempt) {
@@ -135,20 +153,25 @@ std::optional<Fusion> importPython(const SourceText& source, DiagnosticSink& sin
     std::string_view line(text.data() + ls, le - ls);
     bool blank = line.find_first_not_of(" \t\r") == std::string_view::npos;
     bool prose = !blank && looksLikeProse(line);
-    // A bracket still open where the text ends: a paste cut inside its last statement, which starts
-    // on the line of the outermost bracket still open.
-    const bool cut = pe.message.find("is never closed") != std::string::npos;
-    if (cut) {
-      size_t open = outermostUnclosedBracket(text);
+    // A paste cut inside its last statement: a bracket still open where the text ends (the
+    // statement starts on the line of the outermost one), a string still open on the last line,
+    // or any error on the last line (`with Fus`).
+    const bool last_line =
+        std::string_view(text).substr(le).find_first_not_of(" \t\r\n") == std::string_view::npos;
+    const bool cut = pe.message.find("is never closed") != std::string::npos ||
+                     (last_line && pe.message.find("unterminated string") != std::string::npos);
+    const size_t open = outermostUnclosedBracket(text);
+    if (cut && open < text.size()) {
       size_t st = open == 0 ? 0 : text.rfind('\n', open - 1);
       ls = st == std::string::npos || open == 0 ? 0 : st + 1;
     }
-    if (cut && ls < text.size() && text[ls] != ' ' && text[ls] != '\t' &&
+    if ((cut || last_line) && !blank && !prose && ls < text.size() && text[ls] != ' ' && text[ls] != '\t' &&
         std::string_view(text).substr(ls).find("fd.") == std::string_view::npos) {
       // A top-level statement that builds nothing of the fusion (`inputs = [` ...): left out.
       sink.report(Severity::Warning, DiagCode::ImportSyntax,
-                  "the text ends inside this statement, whose brackets are never closed: a cut paste? The "
-                  "statement is left out; the fusion before it is imported",
+                  std::string("the text ends inside this statement") +
+                      (open < text.size() ? ", whose brackets are never closed" : "") +
+                      ": a cut paste? The statement is left out; the fusion before it is imported",
                   where(static_cast<uint32_t>(ls)));
       for (size_t i = ls; i < text.size(); ++i)
         if (text[i] != '\n' && text[i] != '\r') text[i] = ' ';
