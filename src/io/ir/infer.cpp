@@ -39,11 +39,12 @@ bool isKernelParallel(ParallelType t) {
 
 // The first line of an nvFuser error report in `text` (a Python traceback, NVF_ERROR's
 // "INTERNAL ASSERT FAILED", an NVF_CHECK's "Exception raised from", gtest's "C++ exception with
-// description"): its offset and the line, trimmed. Nothing when the text holds none.
+// description", the frames of a C++ stack): its offset and the line, trimmed. Nothing when the text holds
+// none.
 std::optional<std::pair<size_t, std::string_view>> errorReportLine(std::string_view text) {
-  static constexpr std::string_view kMarks[] = {"INTERNAL ASSERT FAILED", "C++ exception with description",
-                                                "RuntimeError:", "Exception raised from",
-                                                "Traceback (most recent call last)"};
+  static constexpr std::string_view kMarks[] = {
+      "INTERNAL ASSERT FAILED", "C++ exception with description",    "RuntimeError:",
+      "Exception raised from",  "Traceback (most recent call last)", "frame #"};
   std::optional<std::pair<size_t, std::string_view>> best;
   size_t best_rank = std::size(kMarks);
   for (size_t start = 0; start < text.size();) {
