@@ -64,7 +64,7 @@ std::optional<OpaqueCall> rngLike(OpaqueArgs& a, OpKind k, TensorId t) {
   Attrs at;
   for (AxisId x : b.nonReduction(t)) {
     const Axis& ax = f.axes[x];
-    if (ax.expanded != kNone) return std::nullopt;
+    if (ax.expanded != kNone || ax.extent >= f.scalars.size()) return std::nullopt;
     if (ax.iter == IterType::Broadcast) {
       const Scalar& s = f.scalars[ax.extent];
       if (s.kind != ScalarKind::Constant || s.value.kind != ConstValue::Kind::Int || s.value.i != 1)

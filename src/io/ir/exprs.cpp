@@ -571,6 +571,10 @@ bool Reader::applyForm(OpKind op, std::string_view fn, size_t at, std::vector<Ar
         std::vector<bool> flags;
         for (size_t i = 0; like && i < lg.size(); ++i) {
           const Axis& ax = f_.axes[lg[i]];
+          if (pd.attrs.shape[i] >= f_.scalars.size()) {
+            like = false;
+            break;
+          }
           const Scalar& ext = f_.scalars[pd.attrs.shape[i]];
           const bool one =
               ext.kind == ScalarKind::Constant && ext.value.kind == ConstValue::Kind::Int && ext.value.i == 1;
