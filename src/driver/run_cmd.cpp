@@ -10,6 +10,7 @@
 #include "exec/file_inputs.h"
 #include "exec/multirank/launcher.h"
 #include "io/json_locate.h"
+#include "ir/rng_like.h"
 #include "ir/uncomputed_scalar.h"
 #include "support/progress.h"
 #if FC_HAVE_CUDA
@@ -152,10 +153,8 @@ bool allOpsExecuted(const Fusion& f, const std::string& file, DiagnosticSink& si
                  Location::at(file, Place::expr(i)));
       continue;
     }
-    // A random factory shaped like a tensor is what rand_like / randn_like build (ops.def).
-    const bool like = !f.exprs[i].attrs.flags.empty() && (k == OpKind::Uniform || k == OpKind::Normal);
-    const std::string name =
-        like ? (k == OpKind::Uniform ? "rand_like" : "randn_like") : std::string(opInfo(k).python_name);
+    // rand_like / randn_like build a uniform / normal shaped like a tensor (ir/rng_like.h).
+    const std::string name(likeCallName(f.exprs[i]).value_or(opInfo(k).python_name));
     sink.error(DiagCode::OpNotExecuted,
                "expr " + std::to_string(i) + " is nvFuser's `" + name +
                    "`: fusecheck imports and analyses it but does not compute its values, so `run` "

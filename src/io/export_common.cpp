@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "ir/rng_like.h"
 #include "ir/topo_order.h"
 
 namespace fc {
@@ -63,17 +64,13 @@ std::optional<TensorId> rngLikeOperand(const Fusion& f, const Expr& e, const std
   const DType dt = at.dtype.value_or(f.tensors[e.outputs[0]].dtype);
   for (TensorId t = 0; t < f.tensors.size() && t < written.size(); ++t) {
     if (!written[t] || f.tensors[t].dtype != dt) continue;
-    size_t d = 0;
-    bool fits = true;
-    for (AxisId a : f.tensors[t].logical) {
-      const Axis& ax = f.axes[a];
-      if (ax.iter == IterType::Reduction) continue;
-      fits = d < at.shape.size() && d < at.flags.size() && ax.extent == at.shape[d] && ax.expanded == kNone &&
-             ax.iter == (at.flags[d] ? IterType::Broadcast : IterType::Iteration);
-      if (!fits) break;
-      ++d;
-    }
-    if (fits && d == at.shape.size()) return t;
+    std::vector<AxisId> axes;
+    for (AxisId a : f.tensors[t].logical)
+      if (f.axes[a].iter != IterType::Reduction) axes.push_back(a);
+    if (likeFlags(f, axes) != at.flags) continue;
+    if (std::equal(axes.begin(), axes.end(), at.shape.begin(), at.shape.end(),
+                   [&](AxisId a, ScalarId s) { return f.axes[a].extent == s; }))
+      return t;
   }
   return std::nullopt;
 }

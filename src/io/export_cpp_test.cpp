@@ -9,6 +9,7 @@
 
 #include "io/export_common.h"
 #include "io/packed_fp4.h"
+#include "ir/rng_like.h"
 
 namespace fc {
 namespace {
@@ -310,7 +311,7 @@ class CppExporter : ExporterBase {
               fn + "(" + vals(a.shape) + ", " + cppDT(a.dtype.value_or(f_.tensors[e.outputs[0]].dtype)) + ")";
         break;
       case OpForm::Rng:
-        if (!a.flags.empty()) {
+        if (auto name = likeCallName(e)) {
           // rand_like(tv[, seed, offset]) / randn_like (csrc/ops/arith.h @ 81c4b22fd).
           auto like = rngLikeOperand(f_, e, written_);
           if (!like) {
@@ -321,7 +322,7 @@ class CppExporter : ExporterBase {
                  Place::expr(id));
             return;
           }
-          call = std::string(e.op == OpKind::Uniform ? "rand_like(" : "randn_like(") + tv_[*like];
+          call = std::string(*name) + "(" + tv_[*like];
           if (e.inputs.size() > 3) call += ", " + in(2) + ", " + in(3);
           call += ")";
           break;

@@ -10,6 +10,7 @@
 
 #include "io/export_common.h"
 #include "io/packed_fp4.h"
+#include "ir/rng_like.h"
 
 namespace fc {
 namespace {
@@ -319,22 +320,20 @@ class Exporter : ExporterBase {
       }
       case OpForm::Rng: {
         DType dt = a.dtype.value_or(f_.tensors[e.outputs[0]].dtype);
-        if (!a.flags.empty()) {
-          // rand_like / randn_like; both frontends take the operand alone (the legacy seeded
-          // record drops its seed: opaque_ops.cpp).
+        if (auto name = likeCallName(e)) {
+          // Both frontends take the operand alone (the legacy seeded record drops its seed:
+          // opaque_ops.cpp).
           auto like = rngLikeOperand(f_, e, written_);
           if (!like || e.inputs.size() > 2) {
             fail("expr " + std::to_string(id) + " (" + std::string(info.name) +
                      " shaped like a tensor) has " +
-                     (like ? std::string("a seed, which fd.ops.") +
-                                 (e.op == OpKind::Uniform ? "rand_like" : "randn_like") + " cannot pass on"
+                     (like ? "a seed, which fd.ops." + std::string(*name) + " cannot pass on"
                            : std::string("no tensor written before it with its sizes and IterTypes")) +
                      ": the Python export cannot write it (the JSON and the C++ export keep it)",
                  Place::expr(id));
             return;
           }
-          call = std::string("fd.ops.") + (e.op == OpKind::Uniform ? "rand_like(" : "randn_like(") +
-                 tname_[*like] + ")";
+          call = "fd.ops." + std::string(*name) + "(" + tname_[*like] + ")";
           break;
         }
         call = op + "(" + in(0) + ", " + in(1) + ", shape=" + scalars(a.shape);

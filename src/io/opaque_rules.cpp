@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "ir/op_rules.h"
+#include "ir/rng_like.h"
 #include "support/internal_error.h"
 
 namespace fc {
@@ -60,21 +61,12 @@ OpaqueCall modelled(OpaqueArgs& a, OpKind k, std::vector<ValueRef> in, Attrs att
 // nothing where the flags cannot say the operand's IterTypes.
 std::optional<OpaqueCall> rngLike(OpaqueArgs& a, OpKind k, TensorId t) {
   ImportBuilder& b = a.b();
-  const Fusion& f = a.f();
+  const std::vector<AxisId> axes = b.nonReduction(t);
+  std::optional<std::vector<bool>> flags = likeFlags(a.f(), axes);
+  if (!flags) return std::nullopt;
   Attrs at;
-  for (AxisId x : b.nonReduction(t)) {
-    const Axis& ax = f.axes[x];
-    if (ax.expanded != kNone || ax.extent >= f.scalars.size()) return std::nullopt;
-    if (ax.iter == IterType::Broadcast) {
-      const Scalar& s = f.scalars[ax.extent];
-      if (s.kind != ScalarKind::Constant || s.value.kind != ConstValue::Kind::Int || s.value.i != 1)
-        return std::nullopt;
-    } else if (ax.iter != IterType::Iteration) {
-      return std::nullopt;
-    }
-    at.shape.push_back(ax.extent);
-    at.flags.push_back(ax.iter == IterType::Broadcast);
-  }
+  at.flags = std::move(*flags);
+  for (AxisId x : axes) at.shape.push_back(a.f().axes[x].extent);
   at.dtype = a.dtypeOf(t);
   std::vector<ValueRef> in{ValueRef::scalar(b.constFloat(0.0)), ValueRef::scalar(b.constFloat(1.0))};
   if (a.seedReachesOp() && (a.has("rng_seed") || a.has("rng_offset"))) {

@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "io/ir/reader.h"
+#include "ir/rng_like.h"
 
 namespace fc::ir_text {
 namespace {
@@ -567,22 +568,11 @@ bool Reader::applyForm(OpKind op, std::string_view fn, size_t at, std::vector<Ar
       // them and not factoryOutput's Symbolic ones.
       if (pd.out.size() == 1) {
         const auto& lg = f_.tensors[pd.out[0]].logical;
-        bool like = lg.size() == pd.attrs.shape.size();
-        std::vector<bool> flags;
-        for (size_t i = 0; like && i < lg.size(); ++i) {
-          const Axis& ax = f_.axes[lg[i]];
-          if (pd.attrs.shape[i] >= f_.scalars.size()) {
-            like = false;
-            break;
-          }
-          const Scalar& ext = f_.scalars[pd.attrs.shape[i]];
-          const bool one =
-              ext.kind == ScalarKind::Constant && ext.value.kind == ConstValue::Kind::Int && ext.value.i == 1;
-          like = ax.expanded == kNone &&
-                 (ax.iter == IterType::Iteration || (ax.iter == IterType::Broadcast && one));
-          flags.push_back(ax.iter == IterType::Broadcast);
-        }
-        if (like) pd.attrs.flags = std::move(flags);
+        auto flags = lg.size() == pd.attrs.shape.size() ? likeFlags(f_, lg) : std::nullopt;
+        // A Broadcast axis's printed size must be the 1 the rule checks too.
+        for (size_t i = 0; flags && i < flags->size(); ++i)
+          if ((*flags)[i] && constIntOf(f_, pd.attrs.shape[i]) != 1) flags.reset();
+        if (flags) pd.attrs.flags = std::move(*flags);
       }
       return keyedArgs({});
     }
