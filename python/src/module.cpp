@@ -164,7 +164,8 @@ py::tuple fix(const Repro& r, const std::optional<std::string>& era, const std::
   auto po = driver::pipelineOptions(flagsOf(era, {}), r.loaded.fusion, r.path, sink);
   if (!po) return py::make_tuple(py::none(), diagList(sink.all()), py::list());
   PipelineResult before = runPipeline(r.loaded.fusion, *po);
-  FixResult fr = applyFixesToFixpoint(r.loaded.fusion, before, *po, *kind, r.path);
+  // The fixes edit the fusion the pipeline ran (its segments name that fusion's exprs).
+  FixResult fr = applyFixesToFixpoint(before.fusion(r.loaded.fusion), before, *po, *kind, r.path);
   Repro out;
   out.path = r.path;
   std::string text = writeFusion(fr.changed ? fr.fixed : r.loaded.fusion);

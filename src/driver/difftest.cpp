@@ -226,11 +226,14 @@ struct Checker {
   // must agree with the pipeline on the stripped program.
   void strip(size_t k, const Profile& profile, const PipelineResult& pr) {
     if (pr.input_rewrite != InputRewrite::KeepReductions) return;
-    auto stripped = withStrippedInputs(f, pr);
+    // The segments name the exprs of the fusion the pipeline ran (without dead exprs, with the
+    // sharding passes' sets).
+    const Fusion& ran = pr.fusion(f);
+    auto stripped = withStrippedInputs(ran, pr);
     if (!stripped) return;
     const std::string& en = points[k];
     EraTally& t = res.eras[k];
-    std::vector<Obligation> obl = stripObligations(f, pr.segmented);
+    std::vector<Obligation> obl = stripObligations(ran, pr.segmented);
     auto bad = std::find_if(obl.begin(), obl.end(), [](const Obligation& o) { return !o.holds; });
     PipelineOptions po;
     po.profile = profile;

@@ -338,7 +338,8 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
   std::optional<Fusion> fixed;
   res.fix = opts.fix;
   if (opts.fix && pr.failed()) {
-    FixResult fr = applyFixesToFixpoint(pf, pr, po, FixKind::Auto, opts.file);
+    // The fixes edit the fusion the pipeline ran (its segments name that fusion's exprs).
+    FixResult fr = applyFixesToFixpoint(pr.fusion(pf), pr, po, FixKind::Auto, opts.file);
     for (const FixAction& a : fr.actions) res.fix_actions.push_back(a.fix + ": " + a.change);
     for (const Diagnostic& d : fr.refusals) {
       res.diagnostics.push_back(d);
