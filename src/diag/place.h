@@ -107,6 +107,14 @@ class Place {
     return depth_ > 0 && steps_[0].field == f ? steps_[0].index : kNoIndex;
   }
 
+  // This place with the index of its first step replaced (an id renumbered).
+  Place withRootIndex(size_t i) const {
+    FC_CHECK(depth_ > 0 && steps_[0].index != kNoIndex, "renumbering a place that names no element");
+    Place p = *this;
+    p.steps_[0].index = i >= kNoIndex ? kNoIndex - 1 : static_cast<uint32_t>(i);
+    return p;
+  }
+
   bool empty() const { return depth_ == 0; }
   size_t depth() const { return depth_; }
   const Step& step(size_t i) const { return steps_[i]; }

@@ -5,6 +5,7 @@
 #include "analysis/provenance.h"
 #include "diag/render.h"
 #include "io/place_pointer.h"
+#include "ir/live_exprs.h"
 #include "ir/printer.h"
 #include "passes/segment.h"
 
@@ -78,7 +79,9 @@ std::string pipelineJson(const Fusion& f, const PipelineResult& r, const std::st
     if (s.kind == SegmentKind::Communication) js["collective"] = std::string(commKindName(s.comm));
     js["scheduler"] = s.scheduler;
     js["description"] = describeSegment(f, s);
-    js["exprs"] = s.exprs;
+    ordered_json ex = ordered_json::array();  // the repro's ids
+    for (ExprId e : s.exprs) ex.push_back(userExprId(f, e));
+    js["exprs"] = std::move(ex);
     ordered_json ins = ordered_json::array();
     for (const ValueRef& v : s.inputs)
       ins.push_back(v.isTensor() ? std::string(f.tensorName(v.id)) : std::string(f.scalarName(v.id)));

@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "io/place_pointer.h"
+#include "ir/live_exprs.h"
 
 namespace fc {
 namespace {
@@ -30,8 +31,8 @@ PointerTarget resolvePlace(const Fusion& f, const Place& place) {
       if (const std::vector<AxisId>* dom = domain(f.tensors[i], place.step(1).field);
           dom && place.step(1).index < dom->size())
         out.axis = (*dom)[place.step(1).index];
-  } else if (first.field == PlaceField::Exprs && i < f.exprs.size()) {
-    out.expr = static_cast<ExprId>(i);
+  } else if (first.field == PlaceField::Exprs) {
+    if (auto e = exprOfUserId(f, i)) out.expr = *e;
   } else if (first.field == PlaceField::Segmentation && place.depth() >= 2 &&
              place.step(1).field == PlaceField::Segments && place.step(1).index != Place::kNoIndex) {
     out.segment = static_cast<int>(place.step(1).index);

@@ -22,7 +22,8 @@ struct PointerTarget {
 };
 
 // Tensors and exprs are numbered as in the repro's arrays (the reader keeps
-// that order); out-of-range indexes resolve to nothing.
+// that order; an expr of a copy without dead exprs by its id in the repro, ir/live_exprs.h);
+// out-of-range indexes resolve to nothing.
 PointerTarget resolvePlace(const Fusion& f, const Place& place);
 // The place a pointer spells (io/place_pointer.h), resolved.
 PointerTarget resolvePointer(const Fusion& f, std::string_view pointer);

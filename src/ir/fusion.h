@@ -91,6 +91,11 @@ class Fusion {
   std::optional<uint64_t> seed;
   std::optional<Segmentation> segmentation;
   Tolerance tolerance;
+  // A copy that left exprs out (ir/live_exprs.h): each expr's id in the fusion it was copied
+  // from, and that fusion's expr count; exprs appended after the copy are numbered after the
+  // original's. Empty: the ids are the repro's own.
+  std::vector<ExprId> expr_origin;
+  size_t origin_expr_count = 0;
 
   // ---- builders ----
   ScalarId addSymbol(std::string_view name, DType dtype = DType::Index);

@@ -6,6 +6,7 @@
 #include <queue>
 
 #include "analysis/resharding.h"
+#include "ir/live_exprs.h"
 #include "passes/sharding.h"
 #include "support/parallel.h"
 #include "support/phase_times.h"
@@ -202,7 +203,7 @@ void finish(const Fusion& f, const Operands& ops, SegmentedFusion& sf,
 }
 
 std::string exprLabel(const Fusion& f, ExprId e) {
-  std::string s = "expr " + std::to_string(e) + " (" + std::string(opName(f.exprs[e].op));
+  std::string s = "expr " + std::to_string(userExprId(f, e)) + " (" + std::string(opName(f.exprs[e].op));
   if (!f.exprs[e].outputs.empty()) s += " -> " + std::string(f.tensorName(f.exprs[e].outputs[0]));
   return s + ")";
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "analysis/axis_map.h"
+#include "ir/live_exprs.h"
 #include "ir/printer.h"
 #include "ir/topo_order.h"
 #include "support/parallel.h"
@@ -40,7 +41,7 @@ Location exprLoc(const std::string& file, ExprId e) { return Location::at(file, 
 Location tensorLoc(const std::string& file, TensorId t) { return Location::at(file, Place::tensor(t)); }
 
 std::string exprText(const Fusion& f, ExprId e) {
-  std::string s = "expr " + std::to_string(e) + " (" + std::string(opName(f.exprs[e].op));
+  std::string s = "expr " + std::to_string(userExprId(f, e)) + " (" + std::string(opName(f.exprs[e].op));
   if (!f.exprs[e].outputs.empty()) s += " -> " + std::string(f.tensorName(f.exprs[e].outputs[0]));
   return s + ")";
 }
@@ -322,7 +323,12 @@ struct Passes {
     if (o.mesh != MeshRequirement::AllOrNone && o.mesh != MeshRequirement::SomeWithout) return true;
     const Fusion& f = cur();
     TensorId with = kNone, without = kNone;
+    // Fusion::allTvs(): the tensors of the exprs nvFuser sees, and the inputs
+    // (validateMeshes, csrc/preseg_passes/finalize_multidevice_domains.cpp:28-43 @ 5ae31f283).
+    // Only a copy without dead exprs (ir/live_exprs.h) has tensors no expr touches.
+    const std::vector<uint8_t> used = f.expr_origin.empty() ? std::vector<uint8_t>() : usedTensors(f);
     for (TensorId t = 0; t < f.tensors.size(); ++t) {
+      if (!used.empty() && !used[t]) continue;
       if (f.tensors[t].mesh != kNone) {
         if (with == kNone) with = t;
       } else if (without == kNone) {

@@ -1,6 +1,7 @@
 // The pass sequence of a profile. In nvFuser's order for the path replayed:
 //
 //   frontend      what the frontend of that date fails to build
+//   live exprs    the exprs an output depends on (ir/live_exprs.h): the rest never reach a pass
 //   sharding      a fusion with meshes: the mesh rule, propagation, resharding insertion
 //   bind          the complete fusion (provenance, and the sizes segments run with)
 //   concretize    whole-first paths: the complete fusion
@@ -21,6 +22,7 @@
 
 #include "analysis/axis_map.h"
 #include "analysis/resharding.h"
+#include "ir/live_exprs.h"
 #include "passes/segment.h"
 #include "passes/sharding.h"
 #include "pipeline/context.h"
@@ -105,6 +107,38 @@ void notDecided(DiagnosticSink& sink, const std::string& file, std::string msg, 
 }
 
 Location exprLocation(const std::string& file, ExprId e) { return Location::at(file, Place::expr(e)); }
+
+// The note for the exprs no output depends on (ascending ids of `f`, the repro's fusion).
+Diagnostic deadExprNote(const Fusion& f, const std::vector<ExprId>& dead, const std::string& file) {
+  auto named = [&](ExprId e) {
+    const Expr& x = f.exprs[e];
+    std::string op = isOpaque(x.op) && !x.attrs.name.empty() ? x.attrs.name : std::string(opName(x.op));
+    return std::to_string(e) + " (" + op + ")";
+  };
+  std::string msg;
+  if (dead.size() == 1) {
+    msg = "expr " + named(dead[0]) + " reaches no fusion output";
+  } else {
+    constexpr size_t kShown = 6;
+    msg = std::to_string(dead.size()) + " exprs reach no fusion output: exprs ";
+    for (size_t i = 0; i < dead.size() && i < kShown; ++i) msg += (i ? ", " : "") + named(dead[i]);
+    if (dead.size() > kShown) msg += " and " + std::to_string(dead.size() - kShown) + " more";
+  }
+  msg += dead.size() == 1 ? ": nvFuser builds it but never segments, concretizes or runs it"
+                          : ": nvFuser builds them but never segments, concretizes or runs them";
+  Diagnostic d;
+  d.severity = Severity::Note;
+  d.code = DiagCode::DeadExpr;
+  d.message = std::move(msg);
+  d.loc = exprLocation(file, dead[0]);
+  d.note(
+      "nvFuser's Fusion::exprs() walks back from the fusion's outputs (csrc/fusion.cpp:461-463, "
+      "csrc/iter_visitor.cpp:890-899 @ 81c4b22fd; csrc/fusion.cpp:338-340 @ 4e7365d18), and the segmenter "
+      "(csrc/fusion_segmenter.cpp:3790) and the concretization analysis (csrc/dynamic_transform.cpp:112) "
+      "see only those exprs");
+  d.note("fusecheck replays the fusion without them: what it reports is about the other exprs");
+  return d;
+}
 
 // The K axis of a matmul's / linear's first operand is a broadcast (K = 1).
 bool kIsOne(const Fusion& f, const Expr& e) {
@@ -261,10 +295,13 @@ void frontendSteps(const Fusion& f, const Profile& p, const std::string& file, D
 // tensor left without one is not modelled. False when there is none.
 bool didWithoutMeshOpen(const Fusion& f, const Profile& p, const std::string& file, DiagnosticSink& sink) {
   const size_t n = f.tensors.size();
+  // Not the tensors of exprs no output depends on (only a copy without them has such tensors).
+  const std::vector<uint8_t> used = f.expr_origin.empty() ? std::vector<uint8_t>() : usedTensors(f);
   const size_t t = firstWhere(n, scanWorkers(n), [&](size_t i) {
     const Tensor& tv = f.tensors[i];
-    return tv.mesh == kNone && std::any_of(tv.loopDomain().begin(), tv.loopDomain().end(),
-                                           [&](AxisId a) { return isDeviceDim(f.axes[a].parallel); });
+    return (used.empty() || used[i]) && tv.mesh == kNone &&
+           std::any_of(tv.loopDomain().begin(), tv.loopDomain().end(),
+                       [&](AxisId a) { return isDeviceDim(f.axes[a].parallel); });
   });
   if (t < n) {
     const Tensor& tv = f.tensors[t];
@@ -446,6 +483,19 @@ PipelineResult runPipeline(const Fusion& f_in, const PipelineOptions& opts) {
     }
   }
 
+  // Exprs no output depends on never reach nvFuser's passes: they run on a copy without them.
+  // (A repro's own segmentation is nvFuser's, made after that walk.)
+  std::vector<ExprId> dead;
+  std::shared_ptr<Fusion> live;
+  if (!f_in.segmentation) {
+    PhaseScope phase("pipeline: live exprs");
+    if (hasDeadExprs(f_in)) {
+      dead = liveExprs(f_in).dead;
+      live = withoutExprs(f_in, dead);
+    }
+  }
+  const Fusion& f_live = live ? *live : f_in;
+
   // The frontend, then the path itself, may be out of the model.
   DiagnosticSink early;
   PhaseScope frontend_phase("pipeline: frontend");
@@ -470,9 +520,10 @@ PipelineResult runPipeline(const Fusion& f_in, const PipelineOptions& opts) {
       so.unmapped_axis_error = false;
       so.insert_reshardings = false;
     }
-    sharding = runShardingPasses(f_in, so, sharding_sink);
+    sharding = runShardingPasses(f_live, so, sharding_sink);
     r.sharded = sharding.rewritten;
   }
+  if (!r.sharded) r.sharded = live;
   const Fusion& f = r.sharded ? *r.sharded : f_in;
   if (!sharding.failed) {
     PhaseScope phase("pipeline: DID axes off a mesh");
@@ -655,9 +706,21 @@ PipelineResult runPipeline(const Fusion& f_in, const PipelineOptions& opts) {
       for (auto [set, for_expr] : sharding.inserted)
         if (d.loc.place == Place::expr(set)) {
           d.loc.place = Place::expr(for_expr);
-          d.note("expr " + std::to_string(set) + " is the set the sharding passes added for expr " +
-                 std::to_string(for_expr));
+          d.note("expr " + std::to_string(userExprId(f, set)) +
+                 " is the set the sharding passes added for expr " + std::to_string(userExprId(f, for_expr)));
         }
+  // Ids of the copy without dead exprs, back to the repro's; then the note on those exprs.
+  if (live) {
+    for (Diagnostic& d : r.diagnostics) {
+      auto renumber = [&](Location& l) {
+        const uint32_t e = l.place.rootIndex(PlaceField::Exprs);
+        if (e != Place::kNoIndex) l.place = l.place.withRootIndex(userExprId(f, e));
+      };
+      renumber(d.loc);
+      for (Note& n : d.notes) renumber(n.loc);
+    }
+    r.diagnostics.insert(r.diagnostics.begin(), deadExprNote(f_in, dead, opts.file));
+  }
   PhaseScope cite_phase("pipeline: cite checks, coverage");
   citeDiagnostics(p, r.diagnostics);
   describeCoverage(f_in, p, r);

@@ -13,6 +13,7 @@
 #include <algorithm>
 
 #include "analysis/axis_map.h"
+#include "ir/live_exprs.h"
 #include "ir/printer.h"
 #include "passes/segment.h"
 #include "passes/segment_inputs.h"
@@ -110,9 +111,10 @@ bool evaluatorKnows(const Fusion& f, const PipelineResult& r, ScalarEval& whole,
   return false;
 }
 
-std::string groupText(const Segment& seg) {
+std::string groupText(const Fusion& f, const Segment& seg) {
   std::string g = "g{";
-  for (size_t i = 0; i < seg.exprs.size(); ++i) g += (i ? ", " : "") + std::to_string(seg.exprs[i]);
+  for (size_t i = 0; i < seg.exprs.size(); ++i)
+    g += (i ? ", " : "") + std::to_string(userExprId(f, seg.exprs[i]));
   return g + "}";
 }
 
@@ -219,8 +221,8 @@ void Ctx::segmentPasses(const Segment& seg, Lane& lane) {
                                      ") takes " + name + ", which its executor has no value for",
                                  user != kNone ? exprLoc(user) : Location{opts.file, "", 0, 0});
       d.note(name + " is an extent " +
-             (user != kNone ? "expr " + std::to_string(user) + " (" + std::string(opName(f.exprs[user].op)) +
-                                  ") uses as a value"
+             (user != kNone ? "expr " + std::to_string(userExprId(f, user)) + " (" +
+                                  std::string(opName(f.exprs[user].op)) + ") uses as a value"
                             : std::string("the segment's tensors need")) +
              ": the segmenter forwards it into segment " + std::to_string(seg.id) +
              " as a scalar input (SegmentedGroup::finalize)");
@@ -243,13 +245,14 @@ void Ctx::segmentPasses(const Segment& seg, Lane& lane) {
             "earlier segments), never a scalar");
         d.check = CheckRef{
             "MdeNoBuffer",
-            {{"device", std::to_string(firstDevice(f, seg))}, {"val", name}, {"group", groupText(seg)}}};
+            {{"device", std::to_string(firstDevice(f, seg))}, {"val", name}, {"group", groupText(f, seg)}}};
       } else {
         d.note(p.lookup == SegmentLookup::HieBufferMap
                    ? "the host-IR interpreter looks a segment's inputs up in a map of the tensors it holds"
                    : "the host-IR evaluator knows the extents of the tensors bound so far, and " + name +
                          " is none of them");
-        d.check = CheckRef{"HieNoBuffer", {{"val", name}, {"post", "PostOnStream (" + groupText(seg) + ")"}}};
+        d.check =
+            CheckRef{"HieNoBuffer", {{"val", name}, {"post", "PostOnStream (" + groupText(f, seg) + ")"}}};
       }
       const nv::Change* later = p.lookup == SegmentLookup::Evaluator
                                     ? nullptr

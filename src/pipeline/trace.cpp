@@ -3,6 +3,7 @@
 // whole fusion).
 #include <sstream>
 
+#include "ir/live_exprs.h"
 #include "ir/printer.h"
 #include "passes/apply.h"
 #include "passes/segment.h"
@@ -66,7 +67,7 @@ void Ctx::traceSegments(const std::vector<std::string>& segmenter_trace) {
   for (auto& line : segmenter_trace) t += "  " + line + "\n";
   for (const Segment& s : r.segmented.segments) {
     t += "segment " + std::to_string(s.id) + " (" + describeSegment(f, s) + ") [" + s.scheduler + "]: exprs";
-    for (ExprId e : s.exprs) t += " " + std::to_string(e);
+    for (ExprId e : s.exprs) t += " " + std::to_string(userExprId(f, e));
     t += "  -- " + s.reason + "\n";
   }
   if (r.segmented.approximate)

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "analysis/scalar_eval.h"
+#include "ir/live_exprs.h"
 #include "ir/printer.h"
 #include "passes/segment_inputs.h"
 #include "pipeline/history.h"
@@ -52,7 +53,8 @@ std::vector<std::string> usesInSegment(const Fusion& f, const Segment& seg, Scal
   }
   for (ExprId e : seg.exprs) {
     const Expr& x = f.exprs[e];
-    const std::string ex = "expr " + std::to_string(e) + " (" + std::string(opName(x.op)) + ")";
+    const std::string ex =
+        "expr " + std::to_string(userExprId(f, e)) + " (" + std::string(opName(x.op)) + ")";
     for (size_t i = 0; i < x.inputs.size(); ++i)
       if (x.inputs[i].isScalar() && mentions(f, x.inputs[i].id, sym))
         uses.push_back(ex + ": scalar operand " + std::to_string(i) + " (" +

@@ -12,6 +12,7 @@
 
 #include "analysis/provenance.h"
 #include "io/pointer_target.h"
+#include "ir/live_exprs.h"
 #include "passes/segment.h"
 #include "passes/segment_inputs.h"
 #include "support/internal_error.h"
@@ -328,15 +329,16 @@ class Builder {
     VizNode n;
     n.kind = NodeKind::Expr;
     n.ref = e;
-    n.name = "e" + std::to_string(e);
-    n.anchor = "expr_" + std::to_string(e);
+    const ExprId shown = userExprId(f_, e);  // the repro's id
+    n.name = "e" + std::to_string(shown);
+    n.anchor = "expr_" + std::to_string(shown);
     n.cluster = cluster;
     auto red = red_exprs_.find(e);
     // An opaque op is drawn by its own name, marked as having no rule.
     std::string op = escapeHtml(isOpaque(x.op) ? std::string_view(x.attrs.name) : opName(x.op));
     n.label = red != red_exprs_.end() ? "<font color=\"red\"><b>" + op + "</b></font>" : "<b>" + op + "</b>";
     if (isOpaque(x.op)) n.label += " <i>(opaque: no rule)</i>";
-    n.label += " <font point-size=\"9\" color=\"#555555\">e" + std::to_string(e) + "</font>";
+    n.label += " <font point-size=\"9\" color=\"#555555\">e" + std::to_string(shown) + "</font>";
     std::string attrs = exprShort(f_, e);
     if (!attrs.empty()) n.label += "<br/><font point-size=\"9\">" + escapeHtml(attrs) + "</font>";
     n.tooltip = trimTrailingNewlines(exprToString(f_, e, opts_.style));
