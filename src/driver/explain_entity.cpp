@@ -7,7 +7,6 @@
 #include "diag/render.h"
 #include "io/json_locate.h"
 #include "io/pointer_target.h"
-#include "ir/live_exprs.h"
 #include "ir/op_kind.h"
 #include "ir/printer.h"
 #include "passes/segment_inputs.h"
@@ -112,8 +111,7 @@ void explainTensor(const Fusion& f, const PipelineResult& r, TensorId t, const s
   j["enters"] = std::move(enters);
   ojson consumers = ojson::array();
   for (ExprId e : f.uses(t))
-    consumers.push_back("e" + std::to_string(userExprId(f, e)) + " (" + std::string(opName(f.exprs[e].op)) +
-                        ")");
+    consumers.push_back("e" + std::to_string(e) + " (" + std::string(opName(f.exprs[e].op)) + ")");
   if (os && !consumers.empty()) {
     *os << "  used by";
     for (const auto& c : consumers) *os << " " << c.get<std::string>();
@@ -166,7 +164,7 @@ void explainExpr(const Fusion& f, const PipelineResult& r, ExprId e, ojson& j, s
   j["printed"] = printed;
   j["segment"] = seg == kNone ? ojson(nullptr) : ojson(seg);
   if (!os) return;
-  *os << "e" << userExprId(f, e) << ": " << opName(f.exprs[e].op)
+  *os << "e" << e << ": " << opName(f.exprs[e].op)
       << (seg == kNone ? std::string() : " in " + segmentText(r.segmented, seg)) << "\n";
   *os << "  " << printed << "\n";
   for (const ValueRef& v : f.exprs[e].inputs)
@@ -184,8 +182,8 @@ std::optional<EntityRef> findEntity(const Fusion& f, const std::string& name) {
   if (n.size() >= 2 && n[0] == 'e') {
     uint32_t e = 0;
     auto [p, ec] = std::from_chars(n.data() + 1, n.data() + n.size(), e);
-    if (ec == std::errc() && p == n.data() + n.size())
-      if (auto x = exprOfUserId(f, e)) return EntityRef{EntityRef::Kind::Expr, *x};
+    if (ec == std::errc() && p == n.data() + n.size() && e < f.exprs.size())
+      return EntityRef{EntityRef::Kind::Expr, e};
   }
   std::string_view base = n.substr(0, n.find('{'));
   for (AxisId a = 0; a < f.axes.size(); ++a)
@@ -200,7 +198,7 @@ std::vector<std::string> explainableNames(const Fusion& f) {
     if (!f.scalarName(s).empty()) out.emplace_back(f.scalarName(s));
   for (TensorId t = 0; t < f.tensors.size(); ++t) out.emplace_back(f.tensorName(t));
   for (AxisId a = 0; a < f.axes.size(); ++a) out.push_back(axisShortName(f, a));
-  for (ExprId e = 0; e < f.exprs.size(); ++e) out.push_back("e" + std::to_string(userExprId(f, e)));
+  for (ExprId e = 0; e < f.exprs.size(); ++e) out.push_back("e" + std::to_string(e));
   return out;
 }
 
