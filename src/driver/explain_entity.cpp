@@ -2,11 +2,13 @@
 
 #include <charconv>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 
 #include "diag/render.h"
 #include "io/json_locate.h"
 #include "io/pointer_target.h"
+#include "ir/live_exprs.h"
 #include "ir/op_kind.h"
 #include "ir/printer.h"
 #include "passes/segment_inputs.h"
@@ -35,10 +37,14 @@ std::string segmentText(const SegmentedFusion& s, uint32_t id) {
   return "segment " + std::to_string(id);
 }
 
-uint32_t segmentOfExpr(const SegmentedFusion& s, ExprId e) {
-  for (const Segment& seg : s.segments)
+// The segment of the repro's expr `e` (explain speaks in the repro's ids; the segments name the
+// exprs of the fusion the pipeline ran). kNone for an expr no output depends on.
+uint32_t segmentOfExpr(const Fusion& f, const PipelineResult& r, ExprId e) {
+  std::optional<ExprId> ran = exprOfUserId(r.fusion(f), e);
+  if (!ran) return kNone;
+  for (const Segment& seg : r.segmented.segments)
     for (ExprId x : seg.exprs)
-      if (x == e) return seg.id;
+      if (x == *ran) return seg.id;
   return kNone;
 }
 
@@ -84,7 +90,7 @@ void explainTensor(const Fusion& f, const PipelineResult& r, TensorId t, const s
   std::string producer = tv.definition == kNone ? std::string("fusion input")
                                                 : "e" + std::to_string(tv.definition) + " (" +
                                                       std::string(opName(f.exprs[tv.definition].op)) + ")";
-  uint32_t seg = tv.definition == kNone ? kNone : segmentOfExpr(r.segmented, tv.definition);
+  uint32_t seg = tv.definition == kNone ? kNone : segmentOfExpr(f, r, tv.definition);
   j["kind"] = "tensor";
   j["dtype"] = std::string(dtypeName(tv.dtype));
   j["logical"] = domainToString(f, tv.logical);
@@ -156,7 +162,7 @@ void explainAxis(const Fusion& f, const PipelineResult& r, AxisId a, const std::
 }
 
 void explainExpr(const Fusion& f, const PipelineResult& r, ExprId e, ojson& j, std::ostream* os) {
-  uint32_t seg = segmentOfExpr(r.segmented, e);
+  uint32_t seg = segmentOfExpr(f, r, e);
   std::string printed = exprToString(f, e, r.profile.print_style);
   while (!printed.empty() && printed.back() == '\n') printed.pop_back();
   j["kind"] = "expr";

@@ -521,10 +521,10 @@ PipelineResult runPipeline(const Fusion& f_in, const PipelineOptions& opts) {
       so.insert_reshardings = false;
     }
     sharding = runShardingPasses(f_live, so, sharding_sink);
-    r.sharded = sharding.rewritten;
+    r.ran = sharding.rewritten;
   }
-  if (!r.sharded) r.sharded = live;
-  const Fusion& f = r.sharded ? *r.sharded : f_in;
+  if (!r.ran) r.ran = live;
+  const Fusion& f = r.ran ? *r.ran : f_in;
   if (!sharding.failed) {
     PhaseScope phase("pipeline: DID axes off a mesh");
     didWithoutMeshOpen(f, p, opts.file, early);

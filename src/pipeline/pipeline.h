@@ -67,10 +67,12 @@ struct PipelineResult {
   InputRewrite input_rewrite = InputRewrite::KeepReductions;
   bool whole_first = false;          // the path concretizes the complete fusion before segmenting
   bool stopped_in_sharding = false;  // nvFuser stops in the sharding passes: no segment runs
-  // The fusion the sharding passes left (their inserted sets and the meshes
-  // they propagated), when they changed something; null: the input. The
-  // segments, the evaluator and the diagnostics' exprs refer to fusion().
-  std::shared_ptr<const Fusion> sharded;
+  // The fusion the passes ran, when it is not the input: a copy without the
+  // exprs no output depends on (ir/live_exprs.h), and with the sets the
+  // sharding passes added and the meshes they propagated. The segments and
+  // the evaluator refer to fusion(); the diagnostics' places and every expr
+  // id printed are the repro's (userExprId).
+  std::shared_ptr<const Fusion> ran;
   std::shared_ptr<ScalarEval> whole;   // the complete fusion's binding
   bool overlapped = false;             // segmented on a second thread (PipelineOptions::threads)
   bool segments_in_chunks = false;     // segments bound and concretized in chunks, one per thread
@@ -81,8 +83,8 @@ struct PipelineResult {
   std::vector<std::string> notes;           // the assumptions the profile made
   bool failed() const;                      // an error
   Verdict verdict() const;                  // by the first finding in nvFuser's run order
-  // The fusion the results refer to: the sharded one, else `input`.
-  const Fusion& fusion(const Fusion& input) const { return sharded ? *sharded : input; }
+  // The fusion the segments refer to: `ran`, else `input`.
+  const Fusion& fusion(const Fusion& input) const { return ran ? *ran : input; }
 };
 
 // "nvFuser 2024-06-30 (4e7365d18), C++, MultiDeviceExecutor (segment, then
@@ -90,7 +92,7 @@ struct PipelineResult {
 std::string verdictSummary(const PipelineResult& r);
 
 // Runs the pipeline on a verified fusion. The result's evaluator (`whole`)
-// refers to `f` (or to `sharded`): keep `f` alive and in place (not moved)
+// refers to `f` (or to `ran`): keep `f` alive and in place (not moved)
 // while using it.
 PipelineResult runPipeline(const Fusion& f, const PipelineOptions& opts);
 

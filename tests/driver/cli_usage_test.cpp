@@ -1,7 +1,7 @@
 // The command line as a user meets it: typos named with a suggestion,
 // global options after the subcommand, choices written as words in help,
 // unknown values refused with the valid ones, fuzz's --nvfuser (and the
-// deprecated --era), explain of tensors, axes and exprs, explain --error
+// deprecated --era), explain of tensors, axes and exprs (after an unused expr too), explain --error
 // without a match, colour only on a terminal.
 #include <gtest/gtest.h>
 
@@ -102,6 +102,23 @@ TEST(CliUsage, ExplainTakesTensorsAxesAndExprs) {
   EXPECT_EQ(missing.rc, 2);
   EXPECT_NE(missing.err.find("(did you mean T5?)"), std::string::npos) << missing.err;
   EXPECT_EQ(runCli({"explain", kSeed, "i0"}).rc, 1);
+}
+
+// explain speaks in the repro's ids; the segments name the exprs of the fusion the pipeline ran,
+// which leaves out expr 3, the cast no output uses (fixtures/analysis/seed_with_unused_cast.json).
+TEST(CliUsage, ExplainPlacesExprsAfterAnUnusedOneInTheirSegments) {
+  const std::string f = sourcePath("fixtures/analysis/seed_with_unused_cast.json");
+  auto dead = runCli({"explain", f, "e3"});
+  EXPECT_EQ(dead.rc, 0) << dead.err;
+  EXPECT_NE(dead.out.find("e3: cast\n"), std::string::npos) << dead.out;  // in no segment
+  EXPECT_NE(dead.out.find("note[FC0317]: expr 3 (cast) reaches no fusion output"), std::string::npos)
+      << dead.out;
+  auto bcast = runCli({"explain", f, "e4"});
+  EXPECT_NE(bcast.out.find("e4: broadcast in segment 2"), std::string::npos) << bcast.out;
+  auto sum = runCli({"explain", f, "T5"});
+  EXPECT_NE(sum.out.find("produced by e2 (sum) in segment 1"), std::string::npos) << sum.out;
+  auto t10 = runCli({"explain", f, "T10", "--format", "json"});
+  EXPECT_NE(t10.out.find("\"segment\": null"), std::string::npos) << t10.out;
 }
 
 TEST(CliUsage, MisspeltSymbolsAreNamedWithASuggestion) {
