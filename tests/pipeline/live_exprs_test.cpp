@@ -6,30 +6,19 @@
 
 #include <string>
 
-#include "diag/source.h"
-#include "io/reader.h"
+#include "fixture_load.h"
 #include "ir/topo_order.h"
-#include "ir/verifier.h"
 #include "pipeline/pipeline.h"
 #include "profile_util.h"
 
 namespace fc {
 namespace {
 
-Fusion load(const std::string& rel) {
-  DiagnosticSink sink;
-  SourceText src;
-  auto f = readFusionFile(std::string(FC_SOURCE_DIR) + "/" + rel, sink, src);
-  EXPECT_TRUE(f.has_value()) << rel;
-  EXPECT_TRUE(verifyFusion(*f, sink)) << rel;
-  return std::move(*f);
-}
-
 const char* kSeed = "fixtures/seed/matmul_allreduce_bias.json";
 const char* kUnusedCast = "fixtures/analysis/seed_with_unused_cast.json";  // expr 3 reaches no output
 
 TEST(LiveExprs, EveryExprOfTheSeedIsLiveAndTheWalkIsTopoOrder) {
-  Fusion f = load(kSeed);
+  Fusion f = test::loadVerified(kSeed);
   LiveExprs w = liveExprs(f);
   EXPECT_TRUE(w.dead.empty());
   EXPECT_FALSE(hasDeadExprs(f));
@@ -37,7 +26,7 @@ TEST(LiveExprs, EveryExprOfTheSeedIsLiveAndTheWalkIsTopoOrder) {
 }
 
 TEST(LiveExprs, AnUnusedCastIsLeftOutAndTheOtherIdsMapBack) {
-  Fusion f = load(kUnusedCast);
+  Fusion f = test::loadVerified(kUnusedCast);
   LiveExprs w = liveExprs(f);
   ASSERT_EQ(w.dead, (std::vector<ExprId>{3}));
   EXPECT_TRUE(hasDeadExprs(f));
@@ -68,7 +57,7 @@ TEST(LiveExprs, AnUnusedCastIsLeftOutAndTheOtherIdsMapBack) {
 }
 
 TEST(LiveExprs, AChainThatEndsInNoOutputIsDeadAsAWhole) {
-  Fusion f = load(kSeed);
+  Fusion f = test::loadVerified(kSeed);
   // T9 stops being the output: add, both casts, the broadcast and the sum before them reach
   // nothing; T5 (the sum) becomes the output instead, so permute, matmul and sum stay.
   f.outputs = {*f.findTensor("T5")};
@@ -79,7 +68,7 @@ TEST(LiveExprs, AChainThatEndsInNoOutputIsDeadAsAWhole) {
 }
 
 TEST(LiveExprs, ExprsAddedToTheCopyAreNumberedAfterTheRepros) {
-  Fusion f = load(kUnusedCast);
+  Fusion f = test::loadVerified(kUnusedCast);
   auto g = withoutExprs(f, liveExprs(f).dead);
   Fusion h = *g;  // as the sharding passes copy it, then append
   const TensorId t9 = *h.findTensor("T9");
@@ -92,7 +81,7 @@ TEST(LiveExprs, ExprsAddedToTheCopyAreNumberedAfterTheRepros) {
 }
 
 TEST(LiveExprs, ThePipelineNotesTheUnusedExprAndSpeaksInTheReprosIds) {
-  Fusion f = load(kUnusedCast);
+  Fusion f = test::loadVerified(kUnusedCast);
   PipelineOptions o;
   o.profile = test::eraProfile(f, "2024-06");
   PipelineResult r = runPipeline(f, o);
@@ -114,7 +103,7 @@ TEST(LiveExprs, ThePipelineNotesTheUnusedExprAndSpeaksInTheReprosIds) {
 }
 
 TEST(LiveExprs, AReproWithItsOwnSegmentationIsTakenAsItIs) {
-  Fusion f = load(kUnusedCast);
+  Fusion f = test::loadVerified(kUnusedCast);
   Segmentation s;
   s.segments.push_back(SegmentSpec{{0, 1, 2, 3, 4, 5, 6, 7}});
   f.segmentation = s;

@@ -8,21 +8,10 @@
 
 #include <string>
 
-#include "diag/source.h"
-#include "io/reader.h"
-#include "ir/verifier.h"
+#include "fixture_load.h"
 
 namespace fc {
 namespace {
-
-Fusion load(const std::string& rel) {
-  DiagnosticSink sink;
-  SourceText src;
-  auto f = readFusionFile(std::string(FC_SOURCE_DIR) + "/" + rel, sink, src);
-  EXPECT_TRUE(f.has_value()) << rel;
-  EXPECT_TRUE(verifyFusion(*f, sink)) << rel;
-  return std::move(*f);
-}
 
 Profile ok(const Fusion& f, const std::string& point, const std::string& fe = "",
            const std::string& ex = "") {
@@ -44,7 +33,7 @@ const char* kSeed = "fixtures/seed/matmul_allreduce_bias.json";
 const char* kSingle = "fixtures/nvfuser/matmul_sin_epilogue.json";
 
 TEST(Profile, APointIsADateACommitAVersionOrAnAlias) {
-  const Fusion f = load(kSingle);
+  const Fusion f = test::loadVerified(kSingle);
   const Profile by_date = ok(f, "2024-06-30");
   EXPECT_EQ(by_date.point.date, "2024-06-30");
   // #2487's commit: the segment-input rewrite strips Reduction axes from it on.
@@ -61,7 +50,7 @@ TEST(Profile, APointIsADateACommitAVersionOrAnAlias) {
 }
 
 TEST(Profile, AnUnknownPointIsAnError) {
-  const Fusion f = load(kSingle);
+  const Fusion f = test::loadVerified(kSingle);
   EXPECT_FALSE(error(f, "1999-01-01").empty());
   EXPECT_FALSE(error(f, "deadbeefdead").empty());
   EXPECT_FALSE(error(f, "9.9.9").empty());
@@ -69,7 +58,7 @@ TEST(Profile, AnUnknownPointIsAnError) {
 }
 
 TEST(Profile, AFrontendOrExecutorThatDidNotExistIsAnError) {
-  const Fusion f = load(kSingle);
+  const Fusion f = test::loadVerified(kSingle);
   // nvfuser_direct runs fusions from #4513 (2025-05-28).
   EXPECT_NE(error(f, "2024-06-30", "direct").find("#4513"), std::string::npos);
   // The legacy Python module is gone from #5917 (2026-02-20).
@@ -82,7 +71,7 @@ TEST(Profile, AFrontendOrExecutorThatDidNotExistIsAnError) {
 TEST(Profile, TheReproSetsTheDefaults) {
   // The seed records its point (2024-06) and its path (C++ test,
   // MultiDeviceExecutor with a FusionExecutorCache per segment).
-  const Fusion seed = load(kSeed);
+  const Fusion seed = test::loadVerified(kSeed);
   const Profile p = ok(seed, "");
   EXPECT_EQ(p.frontend, Frontend::Cpp);
   EXPECT_EQ(p.executor, Executor::MdeFec);
@@ -98,7 +87,7 @@ TEST(Profile, TheReproSetsTheDefaults) {
 }
 
 TEST(Profile, WithoutAnOriginThePathIsAssumedAndSaid) {
-  Fusion f = load(kSingle);
+  Fusion f = test::loadVerified(kSingle);
   f.origin.reset();
   f.nvfuser.reset();
   const Profile p = ok(f, "");
@@ -109,7 +98,7 @@ TEST(Profile, WithoutAnOriginThePathIsAssumedAndSaid) {
 }
 
 TEST(Profile, TheTransposeHazardsBelongBeforeTheirFixes) {
-  const Fusion f = load(kSingle);
+  const Fusion f = test::loadVerified(kSingle);
   EXPECT_TRUE(ok(f, "2024-01-31").transpose_tile_hazard);
   EXPECT_FALSE(ok(f, "2024-02-01").transpose_tile_hazard);
   EXPECT_TRUE(ok(f, "2024-06-24").transpose_outer_hazard);
