@@ -4,6 +4,7 @@
 #include <cctype>
 #include <vector>
 
+#include "io/error_report.h"
 #include "io/import_cpp_test.h"
 #include "io/import_ir.h"
 #include "io/import_paste.h"
@@ -72,10 +73,7 @@ bool hasPythonMarker(std::string_view text) {
     return true;
   // `fd.execute(` alone is a script's last line, or the line a pasted traceback quotes: only the
   // first is Python (the printed-IR reader says what a bare error report lacks).
-  const size_t lead = text.find_first_not_of(" \t\r\n");
-  const bool traceback =
-      lead != std::string_view::npos && text.substr(lead).starts_with("Traceback (most recent call last)");
-  return has("fd.execute(") && !traceback;
+  return has("fd.execute(") && !hasPythonTraceback(text);
 }
 
 bool hasCppMarker(std::string_view text) {
@@ -121,8 +119,9 @@ std::optional<ImportFormat> recognizeImportFormat(std::string_view text) {
   // Printed IR: a tensor as nvFuser prints it, or the print's own headings (a hand-written print
   // whose tensors lack them is then reported by the IR reader, not as malformed JSON).
   auto has = [&](std::string_view s) { return text.find(s) != std::string_view::npos; };
+  // An nvFuser error report: the IR reader says that it holds no fusion and what import needs.
   if (f != ImportFormat::NvfuserIr || hasPrintedTensor(text) || has("%kernel_math") ||
-      (has("Inputs:") && has("Outputs:")))
+      (has("Inputs:") && has("Outputs:")) || findErrorReport(text))
     return f;
   return std::nullopt;
 }

@@ -6,7 +6,7 @@
 //   paste         a markdown code fence, mostly `>`-quoted lines, or a diff (import_paste.h)
 //   segments      "Segmented_Fusion", "group details:" or a group heading `g{(`
 //   python        "FusionDefinition", "fd.define_tensor", "fd.ops.", ".define_tensor(",
-//                 "import nvfuser", "from nvfuser" or "fd.execute("
+//                 "import nvfuser", "from nvfuser", or "fd.execute(" in a text without a traceback
 //   cpp-test      a gtest frame or nvFuser's C++ builders (`TEST_F(`, `makeSymbolicTensor(`,
 //                 `TensorViewBuilder`, `FusionGuard`, `->addInput(`)
 //   ir            anything else
@@ -31,7 +31,8 @@ std::string_view importFormatName(ImportFormat f);
 std::optional<ImportFormat> parseImportFormat(std::string_view s);
 ImportFormat detectImportFormat(std::string_view text);
 // For commands that take a repro directly: a format only on positive evidence (the markers above,
-// or a tensor printed as nvFuser prints it in any era: `T3_g[`, `T3_l___half[`, `T0_g_float[`),
+// a tensor printed as nvFuser prints it in any era: `T3_g[`, `T3_l___half[`, `T0_g_float[`, or an
+// nvFuser error report, error_report.h),
 // else nullopt, so that any other text (a fusecheck repro, a broken one) goes to the JSON reader.
 std::optional<ImportFormat> recognizeImportFormat(std::string_view text);
 

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "io/error_report.h"
 #include "io/import_detect.h"
 #include "io/import_ir.h"
 #include "io/reader.h"
@@ -119,6 +120,26 @@ TEST(ImportForms, RecognitionNeedsEvidence) {
   EXPECT_EQ(recognizeImportFormat("T3_l___half[ iS12{16} ]"), ImportFormat::NvfuserIr);
   EXPECT_EQ(recognizeImportFormat("x = T0_g_float[iS0{i0}]"), ImportFormat::NvfuserIr);
   EXPECT_FALSE(recognizeImportFormat("AT0_g[ ]"));
+}
+
+TEST(ImportForms, ErrorReportsGoToTheIrReaderNotToJsonOrPython) {
+  // An error report is recognized (the IR reader then says what it lacks), wherever its first
+  // line sits, and a traceback's quoted `fd.execute(` does not make it a script.
+  EXPECT_EQ(recognizeImportFormat("frame #3: nvfuser::FusionExecutorCache::runFusionWithInputs\n"),
+            ImportFormat::NvfuserIr);
+  const std::string tb =
+      "nvfuser.version() = '0.2.9'\nTraceback (most recent call last):\n  File \"r.py\", line 9\n"
+      "    fd.execute(inputs)\nRuntimeError: oops\n";
+  EXPECT_EQ(recognizeImportFormat(tb), ImportFormat::NvfuserIr);
+  EXPECT_EQ(detectImportFormat(tb), ImportFormat::NvfuserIr);
+  // A script that runs its definition and prints a traceback stays Python.
+  EXPECT_EQ(detectImportFormat("with FusionDefinition() as fd:\n    pass\nfd.execute(inputs)\n" + tb),
+            ImportFormat::NvfuserPython);
+  auto rep = findErrorReport(tb);
+  ASSERT_TRUE(rep.has_value());
+  EXPECT_EQ(rep->line, "RuntimeError: oops");
+  EXPECT_EQ(tb.substr(rep->offset, 12), "RuntimeError");
+  EXPECT_FALSE(findErrorReport("T0_g[ iS0{i0} ]\n"));
 }
 
 TEST(ImportForms, LogWithTwoDumpsListsAndPicks) {

@@ -12,6 +12,7 @@
 //     and Float.
 #include <algorithm>
 
+#include "io/error_report.h"
 #include "io/ir/reader.h"
 #include "ir/op_rules.h"
 
@@ -37,36 +38,6 @@ bool isKernelParallel(ParallelType t) {
   return t != ParallelType::Serial && t != ParallelType::Stream && !isDeviceDim(t);
 }
 
-// The first line of an nvFuser error report in `text` (a Python traceback, NVF_ERROR's
-// "INTERNAL ASSERT FAILED", an NVF_CHECK's "Exception raised from", gtest's "C++ exception with
-// description", the frames of a C++ stack): its offset and the line, trimmed. Nothing when the text holds
-// none.
-std::optional<std::pair<size_t, std::string_view>> errorReportLine(std::string_view text) {
-  static constexpr std::string_view kMarks[] = {
-      "INTERNAL ASSERT FAILED", "C++ exception with description",    "RuntimeError:",
-      "Exception raised from",  "Traceback (most recent call last)", "frame #"};
-  std::optional<std::pair<size_t, std::string_view>> best;
-  size_t best_rank = std::size(kMarks);
-  for (size_t start = 0; start < text.size();) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(start, end - start);
-    for (size_t k = 0; k < best_rank; ++k)
-      if (line.find(kMarks[k]) != std::string_view::npos) {
-        size_t lead = line.find_first_not_of(" \t");
-        best = std::make_pair(start + lead, line.substr(lead));
-        best_rank = k;
-        break;
-      }
-    start = end + 1;
-  }
-  if (best) {
-    std::string_view& l = best->second;
-    while (!l.empty() && (l.back() == '\r' || l.back() == ' ')) l.remove_suffix(1);
-  }
-  return best;
-}
-
 }  // namespace
 
 void Reader::finish() {
@@ -78,20 +49,20 @@ void Reader::finish() {
   // No tensor at all (names listed under Inputs: / Outputs: read as scalars) is no fusion either.
   if (nt == 0 || (f_.exprs.empty() && listed_inputs_.empty() && listed_outputs_.empty())) {
     // An error report without the fusion it came from: say what it is and what import needs.
-    if (nt == 0)
-      if (auto rep = errorReportLine(text_.text())) {
-        size_t at = begin_;
-        while (at + 1 < end_ && tok(at).off < rep->first) ++at;
-        std::string quote(rep->second.substr(0, 160));
-        if (rep->second.size() > 160) quote += "...";
-        error(DiagCode::ImportSyntax,
-              "this text is an nvFuser error report without the fusion it came from (`" + quote +
-                  "`): import needs the fusion itself (the Python repro nvFuser prints with the error, "
-                  "the printed IR of NVFUSER_DUMP=fusion_ir_presched, or the test's source); "
-                  "`fusecheck explain --error` reads the message alone",
-              at);
-        return;
-      }
+    // Its message may print tensors (`Expected T0_g[ ... ] to be bound`), never an expr.
+    if (auto rep = findErrorReport(text_.text())) {
+      size_t at = begin_;
+      while (at + 1 < end_ && tok(at).off < rep->offset) ++at;
+      std::string quote(rep->line.substr(0, 160));
+      if (rep->line.size() > 160) quote += "...";
+      error(DiagCode::ImportSyntax,
+            "this text is an nvFuser error report without the fusion it came from (`" + quote +
+                "`): import needs the fusion itself (the Python repro nvFuser prints with the error, "
+                "the printed IR of NVFUSER_DUMP=fusion_ir_presched, or the test's source); "
+                "`fusecheck explain --error` reads the message alone",
+            at);
+      return;
+    }
     error(DiagCode::ImportSyntax,
           nt == 0 ? "no tensor print such as `T0_g[ iS0{i0} ]` in this text"
                   : "the print shows tensors but no expr (`T1_l[ ... ] = op( ... )`) defining any of them",
