@@ -142,7 +142,7 @@ py::dict check(const Repro& r, const std::optional<std::string>& era,
   auto po = driver::pipelineOptions(flagsOf(era, binds), r.loaded.fusion, r.path, sink);
   if (!po) return usageFailure(sink);
   PipelineResult pr = runPipeline(r.loaded.fusion, *po);
-  fillLocations(pr.diagnostics, r.loaded.source);
+  driver::locateDiagnostics(pr.diagnostics, r.loaded);
   py::dict o;
   o["exit_code"] = driver::exitFor(pr);
   o["era"] = po->profile.point.spec;
@@ -243,7 +243,7 @@ py::dict run(const Repro& r, const std::optional<py::list>& inputs, const std::s
     py::gil_scoped_release release;
     res = runFusion(r.loaded.fusion, ro);
   }
-  fillLocations(res.diagnostics, r.loaded.source);
+  driver::locateDiagnostics(res.diagnostics, r.loaded);
   py::dict o;
   o["exit_code"] = res.exit_code;
   o["passed"] = res.passed;

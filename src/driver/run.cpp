@@ -8,11 +8,13 @@
 #include <optional>
 #include <sstream>
 
+#include "driver/executable.h"
 #include "exec/exec_error.h"
 #include "exec/multirank/rank_session.h"
 #include "exec/reference.h"
 #include "exec/tensor_source.h"
 #include "io/pointer_target.h"
+#include "ir/live_exprs.h"
 #include "pipeline/pipeline.h"
 #include "rewrite/fixes.h"
 #include "support/internal_error.h"
@@ -40,7 +42,8 @@ int exitCodeFor(DiagCode c) {
     case DiagCode::OutOfMemory:
     case DiagCode::RankFailed:
     case DiagCode::NoDevice:
-    case DiagCode::CudaError: return 3;
+    case DiagCode::CudaError:
+    case DiagCode::OpNotExecuted: return 3;
     case DiagCode::NumericsMismatch:
     case DiagCode::ExecutionFailed:
     case DiagCode::EvaluationFailed:
@@ -157,6 +160,12 @@ void addError(RunResult& r, DiagCode code, std::string msg, std::string file, co
   r.exit_code = std::max(r.exit_code, exitCodeFor(code));
 }
 
+// `where` in the repro's ids when it names an expr of `g`, a copy without dead exprs.
+Place userPlace(const Fusion& g, const Place& where) {
+  const uint32_t e = where.rootIndex(PlaceField::Exprs);
+  return e == Place::kNoIndex ? where : where.withRootIndex(userExprId(g, e));
+}
+
 // One output of the segmented program as the comparison reads it.
 struct OutputValue {
   std::unique_ptr<HostTensor> host;      // assembled on the host (with keep_values, always);
@@ -214,7 +223,11 @@ OutputValue deviceOutput(const cuda::CudaProgram& prog, const Fusion& f, const W
 #endif
 
 void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudget& budget) {
-  const Fusion& ref_f = opts.against ? *opts.against : f;
+  // The reference computes what nvFuser would: the exprs some output depends on (ir/live_exprs.h).
+  const Fusion& ref_in = opts.against ? *opts.against : f;
+  std::shared_ptr<Fusion> ref_live;
+  if (hasDeadExprs(ref_in)) ref_live = withoutExprs(ref_in, liveExprs(ref_in).dead);
+  const Fusion& ref_f = ref_live ? *ref_live : ref_in;
   const std::string& ref_file = opts.against ? opts.against_file : opts.file;
   res.profile = opts.profile ? *opts.profile : defaultProfile(f);
   res.seed = opts.seed.value_or(ref_f.seed.value_or(0));
@@ -318,7 +331,7 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
 #endif
     if (opts.compare && !on_gpu) ref = runReference(ref_f, in, ref_sv, flavour, &budget);
   } catch (ExecError& e) {
-    addError(res, e.code, "reference: " + e.message, ref_file, e.where);
+    addError(res, e.code, "reference: " + e.message, ref_file, userPlace(ref_f, e.where));
     return;
   }
 
@@ -390,7 +403,7 @@ void runImpl(const Fusion& f, const RunOptions& opts, RunResult& res, MemoryBudg
     std::string where;
     for (const SegmentRun& s : res.segments)
       if (s.status == "failed") where = "segment " + std::to_string(s.id) + " (" + s.summary + "): ";
-    addError(res, e.code, where + e.message, opts.file, e.where);
+    addError(res, e.code, where + e.message, opts.file, userPlace(*exec_f, e.where));
     return;
   }
   if (stop_at) return;  // fails where the profile fails, with the pipeline's diagnostics
@@ -480,6 +493,14 @@ RunResult runFusion(const Fusion& f, const RunOptions& opts) {
   res.device = opts.device;
   res.reference = opts.reference;
   MemoryBudget budget(opts.max_bytes);
+  // A fusion fusecheck's executors cannot run is refused before any input is made (FC0909).
+  DiagnosticSink refused;
+  if (!allOpsExecuted(f, opts.file, refused) ||
+      (opts.against && !allOpsExecuted(*opts.against, opts.against_file, refused))) {
+    res.diagnostics = std::move(refused.all());
+    res.exit_code = exitCodeFor(DiagCode::OpNotExecuted);
+    return res;
+  }
   try {
     runImpl(f, opts, res, budget);
   } catch (const BudgetExceeded& b) {

@@ -4,12 +4,14 @@
 #include <ostream>
 
 #include "diag/render.h"
+#include "driver/executable.h"
 #include "driver/run.h"
 #include "exec/dtype_convert.h"
 #include "exec/exec_error.h"
 #include "exec/file_inputs.h"
 #include "exec/multirank/launcher.h"
 #include "io/json_locate.h"
+#include "ir/live_exprs.h"
 #include "ir/rng_like.h"
 #include "ir/uncomputed_scalar.h"
 #include "support/progress.h"
@@ -125,58 +127,6 @@ void saveTensors(const RunArgs& a, const Fusion& input_fusion, RunResult& r) {
     for (const auto& [name, t] : r.output_values) outs.emplace_back(name, &t);
     save(a.save_outputs, exec::tensorsToFile(outs, "outputs"));
   }
-}
-
-// FC0909 for each expr whose op fusecheck's executors do not compute, for each tensor of a dtype
-// they do not hold (exec::isComputedDType), and for each scalar an importer could not compute.
-bool allOpsExecuted(const Fusion& f, const std::string& file, DiagnosticSink& sink) {
-  bool ok = true;
-  for (TensorId t = 0; t < f.tensors.size(); ++t) {
-    DType d = f.tensors[t].dtype;
-    if (exec::isComputedDType(d)) continue;
-    ok = false;
-    sink.error(DiagCode::OpNotExecuted,
-               std::string(f.tensorName(t)) + " is " + std::string(dtypeName(d)) +
-                   ": fusecheck imports and analyses this dtype but does not compute its values, so `run` "
-                   "cannot execute this fusion (check, segment and explain can)",
-               Location::at(file, Place::tensor(t)));
-  }
-  for (size_t i = 0; i < f.exprs.size(); ++i) {
-    OpKind k = f.exprs[i].op;
-    if (isExecuted(k)) continue;
-    ok = false;
-    if (isOpaque(k)) {
-      sink.error(DiagCode::OpNotExecuted,
-                 "expr " + std::to_string(i) + " is the opaque op `" + f.exprs[i].attrs.name +
-                     "`: fusecheck has no rule for it and does not compute its values, so `run` cannot "
-                     "execute this fusion (import, validate, print and dot can take it)",
-                 Location::at(file, Place::expr(i)));
-      continue;
-    }
-    // rand_like / randn_like build a uniform / normal shaped like a tensor (ir/rng_like.h).
-    const std::string name(likeCallName(f.exprs[i]).value_or(opInfo(k).python_name));
-    sink.error(DiagCode::OpNotExecuted,
-               "expr " + std::to_string(i) + " is nvFuser's `" + name +
-                   "`: fusecheck imports and analyses it but does not compute its values, so `run` "
-                   "cannot execute this fusion (check, segment and explain can)",
-               Location::at(file, Place::expr(i)));
-  }
-  // A value an importer could not compute (ir/uncomputed_scalar.h), read by an expr.
-  std::vector<bool> said(f.scalars.size(), false);
-  for (size_t i = 0; i < f.exprs.size(); ++i)
-    for (const ValueRef& v : f.exprs[i].inputs) {
-      if (!v.isScalar() || said[v.id]) continue;
-      std::optional<std::string> call = uncomputedScalarCall(f, v.id);
-      if (!call) continue;
-      said[v.id] = true;
-      ok = false;
-      sink.error(DiagCode::OpNotExecuted,
-                 "expr " + std::to_string(i) + " reads " + std::string(f.scalarName(v.id)) +
-                     ", which stands for `" + *call +
-                     "` on scalars: fusecheck does not compute that op, so `run` cannot execute this fusion",
-                 Location::at(file, Place::expr(i)));
-    }
-  return ok;
 }
 
 }  // namespace

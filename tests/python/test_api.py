@@ -90,3 +90,22 @@ def test_run_with_torch_tensors_returns_torch(seed_path):
     assert out.passed and isinstance(out[0], torch.Tensor) and out[0].dtype == torch.float32
     npout = r.run(inputs=[x.numpy(), w.numpy(), b.numpy()], nvfuser="head")
     assert np.array_equal(out[0].numpy(), npout[0])
+
+
+def test_run_refuses_an_op_it_does_not_compute_unless_no_output_needs_it():
+    import fusecheck
+
+    # FC0909, located, as `fusecheck run` gives it; never an internal error.
+    r = fusecheck.load(os.path.join(SOURCE, "fixtures", "not-executed", "not_executed_math.py"))
+    out = r.run()
+    assert not out.passed and out.exit_code == 3
+    d = out.diagnostics[0]
+    assert d.code == "FC0909" and "expr 0 is nvFuser's `acos`" in d.message
+    assert d.location.pointer == "/exprs/0" and d.location.line == 10
+    # The same ops where no output depends on them: nvFuser never runs them.
+    dead = fusecheck.load(os.path.join(SOURCE, "fixtures", "analysis", "python_dead_unexecuted_ops.py"))
+    ran = dead.run()
+    assert ran.passed and ran.names == ["T3"]
+    # check and run place diagnostics on the imported script's lines.
+    note = dead.check().diagnostics[0]
+    assert note.code == "FC0317" and (note.location.line, note.location.col) == (9, 10)
