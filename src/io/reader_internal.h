@@ -228,11 +228,12 @@ class Reader final : public Cursor, public ScalarNameResolver {
   // readObject of an object whose values are strings: fn(key index, string) for each.
   template <size_t N, class F>
   bool readStringObject(sj::value& v, const std::array<std::string_view, N>& keys, uint32_t& seen,
-                        F&& fn);         // reader_origin.cpp
-  void readOrigin(sj::value& v);         // reader_origin.cpp
-  void readRecordedPoint(sj::value& v);  // reader_origin.cpp
-  void readSource(sj::value& v);         // reader_origin.cpp
-  void finishSource();                   // reader_origin.cpp
+                        F&& fn);                                     // reader_origin.cpp
+  void readOrigin(sj::value& v);                                     // reader_origin.cpp
+  void readKeywordUses(sj::value& v, std::vector<KeywordUse>& out);  // reader_origin.cpp
+  void readRecordedPoint(sj::value& v);                              // reader_origin.cpp
+  void readSource(sj::value& v);                                     // reader_origin.cpp
+  void finishSource();                                               // reader_origin.cpp
 
   // ---- chunks (reader_chunks.cpp)
   bool readsHere(sj::value& v, Chunked what, sj::array& a, size_t& open);

@@ -12,7 +12,9 @@
 namespace fc::reader_detail {
 namespace {
 
-constexpr std::array<std::string_view, 4> kOriginKeys = {"kind", "frontend", "executor", "detail"};
+constexpr std::array<std::string_view, 5> kOriginKeys = {"kind", "frontend", "executor", "detail",
+                                                         "keywords"};
+constexpr std::array<std::string_view, 3> kKeywordKeys = {"call", "keyword", "at"};
 constexpr std::array<std::string_view, 3> kNvfuserKeys = {"point", "version", "commit"};
 constexpr std::array<std::string_view, 4> kSourceKeys = {"file", "tensors", "scalars", "exprs"};
 
@@ -47,7 +49,13 @@ bool Reader::readStringObject(sj::value& v, const std::array<std::string_view, N
 void Reader::readOrigin(sj::value& v) {
   ReproOrigin r;
   uint32_t seen = 0;
-  bool read = readStringObject(v, kOriginKeys, seen, [&](int k, std::string_view s) {
+  bool read = readObject(v, kOriginKeys, seen, [&](int k, sj::value& y) {
+    if (k == 4) {
+      readKeywordUses(y, r.keywords);
+      return;
+    }
+    std::string_view s;
+    if (!getString(y, s)) return;
     // The first three keys take a word from a closed set.
     auto closed = [&](const auto& set, const char* what) {
       if (std::find(set.begin(), set.end(), s) != set.end()) return true;
@@ -72,6 +80,30 @@ void Reader::readOrigin(sj::value& v) {
   });
   if (!read || !requireKeys(seen, kOriginKeys, {0})) return;
   f_.origin = std::move(r);
+}
+
+// "keywords": [{"call": "fd.ops.sum", "keyword": "axes", "at": "9:24"}, ...]; "at" is optional.
+void Reader::readKeywordUses(sj::value& v, std::vector<KeywordUse>& out) {
+  eachElementOf(v, [&](size_t, sj::value& x) {
+    KeywordUse u;
+    uint32_t seen = 0;
+    bool ok = true;
+    bool read = readStringObject(x, kKeywordKeys, seen, [&](int k, std::string_view s) {
+      if (k == 0) u.call = std::string(s);
+      if (k == 1) u.keyword = std::string(s);
+      if (k == 2) {
+        u.at = parseLineCol(s);
+        if (u.at.line == 0) {
+          error(DiagCode::WrongType,
+                "expected \"line:col\" (two numbers from 1), found \"" + jsonscan::clipForMessage(s) + "\"");
+          ok = false;
+        }
+      }
+    });
+    if (!read || !ok || !requireKeys(seen, kKeywordKeys, {0, 1})) return false;
+    out.push_back(std::move(u));
+    return true;
+  });
 }
 
 void Reader::readRecordedPoint(sj::value& v) {

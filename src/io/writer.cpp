@@ -42,11 +42,13 @@ class Writer {
       next(1, "era");
       str(eraName(*f_.era));
     }
-    if (f_.origin)
+    if (f_.origin) {
       stringFields("origin", {{"kind", &f_.origin->kind},
                               {"frontend", &f_.origin->frontend},
                               {"executor", &f_.origin->executor},
                               {"detail", &f_.origin->detail}});
+      writeKeywords(f_.origin->keywords);
+    }
     if (f_.nvfuser)
       stringFields("nvfuser", {{"point", &f_.nvfuser->point},
                                {"version", &f_.nvfuser->version},
@@ -253,6 +255,28 @@ class Writer {
       str(*v);
     }
     out_ += "}";
+  }
+
+  // Inside "origin" (just closed): "keywords", one {"call", "keyword", "at"} per use, one a line.
+  void writeKeywords(const std::vector<KeywordUse>& ks) {
+    if (ks.empty()) return;
+    out_.pop_back();  // the origin's '}'
+    out_ += ", \"keywords\": [";
+    for (size_t i = 0; i < ks.size(); ++i) {
+      out_ += i ? ",\n" : "\n";
+      indent(2);
+      out_ += "{\"call\": ";
+      str(ks[i].call);
+      out_ += ", \"keyword\": ";
+      str(ks[i].keyword);
+      if (ks[i].at.line > 0) {
+        out_ += ", \"at\": \"" + std::to_string(ks[i].at.line) + ':' + std::to_string(ks[i].at.col) + '"';
+      }
+      out_ += '}';
+    }
+    out_ += "\n";
+    indent(1);
+    out_ += "]}";
   }
 
   // The scalars "scalars" lists: declared scalars in declaration order, then

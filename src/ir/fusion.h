@@ -39,12 +39,22 @@ struct ConcreteInput {
   std::optional<double> fill;
 };
 
+// A keyword argument a Python repro spells in one of the forms nvFuser's frontends renamed
+// (`axes=` / `dims=` of fd.ops.sum, `symbolic_sizes=` / `shape=` of fd.define_tensor, ...): the
+// spelling says which frontends and points ran the script (pipeline/keyword_spellings.h).
+struct KeywordUse {
+  std::string call;     // "fd.ops.sum", "fd.define_tensor"
+  std::string keyword;  // as the script spells it
+  LineCol at;           // where, in the imported text; {0, 0}: not known
+};
+
 // How a repro was made and run, as far as it says (format /2 "origin").
 struct ReproOrigin {
   std::string kind;  // "python-legacy", "python-direct", "cpp-test", "printed-ir", "segmented-dump", "json"
-  std::string frontend;  // "" or "python", "direct", "cpp"
-  std::string executor;  // "" or "fec", "mde", "mde-fec", "hostir"
-  std::string detail;    // free text: the test, the params
+  std::string frontend;              // "" or "python", "direct", "cpp"
+  std::string executor;              // "" or "fec", "mde", "mde-fec", "hostir"
+  std::string detail;                // free text: the test, the params
+  std::vector<KeywordUse> keywords;  // in the script's order
 };
 
 // The nvFuser point a repro records (format /2 "nvfuser"; format /1 "era").

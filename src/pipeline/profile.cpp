@@ -4,6 +4,7 @@
 
 #include "passes/segment.h"
 #include "pipeline/default_executor.h"
+#include "pipeline/keyword_spellings.h"
 
 namespace fc {
 namespace {
@@ -246,6 +247,18 @@ std::variant<Profile, ProfileError> profileAt(const nv::Point& point, std::optio
                             point.label() + ": " + *why,
                         {}};
 
+  // A script whose keywords the frontend does not bind at this point never defines its fusion.
+  if (auto c = spellingConflict(f, p.frontend, point.pos)) {
+    const nv::Commit& edge = nv::commits()[c->too_old ? c->change->pos - 1 : c->change->pos];
+    return ProfileError{std::string(frontendTitle(p.frontend)) + " at nvFuser " + point.label() +
+                            " does not run this script: " + spellingConflictText(*c) +
+                            ", so the script stops with a TypeError before its fusion is defined; replay a "
+                            "point " +
+                            (c->too_old ? "before" : "from") + " it (--nvfuser " +
+                            std::string(edge.hash.substr(0, 9)) + ", " + std::string(edge.date) + ")",
+                        {}};
+  }
+
   // What every path shares at this point.
   p.input_rewrite = s.get<nv::InputRewrite>() == nv::InputRewrite::StripReductions
                         ? fc::InputRewrite::StripReductions
@@ -376,6 +389,7 @@ std::variant<Profile, ProfileError> resolveProfile(const ProfileRequest& req, co
   // A repro of the legacy Python frontend without a point: the last point
   // that frontend existed at (it was removed by #5917 on 2026-02-20).
   bool legacy = fe ? *fe == Frontend::Python : (f.origin && f.origin->frontend == "python");
+  bool direct = fe ? *fe == Frontend::Direct : (f.origin && f.origin->frontend == "direct");
   std::string default_note;
   if (spec.empty() && legacy) {
     spec = "2026-02-19";
@@ -383,6 +397,20 @@ std::variant<Profile, ProfileError> resolveProfile(const ProfileRequest& req, co
         "no nvFuser point given: assuming 2026-02-19, the last day of the legacy Python frontend "
         "(removed by #5917); --nvfuser replays another point";
   }
+  // A keyword the script spells in a form its frontend renamed away: the last point that took it.
+  if (spec.empty() || !default_note.empty())
+    if (auto b = lastPointSpelled(f, legacy ? Frontend::Python : direct ? Frontend::Direct : Frontend::Cpp)) {
+      const auto def = nv::resolvePoint(spec.empty() ? "head" : spec);
+      const auto* at = std::get_if<nv::Point>(&def);
+      if (at && b->last_pos < at->pos) {
+        const nv::Commit& c = nv::commits()[b->last_pos];
+        spec = std::string(c.hash);
+        default_note = "no nvFuser point given: the script spells " + keywordUseText(*b->use) +
+                       ", which its frontend stopped binding with " + b->change->label() + ": assuming " +
+                       std::string(c.date) + " (" + std::string(c.hash.substr(0, 9)) +
+                       "), the last point before it; --nvfuser replays another point";
+      }
+    }
   if (spec.empty()) spec = "head";
   auto r = nv::resolvePoint(spec);
   if (auto* e = std::get_if<nv::PointError>(&r)) {

@@ -25,20 +25,19 @@ std::string slurp(const fs::path& p) {
   return ss.str();
 }
 
-// The repro without its origin lines: the export is written in the legacy layout without a
-// version header, so a re-import records that origin, not the first script's; and its source
-// positions name the file imported, not the first script.
+// The repro without its origin: the export is written in the legacy layout with today's keyword
+// spellings and without a version header, so a re-import records that origin, not the first
+// script's; and its source positions name the file imported, not the first script.
 std::string withoutOrigin(const std::string& json) {
   std::string out, line;
   std::istringstream in(json);
-  bool source = false;
+  bool skip = false;
   while (std::getline(in, line)) {
-    if (line.rfind("  \"source\":", 0) == 0)
-      source = true;
+    if (line.rfind("  \"source\":", 0) == 0 || line.rfind("  \"origin\":", 0) == 0)
+      skip = true;
     else if (line.rfind("  \"", 0) == 0)
-      source = false;
-    if (!source && line.rfind("  \"origin\":", 0) != 0 && line.rfind("  \"nvfuser\":", 0) != 0 &&
-        line.rfind("  \"format\":", 0) != 0)
+      skip = false;
+    if (!skip && line.rfind("  \"nvfuser\":", 0) != 0 && line.rfind("  \"format\":", 0) != 0)
       out += line + "\n";
   }
   return out;

@@ -33,6 +33,13 @@ class GraphCompare {
       EXPECT_EQ(a_.origin->frontend, b_.origin->frontend);
       EXPECT_EQ(a_.origin->executor, b_.origin->executor);
       EXPECT_EQ(a_.origin->detail, b_.origin->detail);
+      ASSERT_EQ(a_.origin->keywords.size(), b_.origin->keywords.size());
+      for (size_t i = 0; i < a_.origin->keywords.size(); ++i) {
+        EXPECT_EQ(a_.origin->keywords[i].call, b_.origin->keywords[i].call);
+        EXPECT_EQ(a_.origin->keywords[i].keyword, b_.origin->keywords[i].keyword);
+        EXPECT_EQ(a_.origin->keywords[i].at.line, b_.origin->keywords[i].at.line);
+        EXPECT_EQ(a_.origin->keywords[i].at.col, b_.origin->keywords[i].at.col);
+      }
     }
     ASSERT_EQ(a_.nvfuser.has_value(), b_.nvfuser.has_value());
     if (a_.nvfuser) {

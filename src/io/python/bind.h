@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "io/python/interpreter.h"
+#include "io/python/recorder.h"
 #include "support/suggest.h"
 
 namespace fc::py {
@@ -19,9 +20,11 @@ struct Bound {
   bool has(size_t i) const { return i < v.size() && v[i] && v[i]->k != VK::None; }
 };
 
+// With `rec`, a keyword whose spelling dates the script is noted (FusionRecorder::spell).
 inline Bound bind(Interpreter& in, const Args& a, const std::string& fname,
                   const std::vector<std::string>& params,
-                  const std::vector<std::pair<std::string, std::string>>& renames = {}) {
+                  const std::vector<std::pair<std::string, std::string>>& renames = {},
+                  FusionRecorder* rec = nullptr) {
   Bound b;
   b.v.assign(params.size(), nullptr);
   b.off.assign(params.size(), a.off);
@@ -37,6 +40,7 @@ inline Bound bind(Interpreter& in, const Args& a, const std::string& fname,
     std::string name = a.kw[k].first;
     for (const auto& [old, now] : renames)
       if (name == old) name = now;
+    if (rec) rec->spell(fname, a.kw[k].first, a.kw_off[k]);
     auto it = std::find(params.begin(), params.end(), name);
     if (it == params.end())
       in.fail("unsupported argument `" + a.kw[k].first + "` of " + fname + didYouMean(a.kw[k].first, params),

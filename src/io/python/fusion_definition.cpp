@@ -167,7 +167,7 @@ Ref Interpreter::fdCall(const std::shared_ptr<FusionRecorder>& rec, const std::s
     } else {
       Bound a =
           bind(*this, args, "fd.define_tensor", {"shape", "contiguity", "dtype", "is_cpu", "stride_order"},
-               {{"symbolic_sizes", "shape"}, {"contiguous", "contiguity"}});
+               {{"symbolic_sizes", "shape"}, {"contiguous", "contiguity"}}, rec.get());
       if (!a.has(0)) fail("define_tensor needs a shape", args.off, DiagCode::ImportSyntax);
       shape_off = a.off[0];
       for (const Ref& x : asList(a[0], a.off[0], "shape")) {

@@ -24,7 +24,7 @@ class OpArgs final : public OpaqueArgs {
         fname_("fd.ops." + std::string(op.name)),
         params_(paramNames(op)),
         off_(args.off),
-        a_(bind(in, args, fname_, params_, keywordRenames(op))) {}
+        a_(bind(in, args, fname_, params_, keywordRenames(op), rec.get())) {}
 
   void stop(const std::string& msg, const char* p) override {
     in_.fail(fname_ + ": " + msg, p ? offOf(p) : off_);

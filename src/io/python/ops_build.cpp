@@ -67,7 +67,20 @@ Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::
   Args args = in_args;
   // Older positional forms: reshape(arg, original_shape, new_shape) and
   // squeeze(arg, original_shape, dims) until 2023-10 / 2024-01; full(value, shape=...) until 2023-08.
-  if ((op->form == PyForm::Reshape || op->form == PyForm::Squeeze) && args.pos.size() == 3) {
+  // The form of reshape and squeeze is noted: each binding took only one.
+  // squeeze's third positional is squeeze_expanded (a bool) in the later form.
+  auto isList = [](const Ref& v) { return v->k == VK::List || v->k == VK::Tuple || v->k == VK::Vector; };
+  const bool three_lists = args.pos.size() == 3 && isList(args.pos[1]) && isList(args.pos[2]);
+  if (op->form == PyForm::Reshape || op->form == PyForm::Squeeze) {
+    bool original = three_lists;
+    for (const auto& [k, v] : args.kw) original = original || k == "original_shape";
+    const bool reshape = op->form == PyForm::Reshape;
+    rec->spell(fname,
+               original ? (reshape ? "(arg, original_shape, new_shape)" : "(arg, original_shape, dims)")
+                        : (reshape ? "(arg, new_shape)" : "(arg, dims)"),
+               args.off);
+  }
+  if ((op->form == PyForm::Reshape || op->form == PyForm::Squeeze) && three_lists) {
     args.pos.erase(args.pos.begin() + 1);
     args.pos_off.erase(args.pos_off.begin() + 1);
   }
@@ -95,7 +108,7 @@ Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::
     args.pos.pop_back();
     args.pos_off.pop_back();
   }
-  Bound a = bind(*this, args, fname, params, keywordRenames(*op));
+  Bound a = bind(*this, args, fname, params, keywordRenames(*op), rec.get());
   auto idx = [&](const char* p) {
     return static_cast<size_t>(std::find(params.begin(), params.end(), p) - params.begin());
   };

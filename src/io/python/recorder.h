@@ -10,6 +10,7 @@
 
 #include "io/import_builder.h"
 #include "io/python/value.h"
+#include "ir/dated_spellings.h"
 #include "ir/fusion.h"
 
 namespace fc::py {
@@ -31,6 +32,20 @@ class FusionRecorder {
   bool executed = false;    // fd.execute(...) gave concrete inputs
   std::vector<Ref> inputs;  // the values fd.execute(...) was given
   uint32_t inputs_off = 0;
+  // Keywords (and forms of an argument list) that date the script: call, keyword, offset of the
+  // first use of each.
+  struct Spelled {
+    std::string call, keyword;
+    uint32_t off = 0;
+  };
+  std::vector<Spelled> spelled;
+  // Notes `keyword` of `call` when it dates the script (ir/dated_spellings.h).
+  void spell(const std::string& call, const std::string& keyword, uint32_t at) {
+    if (!datesScript(frontend == Frontend::Direct ? "python-direct" : "python-legacy", call, keyword)) return;
+    for (const Spelled& s : spelled)
+      if (s.call == call && s.keyword == keyword) return;
+    spelled.push_back({call, keyword, at});
+  }
   // Source map: the offset of the call that defined each tensor / scalar / expr.
   std::vector<uint32_t> tensor_off, scalar_off, expr_off;
 
