@@ -200,6 +200,15 @@ void Reader::finish() {
   for (TensorId t : listed_outputs_) {
     bool is_input = std::find(f_.inputs.begin(), f_.inputs.end(), ValueRef::tensor(t)) != f_.inputs.end();
     if (f_.tensors[t].definition == kNone && !is_input) {
+      // The text ends inside the print's `%kernel_math {` block: the definitions were cut off.
+      if (brace_depth_ > 0) {
+        error(DiagCode::ImportSyntax,
+              std::string(f_.tensorName(t)) +
+                  " is listed as an output, but the text ends inside the print's `{ ... }` block before "
+                  "any expr defines it: a cut paste? Paste the whole print",
+              printed_[t].tok);
+        return;
+      }
       note(std::string(f_.tensorName(t)) +
                " is listed as an output but the print does not define it; it is left out",
            printed_[t].tok);
