@@ -51,9 +51,9 @@ std::string opTableMarkdown() {
       "*Python import* names the frontends whose repros fusecheck imports the op from (`legacy`: the\n"
       "`nvfuser` module, `direct`: `nvfuser_direct`; `src/io/python/frontend_ops.cpp`). *Executed*: whether\n"
       "fusecheck's executors compute it; `run` refuses a fusion with an op they do not that an output\n"
-      "depends on (FC0909), every other command analyses it with nvFuser's shape and dtype rule. `opaque` is an op fusecheck has no "
-      "rule\n"
-      "for, imported from printed IR by the name it is printed with: every analysis answers not decided.\n\n"
+      "depends on (FC0909), every other command analyses it with nvFuser's shape and dtype rule.\n"
+      "`opaque` is an op fusecheck has no rule for, imported from printed IR by the name it is printed\n"
+      "with: every analysis answers not decided.\n\n"
       "| op | category | inputs | outputs | attributes | output dtype | nvFuser IR | Python | C++ | Python "
       "import | executed |\n"
       "|---|---|---|---|---|---|---|---|---|---|---|\n";
