@@ -160,12 +160,6 @@ void addError(RunResult& r, DiagCode code, std::string msg, std::string file, co
   r.exit_code = std::max(r.exit_code, exitCodeFor(code));
 }
 
-// `where` in the repro's ids when it names an expr of `g`, a copy without dead exprs.
-Place userPlace(const Fusion& g, const Place& where) {
-  const uint32_t e = where.rootIndex(PlaceField::Exprs);
-  return e == Place::kNoIndex ? where : where.withRootIndex(userExprId(g, e));
-}
-
 // One output of the segmented program as the comparison reads it.
 struct OutputValue {
   std::unique_ptr<HostTensor> host;      // assembled on the host (with keep_values, always);

@@ -92,6 +92,11 @@ ExprId userExprId(const Fusion& f, ExprId e) {
   return static_cast<ExprId>(f.origin_expr_count + (e - f.expr_origin.size()));
 }
 
+Place userPlace(const Fusion& f, const Place& where) {
+  const uint32_t e = where.rootIndex(PlaceField::Exprs);
+  return e == Place::kNoIndex ? where : where.withRootIndex(userExprId(f, e));
+}
+
 std::optional<ExprId> exprOfUserId(const Fusion& f, ExprId user) {
   if (f.expr_origin.empty()) return user < f.exprs.size() ? std::optional<ExprId>(user) : std::nullopt;
   auto it = std::lower_bound(f.expr_origin.begin(), f.expr_origin.end(), user);

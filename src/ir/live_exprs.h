@@ -13,6 +13,7 @@
 #include <optional>
 #include <vector>
 
+#include "diag/place.h"
 #include "ir/fusion.h"
 
 namespace fc {
@@ -44,6 +45,9 @@ std::vector<uint8_t> usedTensors(const Fusion& f);
 
 // The id the repro gives expr `e` of `f` (its own id unless `f` is such a copy).
 ExprId userExprId(const Fusion& f, ExprId e);
+
+// `where` with the expr it names (if any) given its repro id: a place in `f` as the user reads it.
+Place userPlace(const Fusion& f, const Place& where);
 
 // Expr `user` of the repro as an expr of `f`; nullopt when `f` left it out or has no such expr.
 std::optional<ExprId> exprOfUserId(const Fusion& f, ExprId user);

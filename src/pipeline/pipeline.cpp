@@ -712,12 +712,8 @@ PipelineResult runPipeline(const Fusion& f_in, const PipelineOptions& opts) {
   // Ids of the copy without dead exprs, back to the repro's; then the note on those exprs.
   if (live) {
     for (Diagnostic& d : r.diagnostics) {
-      auto renumber = [&](Location& l) {
-        const uint32_t e = l.place.rootIndex(PlaceField::Exprs);
-        if (e != Place::kNoIndex) l.place = l.place.withRootIndex(userExprId(f, e));
-      };
-      renumber(d.loc);
-      for (Note& n : d.notes) renumber(n.loc);
+      d.loc.place = userPlace(f, d.loc.place);
+      for (Note& n : d.notes) n.loc.place = userPlace(f, n.loc.place);
     }
     r.diagnostics.insert(r.diagnostics.begin(), deadExprNote(f_in, dead, opts.file));
   }
