@@ -103,7 +103,8 @@ int fix(const FixArgs& a, std::ostream& out, std::ostream& err) {
     out << j.dump(2) << "\n";
   } else {
     out << "fix: " << before.profile.label() << ": " << before_errors << " error"
-        << (before_errors == 1 ? "" : "s") << " before\n";
+        << (before_errors == 1 ? "" : "s") << " before"
+        << (before.verdict() == Verdict::NotDecided ? ", not decided" : "") << "\n";
     if (!fr.changed) out << "  nothing to fix; " << target << " is the input, unchanged\n";
     for (const FixAction& x : fr.actions)
       out << "  fix[" << x.fix << "] " << x.change << "\n"
@@ -118,11 +119,16 @@ int fix(const FixArgs& a, std::ostream& out, std::ostream& err) {
     renderText(fr.refusals, nullptr, out);
     out << "wrote " << target << "\n";
     out << "re-check " << target << " (" << after.profile.label() << "): ";
-    if (after.failed()) {
-      out << "still failing\n";
-      renderText(after.diagnostics, &reloaded->source, out);
-    } else {
-      out << "clean\n";
+    switch (after.verdict()) {
+      case Verdict::Findings:
+        out << "still failing\n";
+        renderText(after.diagnostics, &reloaded->source, out);
+        break;
+      case Verdict::NotDecided:
+        out << "not decided\n";
+        renderText(after.diagnostics, &reloaded->source, out);
+        break;
+      case Verdict::Clean: out << "clean\n"; break;
     }
   }
   if (!fr.refusals.empty() || after.failed()) return kExitFindings;

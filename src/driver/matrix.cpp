@@ -11,19 +11,12 @@
 #include "io/json_locate.h"
 #include "pipeline/default_executor.h"
 #include "pipeline/history.h"
+#include "pipeline/point_walk.h"
 
 namespace fc::driver {
 namespace {
 
-struct Interval {
-  uint32_t from = 0, to = 0;             // positions on main, inclusive
-  std::vector<const nv::Change*> start;  // the changes at `from` (empty: the start of the history)
-  Verdict verdict = Verdict::Clean;
-  std::set<std::string> codes;  // codes of the errors / open questions
-  std::string first;            // "FC0301 segment 2 (...) cannot evaluate extent i0"
-  bool exists = true;           // the path existed there
-  std::string missing;          // why not
-};
+using Interval = VerdictInterval;
 
 struct PathRun {
   Frontend frontend;
@@ -34,77 +27,13 @@ struct PathRun {
   bool follows_frontend = false;
 };
 
-std::string pointText(uint32_t pos) { return std::string(nv::commits()[pos].date); }
-
-std::string changesText(const std::vector<const nv::Change*>& cs) {
-  std::string out;
-  std::vector<int> prs;
-  for (const nv::Change* c : cs)
-    if (std::find(prs.begin(), prs.end(), c->pr) == prs.end()) {
-      prs.push_back(c->pr);
-      out += (out.empty() ? "" : ", ") + c->label();
-    }
-  return out;
-}
-
-// The positions the verdict can change at: the start of the history and
-// every change.
-std::vector<uint32_t> changePositions() {
-  std::vector<uint32_t> pos{0};
-  for (const nv::Change& c : nv::changes())
-    if (pos.back() != c.pos) pos.push_back(c.pos);
-  return pos;
-}
+std::string pointText(uint32_t pos) { return pointDate(pos); }
 
 PathRun walk(const Loaded& loaded, const PipelineOptions& base, Frontend fe, Executor fixed_ex,
              bool follows_frontend = false) {
-  PathRun run{fe, fixed_ex, {}, follows_frontend};
-  const auto positions = changePositions();
   const uint32_t last = static_cast<uint32_t>(nv::commits().size() - 1);
-  const bool multi = isMultiDevice(loaded.fusion);
-  for (size_t i = 0; i < positions.size(); ++i) {
-    const uint32_t at = positions[i];
-    nv::Point pt;
-    pt.pos = at;
-    pt.commit = std::string(nv::commits()[at].hash);
-    pt.date = std::string(nv::commits()[at].date);
-    pt.spec = pt.date;
-    Interval iv;
-    iv.from = at;
-    iv.to = i + 1 < positions.size() ? positions[i + 1] - 1 : last;
-    for (const nv::Change& c : nv::changes())
-      if (c.pos == at) iv.start.push_back(&c);
-    const nv::State st = nv::stateAt(at);
-    const Executor ex = follows_frontend ? defaultExecutor(fe, st, multi) : fixed_ex;
-    if (auto why = pathMissing(fe, ex, st, multi)) {
-      iv.exists = false;
-      iv.missing = *why;
-    } else {
-      auto prof = profileAt(pt, fe, ex, loaded.fusion);
-      if (auto* e = std::get_if<ProfileError>(&prof)) {
-        iv.exists = false;
-        iv.missing = e->message;
-      } else {
-        PipelineOptions o = base;
-        o.profile = std::get<Profile>(std::move(prof));
-        o.trace = false;
-        PipelineResult r = runPipeline(loaded.fusion, o);
-        iv.verdict = r.verdict();
-        for (const Diagnostic& d : r.diagnostics) {
-          if (d.severity != Severity::Error && d.severity != Severity::NotDecided) continue;
-          iv.codes.insert(std::string(diagCodeInfo(d.code).id));
-          if (iv.first.empty()) iv.first = std::string(diagCodeInfo(d.code).id) + " " + d.message;
-        }
-      }
-    }
-    Interval* prev = run.intervals.empty() ? nullptr : &run.intervals.back();
-    if (prev && prev->exists == iv.exists && prev->verdict == iv.verdict && prev->codes == iv.codes) {
-      prev->to = iv.to;
-      continue;
-    }
-    run.intervals.push_back(std::move(iv));
-  }
-  return run;
+  WalkPath path{fe, follows_frontend ? std::nullopt : std::optional<Executor>(fixed_ex), follows_frontend};
+  return PathRun{fe, fixed_ex, walkPoints(loaded.fusion, base, 0, last, path), follows_frontend};
 }
 
 std::string verdictWord(const Interval& iv) {
@@ -167,7 +96,8 @@ int checkMatrix(const CheckArgs& a, const Loaded& loaded, const PipelineOptions&
     for (Frontend fe : kFrontends)
       for (Executor ex : kExecutors) {
         bool ever = false;
-        for (uint32_t at : changePositions()) ever |= !pathMissing(fe, ex, nv::stateAt(at), multi);
+        ever |= !pathMissing(fe, ex, nv::stateAt(0), multi);
+        for (const nv::Change& c : nv::changes()) ever |= !pathMissing(fe, ex, nv::stateAt(c.pos), multi);
         if (ever) runs.push_back(walk(loaded, opts, fe, ex));
       }
   } else {
@@ -206,6 +136,10 @@ int checkMatrix(const CheckArgs& a, const Loaded& loaded, const PipelineOptions&
   if (a.format == OutputFormat::Json) {
     nlohmann::ordered_json j;
     j["file"] = a.file;
+    if (const auto& pr = opts.profile.printed_range)
+      j["printed"] = {{"why", pr->why},
+                      {"from", std::string(nv::commits()[pr->first].hash)},
+                      {"to", std::string(nv::commits()[pr->last].hash)}};
     j["paths"] = nlohmann::ordered_json::array();
     for (const PathRun& p : runs) {
       nlohmann::ordered_json jp;
@@ -243,6 +177,9 @@ int checkMatrix(const CheckArgs& a, const Loaded& loaded, const PipelineOptions&
       j["expect_fixed_by"] = {{"pr", a.expect_fixed_by}, {"holds", expect_rc == kExitClean}};
     out << j.dump(2) << "\n";
   } else {
+    if (const auto& pr = opts.profile.printed_range)
+      out << "the repro was " << pr->why << ": nvFuser " << pointText(pr->first) << " .. "
+          << (pr->last + 1 == nv::commits().size() ? std::string("head") : pointText(pr->last)) << "\n";
     for (const PathRun& p : runs) {
       out << "check --matrix: " << pathTitle(p) << "\n";
       for (const Interval& iv : p.intervals) {

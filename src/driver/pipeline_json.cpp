@@ -47,6 +47,34 @@ std::string pipelineJson(const Fusion& f, const PipelineResult& r, const std::st
   prof["how"] = p.point.how;
   prof["notes"] = p.point.notes;
   prof["assumed"] = r.notes;
+  if (p.printed_range) {
+    const PrintedRange& pr = *p.printed_range;
+    auto point = [](uint32_t pos) {
+      return ordered_json{{"commit", std::string(nv::commits()[pos].hash)},
+                          {"date", std::string(nv::commits()[pos].date)}};
+    };
+    ordered_json range;
+    range["printed"] = pr.why;
+    range["from"] = point(pr.first);
+    range["to"] = point(pr.last);
+    range["intervals"] = ordered_json::array();
+    for (const VerdictInterval& iv : r.printed_intervals) {
+      ordered_json x;
+      x["from"] = point(iv.from);
+      x["to"] = point(iv.to);
+      x["verdict"] = iv.exists ? std::string(verdictName(iv.verdict)) : std::string("n/a");
+      if (iv.exists) x["path"] = iv.path;
+      if (!iv.exists) x["why"] = iv.missing;
+      x["codes"] = std::vector<std::string>(iv.codes.begin(), iv.codes.end());
+      if (!iv.first.empty()) x["first"] = iv.first;
+      x["changes"] = ordered_json::array();
+      for (const nv::Change* c : iv.start)
+        x["changes"].push_back(
+            {{"pr", c->pr}, {"commit", std::string(c->commit)}, {"date", std::string(c->date)}});
+      range["intervals"].push_back(std::move(x));
+    }
+    prof["printed_range"] = std::move(range);
+  }
   j["profile"] = prof;
   j["verdict"] = std::string(verdictName(r.verdict()));
   j["order"] = p.order == ConcretizeOrder::WholeFirst   ? "whole-first"

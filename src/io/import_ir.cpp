@@ -57,7 +57,13 @@ std::optional<Fusion> importPrinted(const MappedText& text, DiagnosticSink& sink
   PrintEra era = detectPrintEra(lex, begin, end);
   if (!era.style.empty()) {
     f->provenance.emplace_back("nvfuser_print", describePrintEra(era));
-    f->origin = ReproOrigin{segmented ? "segmented-dump" : "printed-ir", "", "", describePrintEra(era), {}};
+    f->origin = ReproOrigin{segmented ? "segmented-dump" : "printed-ir",
+                            "",
+                            "",
+                            describePrintEra(era),
+                            {},
+                            era.from_commit,
+                            era.before_commit};
   }
   return f;
 }
@@ -68,7 +74,7 @@ std::optional<Fusion> importIr(const MappedText& text, DiagnosticSink& sink, con
   auto f = detail::importPrinted(text, sink, false, opts);
   if (f) {
     f->provenance.emplace_back("imported_from", "nvfuser-ir");
-    if (!f->origin) f->origin = ReproOrigin{"printed-ir", "", "", "", {}};
+    if (!f->origin) f->origin = ReproOrigin{"printed-ir", "", "", "", {}, "", ""};
   }
   return f;
 }

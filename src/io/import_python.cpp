@@ -330,8 +330,8 @@ std::optional<Fusion> importPython(const SourceText& source, DiagnosticSink& sin
   // Origin: the frontend the script imports, and the `# nvfuser version: V` header nvFuser's
   // legacy repro printer writes (kept as written; the change-point code resolves it).
   bool direct = rec->frontend == py::Frontend::Direct;
-  f.origin =
-      ReproOrigin{direct ? "python-direct" : "python-legacy", direct ? "direct" : "python", "", "", {}};
+  f.origin = ReproOrigin{
+      direct ? "python-direct" : "python-legacy", direct ? "direct" : "python", "", "", {}, "", ""};
   for (const py::FusionRecorder::Spelled& k : rec->spelled)
     f.origin->keywords.push_back(KeywordUse{k.call, k.keyword, source.lineCol(k.off)});
   std::string_view src_text = source.text();

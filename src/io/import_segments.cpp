@@ -11,7 +11,7 @@ std::optional<Fusion> importSegments(const MappedText& text, DiagnosticSink& sin
   auto f = detail::importPrinted(text, sink, /*segmented=*/true, o);
   if (f) {
     f->provenance.emplace_back("imported_from", "nvfuser-segments");
-    if (!f->origin) f->origin = ReproOrigin{"segmented-dump", "", "", "", {}};
+    if (!f->origin) f->origin = ReproOrigin{"segmented-dump", "", "", "", {}, "", ""};
   }
   return f;
 }

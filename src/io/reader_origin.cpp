@@ -12,8 +12,8 @@
 namespace fc::reader_detail {
 namespace {
 
-constexpr std::array<std::string_view, 5> kOriginKeys = {"kind", "frontend", "executor", "detail",
-                                                         "keywords"};
+constexpr std::array<std::string_view, 7> kOriginKeys = {
+    "kind", "frontend", "executor", "detail", "keywords", "printed_from", "printed_before"};
 constexpr std::array<std::string_view, 3> kKeywordKeys = {"call", "keyword", "at"};
 constexpr std::array<std::string_view, 3> kNvfuserKeys = {"point", "version", "commit"};
 constexpr std::array<std::string_view, 4> kSourceKeys = {"file", "tensors", "scalars", "exprs"};
@@ -74,6 +74,17 @@ void Reader::readOrigin(sj::value& v) {
         return;
       case 2:
         if (closed(kOriginExecutors, "executor")) r.executor = std::string(s);
+        return;
+      case 5:
+      case 6:
+        // A commit of nvFuser's main, 7 to 40 hex digits; the pipeline resolves it.
+        if (s.size() < 7 || s.size() > 40 ||
+            s.find_first_not_of("0123456789abcdef") != std::string_view::npos) {
+          error(DiagCode::BadEnum, std::string(kOriginKeys[k]) + " \"" + jsonscan::clipForMessage(s) +
+                                       "\" is not a commit (7 to 40 lowercase hex digits)");
+          return;
+        }
+        (k == 5 ? r.printed_from : r.printed_before) = std::string(s);
         return;
       default: r.detail = std::string(s); return;
     }

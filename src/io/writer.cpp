@@ -46,7 +46,9 @@ class Writer {
       stringFields("origin", {{"kind", &f_.origin->kind},
                               {"frontend", &f_.origin->frontend},
                               {"executor", &f_.origin->executor},
-                              {"detail", &f_.origin->detail}});
+                              {"detail", &f_.origin->detail},
+                              {"printed_from", &f_.origin->printed_from},
+                              {"printed_before", &f_.origin->printed_before}});
       writeKeywords(f_.origin->keywords);
     }
     if (f_.nvfuser)

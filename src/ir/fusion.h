@@ -55,6 +55,9 @@ struct ReproOrigin {
   std::string executor;              // "" or "fec", "mde", "mde-fec", "hostir"
   std::string detail;                // free text: the test, the params
   std::vector<KeywordUse> keywords;  // in the script's order
+  // A print's style bounds the points that printed it: commits of nvFuser's main, the first
+  // that prints this style and the first that no longer does ("" where unbounded).
+  std::string printed_from, printed_before;
 };
 
 // The nvFuser point a repro records (format /2 "nvfuser"; format /1 "era").

@@ -11,6 +11,8 @@
 //
 // then the findings are de-duplicated, each gets the nvFuser check it stands
 // for (nvfuser_checks.h), and the verdict is the first finding in run order.
+// A profile of a repro dated only by its print style runs this at every
+// change point of that range instead (printed_range.h).
 #include "pipeline/pipeline.h"
 
 #include <algorithm>
@@ -28,6 +30,7 @@
 #include "pipeline/context.h"
 #include "pipeline/frontend_binding.h"
 #include "pipeline/nvfuser_checks.h"
+#include "pipeline/printed_range.h"
 #include "support/parallel.h"
 #include "support/phase_times.h"
 #include "support/step_counters.h"
@@ -438,6 +441,8 @@ void describeCoverage(const Fusion& f, const Profile& p, PipelineResult& r) {
 }  // namespace
 
 PipelineResult runPipeline(const Fusion& f_in, const PipelineOptions& opts) {
+  // A repro dated by its print style only: the verdict over the points of that style.
+  if (opts.profile.printed_range) return runOverPrintedRange(f_in, opts);
   PipelineResult r;
   r.profile = opts.profile;
   const Profile& p = r.profile;

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,21 @@ struct PassTrace {
 enum class Verdict : uint8_t { Clean, Findings, NotDecided };
 std::string_view verdictName(Verdict v);  // "clean", "findings", "not-decided"
 
+// The verdict over a stretch of nvFuser's history on one path (point_walk.h).
+struct VerdictInterval {
+  uint32_t from = 0, to = 0;             // positions on main, inclusive
+  std::vector<const nv::Change*> start;  // the changes at `from`
+  Verdict verdict = Verdict::Clean;
+  std::set<std::string> codes;  // codes of the errors and open questions
+  std::string first;            // "FC0301 segment 2 (...) cannot evaluate extent i0"
+  std::string path;             // the profile's path at `from`: "C++ FusionExecutorCache"
+  bool exists = true;           // the path existed there
+  std::string missing;          // why not
+  bool sameVerdict(const VerdictInterval& o) const {
+    return exists == o.exists && verdict == o.verdict && codes == o.codes;
+  }
+};
+
 struct PipelineResult {
   SegmentedFusion segmented;
   std::vector<Diagnostic> diagnostics;
@@ -81,8 +97,10 @@ struct PipelineResult {
   std::vector<std::string> checked;         // what was replayed
   std::vector<std::string> approximations;  // what was not replayed exactly
   std::vector<std::string> notes;           // the assumptions the profile made
-  bool failed() const;                      // an error
-  Verdict verdict() const;                  // by the first finding in nvFuser's run order
+  // A repro dated by its print style only (Profile::printed_range): the verdict over that range.
+  std::vector<VerdictInterval> printed_intervals;
+  bool failed() const;      // an error
+  Verdict verdict() const;  // by the first finding in nvFuser's run order
   // The fusion the segments refer to: `ran`, else `input`.
   const Fusion& fusion(const Fusion& input) const { return ran ? *ran : input; }
 };

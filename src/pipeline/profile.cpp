@@ -170,6 +170,37 @@ void deriveMde(Profile& p, bool fec_per_segment) {
                          : MeshSegmenter::ReshardingAlone;
 }
 
+// The positions of main a print's style dates it to: [printed_from, printed_before).
+std::variant<PrintedRange, ProfileError> printedRange(const ReproOrigin& o) {
+  PrintedRange r;
+  r.last = static_cast<uint32_t>(nv::commits().size() - 1);
+  r.why = o.detail.empty() ? "printed in a style nvFuser used only for a while" : o.detail;
+  auto at = [](const std::string& commit, const char* key) -> std::variant<uint32_t, ProfileError> {
+    auto p = nv::resolvePoint(commit);
+    if (auto* e = std::get_if<nv::PointError>(&p))
+      return ProfileError{
+          "the repro's origin." + std::string(key) + ": " + e->message + " (--nvfuser overrides it)",
+          e->suggestions};
+    return std::get<nv::Point>(p).pos;
+  };
+  if (!o.printed_from.empty()) {
+    auto p = at(o.printed_from, "printed_from");
+    if (auto* e = std::get_if<ProfileError>(&p)) return *e;
+    r.first = std::get<uint32_t>(p);
+  }
+  if (!o.printed_before.empty()) {
+    auto p = at(o.printed_before, "printed_before");
+    if (auto* e = std::get_if<ProfileError>(&p)) return *e;
+    const uint32_t before = std::get<uint32_t>(p);
+    if (before <= r.first)
+      return ProfileError{"the repro's origin.printed_before (" + o.printed_before +
+                              ") is not after its printed_from: no point printed it (--nvfuser overrides it)",
+                          {}};
+    r.last = before - 1;
+  }
+  return r;
+}
+
 }  // namespace
 
 Executor defaultExecutor(Frontend fe, const nv::State& s, bool multi) {
@@ -386,6 +417,16 @@ std::variant<Profile, ProfileError> resolveProfile(const ProfileRequest& req, co
     spec = std::string(eraName(*f.era));
     from = "the repro's era";
   }
+  // A print dated by its style only: every point of that range (the last one's profile).
+  std::optional<PrintedRange> printed;
+  if (spec.empty() && f.origin && (!f.origin->printed_from.empty() || !f.origin->printed_before.empty())) {
+    auto range = printedRange(*f.origin);
+    if (auto* e = std::get_if<ProfileError>(&range)) return *e;
+    printed = std::get<PrintedRange>(range);
+    printed->frontend = fe;
+    printed->executor = ex;
+    spec = std::string(nv::commits()[printed->last].hash);
+  }
   // A repro of the legacy Python frontend without a point: the last point
   // that frontend existed at (it was removed by #5917 on 2026-02-20).
   bool legacy = fe ? *fe == Frontend::Python : (f.origin && f.origin->frontend == "python");
@@ -421,6 +462,7 @@ std::variant<Profile, ProfileError> resolveProfile(const ProfileRequest& req, co
   auto prof = profileAt(std::get<nv::Point>(r), fe, ex, f);
   if (auto* p = std::get_if<Profile>(&prof); p && !default_note.empty())
     p->assumptions.insert(p->assumptions.begin(), default_note);
+  if (auto* p = std::get_if<Profile>(&prof)) p->printed_range = std::move(printed);
   return prof;
 }
 

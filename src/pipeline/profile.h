@@ -55,6 +55,16 @@ enum class SegmentLookup : uint8_t {
   UserProgram,   // a host program built by hand (hostir): not modelled
 };
 
+// The points a repro dated only by its print style comes from (ReproOrigin::printed_from /
+// printed_before), when no point was asked for: the profile is the last of them, and the pipeline
+// takes its verdict over every change point in the range (printed_range.h).
+struct PrintedRange {
+  uint32_t first = 0, last = 0;      // positions on main, inclusive
+  std::optional<Frontend> frontend;  // the path asked for; nullopt: assumed at each point
+  std::optional<Executor> executor;
+  std::string why;  // "printed before 2024-09-04 (padded brackets, ...; nvFuser #2889 ...)"
+};
+
 struct Profile {
   nv::Point point;
   nv::State state;
@@ -95,6 +105,8 @@ struct Profile {
   bool transpose_outer_hazard = false;
   // Reasons the path itself cannot be replayed at this point (not decided).
   std::vector<std::string> not_decided;
+  // Set by resolveProfile for a repro its print style dates to a range.
+  std::optional<PrintedRange> printed_range;
 
   // "C++ MultiDeviceExecutor with FusionExecutorCache per segment"
   std::string pathTitle() const;

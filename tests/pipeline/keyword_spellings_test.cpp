@@ -67,7 +67,7 @@ TEST(KeywordSpellings, EachSpellingHoldsOverOneStretchOfHistory) {
 
 Fusion scriptSpelling(std::string kind, std::string call, std::string keyword) {
   Fusion f;
-  f.origin = ReproOrigin{kind, kind == "python-direct" ? "direct" : "python", "", "", {}};
+  f.origin = ReproOrigin{kind, kind == "python-direct" ? "direct" : "python", "", "", {}, "", ""};
   f.origin->keywords.push_back(KeywordUse{std::move(call), std::move(keyword), {10, 25}});
   return f;
 }

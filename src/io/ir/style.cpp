@@ -5,6 +5,14 @@
 #include <cstring>
 
 namespace fc::ir_text {
+namespace {
+
+// The merges that changed the print (first-parent commits of nvFuser's main).
+constexpr const char* kStructuredSize = "f685a9f174691e52662364604768b2af7c6553e4";  // #684
+constexpr const char* kDtypeInName = "8147bfdd52a84e448c3fc893545b17c2b7bec40e";     // #2889
+constexpr const char* kTightBrackets = "c154e90919c40bfe2202b432c2a38e106d1a5444";   // #3444
+
+}  // namespace
 
 PrintEra detectPrintEra(const Lexer& lex, size_t begin, size_t end) {
   const auto& t = lex.tokens();
@@ -30,19 +38,24 @@ PrintEra detectPrintEra(const Lexer& lex, size_t begin, size_t end) {
   if (size_extent > 0 && !dt) {
     e.style = "padded brackets, extents written T0.size[0]";
     e.before = "2023-08-19";
+    e.before_commit = kStructuredSize;
     e.evidence = "nvFuser #684 replaced the named sizes T0.size[0] by getMetaData(T0).logical_size[0]";
   } else if (pad && !dt) {
     e.style = "padded brackets, no dtype in names";
-    e.before = "2024-09-03";
+    e.before = "2024-09-04";
+    e.before_commit = kDtypeInName;
     e.evidence = "nvFuser #2889 added the dtype to tensor names";
   } else if (pad && dt) {
     e.style = "padded brackets, dtype in names";
-    e.after = "2024-09-03";
-    e.before = "2024-11-29";
+    e.after = "2024-09-04";
+    e.before = "2024-11-30";
+    e.from_commit = kDtypeInName;
+    e.before_commit = kTightBrackets;
     e.evidence = "nvFuser #2889 added the dtype to names, #3444 removed the padding";
   } else if (!pad && dt) {
     e.style = "tight brackets, dtype in names";
-    e.after = "2024-11-29";
+    e.after = "2024-11-30";
+    e.from_commit = kTightBrackets;
     e.evidence = "nvFuser #3444 removed the padding";
   } else {
     e.style = "tight brackets, no dtype in names";
