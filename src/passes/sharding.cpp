@@ -1,6 +1,7 @@
 #include "passes/sharding.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "analysis/axis_map.h"
 #include "ir/live_exprs.h"
@@ -319,6 +320,73 @@ struct Passes {
                       how + (reset ? " (" + std::to_string(reset) + " Reduction axes reset to Serial)" : ""));
   }
 
+  // From #3054, after the forward walk, consumers first: a tensor input of an expr that has no
+  // mesh takes the mesh of the expr's meshed output (the first one; from #3838 the one with the
+  // most DID axes, then the most loop axes), and from #3838 an input that is not a fusion input
+  // and had no mesh or no DID axis also takes that output's DID types on the axes the expr maps
+  // (shardAllLike from the output). Before it, nothing reaches a fusion input without a mesh.
+  void backpropagate() {
+    size_t meshed = 0, sharded = 0;
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      const ExprId e = *it;
+      size_t ref = SIZE_MAX;
+      {
+        const Fusion& f = cur();
+        const Expr& x = f.exprs[e];
+        for (size_t oi = 0; oi < x.outputs.size(); ++oi) {
+          const TensorId t = x.outputs[oi];
+          if (f.tensors[t].mesh == kNone) continue;
+          if (ref == SIZE_MAX) {
+            ref = oi;
+            if (!o.backprop_dids) break;
+            continue;
+          }
+          const TensorId b = x.outputs[ref];
+          const size_t dt = didCount(f, t), db = didCount(f, b);
+          if (dt > db || (dt == db && f.tensors[t].loopDomain().size() > f.tensors[b].loopDomain().size()))
+            ref = oi;
+        }
+        if (ref == SIZE_MAX) continue;
+        bool any = false;
+        for (const ValueRef& v : x.inputs)
+          if (v.isTensor())
+            any |= f.tensors[v.id].mesh == kNone ||
+                   (o.backprop_dids && f.tensors[v.id].definition != kNone && didCount(f, v.id) == 0);
+        if (!any) continue;
+      }
+      Fusion& g = mut();
+      const TensorId out = g.exprs[e].outputs[ref];
+      for (size_t i = 0; i < g.exprs[e].inputs.size(); ++i) {
+        const ValueRef v = g.exprs[e].inputs[i];
+        if (!v.isTensor()) continue;
+        const TensorId p = v.id;
+        const bool no_mesh = g.tensors[p].mesh == kNone;
+        const bool shard =
+            o.backprop_dids && g.tensors[p].definition != kNone && (no_mesh || didCount(g, p) == 0);
+        if (no_mesh) {
+          g.tensors[p].mesh = g.tensors[out].mesh;
+          ++meshed;
+          if (g.tensors[p].definition == kNone) r.inputs_meshed_back.push_back(p);
+        }
+        if (!shard) continue;
+        for (const AxisPair& m : mapProducerConsumer(g, e, i, ref)) {
+          const ParallelType pt = axisSharding(g, out, m.consumer);
+          if (!isDeviceDim(pt) || isDeviceDim(g.axes[m.producer].parallel)) continue;
+          g.axes[m.producer].parallel = pt;
+          ++sharded;
+        }
+      }
+    }
+    if (meshed || sharded)
+      r.trace.push_back(
+          "back-propagate meshes: " + std::to_string(meshed) +
+          (meshed == 1 ? " tensor input took the mesh of its" : " tensor inputs took the mesh of their") +
+          " consumer's output" +
+          (o.backprop_dids ? ", and " + std::to_string(sharded) + (sharded == 1 ? " axis" : " axes") +
+                                 " a DID type from it"
+                           : std::string()));
+  }
+
   bool meshRequirementAfter() {
     if (o.mesh != MeshRequirement::AllOrNone && o.mesh != MeshRequirement::SomeWithout) return true;
     const Fusion& f = cur();
@@ -501,6 +569,7 @@ ShardingResult runShardingPasses(const Fusion& f, const ShardingOptions& o, Diag
   p.buildTimeSharding();
   bool ok = p.meshRequirementBefore();
   if (ok && o.propagate) p.propagate();
+  if (ok && o.propagate && o.backprop_meshes) p.backpropagate();
   if (ok) ok = p.meshRequirementAfter();
   if (ok) p.localReductionsOpen();
   check_phase.stop();

@@ -56,6 +56,11 @@ struct ShardingOptions {
   // An output without a mesh keeps its own DID types (a reference gives only the others, and
   // resets nothing to Serial); else every mapped axis takes the reference's DID type or Serial.
   bool keep_target_types = false;
+  // After propagation, tensor inputs without a mesh take their consumer's meshed output's mesh
+  // (a fusion input too); with backprop_dids, an input that is no fusion input and had no mesh or
+  // no DID axis also takes that output's DID types on the axes the expr maps.
+  bool backprop_meshes = false;
+  bool backprop_dids = false;
   // What an op built after the repro meshed its input (Tensor::mesh_set_at) took from it when
   // it was built (passes/op_build_sharding.h).
   OpBuildRules build;
@@ -83,6 +88,9 @@ struct ShardingResult {
   // passes change meshes and parallel types, not the graph); empty otherwise.
   std::vector<ExprId> order;
   bool failed = false;  // a requirement failed: nvFuser stops in these passes
+  // Fusion inputs that took a mesh from the walk back (ShardingOptions::backprop_meshes): an
+  // executor that binds the fusion before these passes binds them without it.
+  std::vector<TensorId> inputs_meshed_back;
 };
 
 // Whether each expr reshards (a pure function of the fusion; a large fusion's

@@ -294,8 +294,9 @@ void frontendSteps(const Fusion& f, const Profile& p, const std::string& file, D
 
 // A tensor that still has a DID axis but no mesh once this path's sharding passes ran (or where it
 // runs none): nvFuser's propagation gives a mesh only to an op output with a meshed input
-// (propagateShardings, csrc/multidevice/utils.cpp:327 @ bfa518ceb), and what it does with a
-// tensor left without one is not modelled. False when there is none.
+// (propagateShardings, csrc/multidevice/utils.cpp:327 @ bfa518ceb) and, from #3054, to an input
+// of an expr with a meshed output (csrc/preseg_passes/propagate_shardings.cpp:74-97 @ ab21286a5),
+// and what it does with a tensor left without one is not modelled. False when there is none.
 bool didWithoutMeshOpen(const Fusion& f, const Profile& p, const std::string& file, DiagnosticSink& sink) {
   const size_t n = f.tensors.size();
   // Not the tensors of exprs no output depends on (only a copy without them has such tensors).
@@ -320,8 +321,11 @@ bool didWithoutMeshOpen(const Fusion& f, const Profile& p, const std::string& fi
           Location::at(file, Place::tensor(t)));
       d.note(tv.definition == kNone
                  ? std::string(f.tensorName(t)) +
-                       " is a fusion input: only the repro's schedule (set_device_mesh / "
-                       "setDeviceMesh) gives one a mesh"
+                       (p.backprop_meshes
+                            ? " is a fusion input that no expr with a meshed output reads: only the "
+                              "repro's schedule (set_device_mesh / setDeviceMesh) could give it a mesh"
+                            : " is a fusion input: only the repro's schedule (set_device_mesh / "
+                              "setDeviceMesh) gives one a mesh")
                  : std::string(f.tensorName(t)) +
                        " is made by an op without a meshed tensor input, so propagation gives it no mesh");
       return true;
@@ -341,6 +345,8 @@ ShardingOptions shardingOptions(const Profile& p, const std::string& file) {
     case nv::PropagationReference::WeightsFirst: o.reference = ReferenceChoice::WeightsFirst; break;
   }
   o.keep_target_types = p.keep_target_types;
+  o.backprop_meshes = p.backprop_meshes;
+  o.backprop_dids = p.backprop_dids;
   o.build = p.op_build;
   o.insert_reshardings = true;
   o.reshard_after = p.reshard_after;
@@ -362,25 +368,63 @@ ShardingOptions shardingOptions(const Profile& p, const std::string& file) {
 // K-sharded linear, matmul or sum): nvFuser from #4209 rFactors such a reduction into a local op
 // and a reduction over the DID part (csrc/preseg_passes/insert_reshardings.cpp:146-180 @
 // 8e208ccc0e80; decompose_reshardings.cpp:341-414 @ 81c4b22fd750).
-bool reducesDeviceSplitAxis(const Fusion& f) {
-  bool any_split = false;
+bool hasDeviceSplit(const Fusion& f) {
   for (const Tensor& t : f.tensors)
     for (const AxisTransform& tr : t.transforms)
-      any_split |= tr.kind == AxisTransform::Kind::Split &&
-                   ((tr.out != kNone && isDeviceDim(f.axes[tr.out].parallel)) ||
-                    (tr.out2 != kNone && isDeviceDim(f.axes[tr.out2].parallel)));
-  if (!any_split) return false;
+      if (tr.kind == AxisTransform::Kind::Split &&
+          ((tr.out != kNone && isDeviceDim(f.axes[tr.out].parallel)) ||
+           (tr.out2 != kNone && isDeviceDim(f.axes[tr.out2].parallel))))
+        return true;
+  return false;
+}
+
+// Whether expr `e` reduces an axis of an operand that a split shards across devices.
+bool reducesDeviceSplitAxis(const Fusion& f, ExprId e) {
+  const Expr& x = f.exprs[e];
+  for (size_t i = 0; i < x.inputs.size(); ++i) {
+    if (!x.inputs[i].isTensor()) continue;
+    const TensorId t = x.inputs[i].id;
+    for (size_t o = 0; o < x.outputs.size(); ++o)
+      for (const AxisPair& m : mapProducerConsumer(f, e, i, o))
+        if (f.axes[m.consumer].iter == IterType::Reduction && !isDeviceDim(f.axes[m.producer].parallel) &&
+            isDeviceDim(axisSharding(f, t, m.producer)))
+          return true;
+  }
+  return false;
+}
+
+bool reducesDeviceSplitAxis(const Fusion& f) {
+  if (!hasDeviceSplit(f)) return false;
+  for (ExprId e = 0; e < f.exprs.size(); ++e)
+    if (reducesDeviceSplitAxis(f, e)) return true;
+  return false;
+}
+
+// A linear with a bias whose operands a split shards across devices on the contracted axis (a
+// row-parallel linear): from #4362 the sharding passes add the bias after the reduction across
+// devices (decomposeRowParallelLinearWithBias); what nvFuser ran before is not modelled. False
+// when there is none.
+bool biasedRowParallelOpen(const Fusion& f, const Profile& p, const std::string& file, DiagnosticSink& sink) {
+  if (!p.multi_device || p.biased_linear_decomposed || !hasDeviceSplit(f)) return false;
   for (ExprId e = 0; e < f.exprs.size(); ++e) {
     const Expr& x = f.exprs[e];
-    for (size_t i = 0; i < x.inputs.size(); ++i) {
-      if (!x.inputs[i].isTensor()) continue;
-      const TensorId t = x.inputs[i].id;
-      for (size_t o = 0; o < x.outputs.size(); ++o)
-        for (const AxisPair& m : mapProducerConsumer(f, e, i, o))
-          if (f.axes[m.consumer].iter == IterType::Reduction && !isDeviceDim(f.axes[m.producer].parallel) &&
-              isDeviceDim(axisSharding(f, t, m.producer)))
-            return true;
-    }
+    if (x.op != OpKind::Linear || x.inputs.size() < 3 || !x.inputs[2].isTensor() ||
+        !reducesDeviceSplitAxis(f, e))
+      continue;
+    auto& d =
+        sink.report(Severity::NotDecided, DiagCode::NotDecided,
+                    "expr " + std::to_string(e) +
+                        " (linear) adds a bias to a product whose contracted axis is split across devices "
+                        "(a row-parallel linear with a bias): what nvFuser ran for it here is not modelled",
+                    exprLocation(file, e));
+    d.note(
+        "issue #4363 reports such a linear computing wrong numbers, the bias added on every device before "
+        "the sum; "
+        "from " +
+        nv::firstChangeTo(nv::BiasedRowParallelLinear::Decomposed)->label() +
+        " the sharding passes add it after the sum (decomposeRowParallelLinearWithBias, "
+        "csrc/preseg_passes/insert_reshardings.cpp:136 @ 870e29e0cfde)");
+    return true;
   }
   return false;
 }
@@ -533,6 +577,7 @@ PipelineResult runPipeline(const Fusion& f_in, const PipelineOptions& opts) {
   if (!sharding.failed) {
     PhaseScope phase("pipeline: DID axes off a mesh");
     didWithoutMeshOpen(f, p, opts.file, early);
+    biasedRowParallelOpen(f_live, p, opts.file, early);
   }
   Ctx c(f, opts, r);
   c.sink.append(std::move(early));
@@ -574,7 +619,14 @@ PipelineResult runPipeline(const Fusion& f_in, const PipelineOptions& opts) {
   auto bindAndConcretize = [&](const std::function<const std::vector<ExprId>&()>& order) {
     PhaseScope bind_phase("pipeline: bind whole fusion");
     BindRequest req = c.wholeRequest();
-    bindView(f, req, c.whole, c.sink);
+    // A whole-first path binds the fusion before its sharding passes: fusion inputs bind with the
+    // meshes the repro gave them, not those the walk back from their consumers gave them.
+    std::optional<Fusion> as_given;
+    if (p.wholeFirst() && !sharding.inputs_meshed_back.empty()) {
+      as_given.emplace(f);
+      for (TensorId t : sharding.inputs_meshed_back) as_given->tensors[t].mesh = kNone;
+    }
+    bindView(as_given ? *as_given : f, req, c.whole, c.sink);
     bind_phase.stop();
     // bindingsText walks every scalar: built only when tracing.
     if (opts.trace) c.trace("bind", "whole fusion", c.bindingsText(c.whole));

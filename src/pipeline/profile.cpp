@@ -383,6 +383,10 @@ std::variant<Profile, ProfileError> profileAt(const nv::Point& point, std::optio
             "does not replay them");
       break;
   }
+  // The sharding propagation's walk back from consumers (PropagateShardingsPass).
+  p.backprop_meshes = p.propagate && s.get<FactoryMesh>() == FactoryMesh::Backpropagated;
+  p.backprop_dids = p.backprop_meshes && p.propagation_reference == PropagationReference::WeightsFirst;
+  p.biased_linear_decomposed = s.get<BiasedRowParallelLinear>() == BiasedRowParallelLinear::Decomposed;
   // The transpose scheduler meets Reduction axes only on segment inputs the
   // rewrite keeps them on, and only where segments are scheduled.
   const bool keeps = p.input_rewrite == fc::InputRewrite::KeepReductions;

@@ -93,7 +93,10 @@ struct Profile {
   bool reduction_did_stays_local = false;  // before #4209: iDID -> rDID is no resharding
   nv::PropagationReference propagation_reference = nv::PropagationReference::FirstMeshed;
   bool keep_target_types = false;
-  OpBuildRules op_build;  // what op builders copy from a meshed input
+  bool backprop_meshes = false;           // from #3054: consumers give meshless inputs their mesh
+  bool backprop_dids = false;             // from #3838: and their DID types, to inputs made by an expr
+  bool biased_linear_decomposed = false;  // from #4362: a row-parallel linear's bias after the sum
+  OpBuildRules op_build;                  // what op builders copy from a meshed input
   MeshSegmenter mesh_segmenter = MeshSegmenter::ReshardingAlone;
   SegmentLookup lookup = SegmentLookup::Whole;
   bool kernel_without_scheduler = false;  // "Allocations must be based on constant integers ..."
