@@ -325,6 +325,9 @@ struct Passes {
   // most DID axes, then the most loop axes), and from #3838 an input that is not a fusion input
   // and had no mesh or no DID axis also takes that output's DID types on the axes the expr maps
   // (shardAllLike from the output). Before it, nothing reaches a fusion input without a mesh.
+  // csrc/preseg_passes/propagate_shardings.cpp:74-97 @ ab21286a5 (#3054), :270-305 @ c9d2cc9d8
+  // (#3838); at head the same walk sets the mesh in transformLoopDomain,
+  // csrc/multidevice/propagation.cpp:103-105 @ 99b644647.
   void backpropagate() {
     size_t meshed = 0, sharded = 0;
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
