@@ -6,9 +6,10 @@
 // tools/bench/torch_eager.py; tools/bench/gpu_figures.py runs both in one
 // call and prints the table.
 //
-// Usage: gpu_bench SEED.json [M] [REPS] [seed|reduce]   (M = N = K, default
-// 8192; REPS default 30; "seed": the seed's total alone, for alternating
-// runs; "reduce": the copy and the three reductions alone, three rounds)
+// Usage: gpu_bench SEED.json [M] [REPS] [seed|reduce|gemm]   (M = N = K,
+// default 8192; REPS default 30; "seed": the seed's total alone, for
+// alternating runs; "reduce": the copy and the three reductions alone,
+// three rounds; "gemm": the two GEMM figures alone, for alternating runs)
 // Output: one line per figure, "FIG name value unit [note]" (value: ms, or
 // TFLOP/s for gemm_*_tflops), plus "SEG" lines (the seed's per-segment
 // times, fused segments as one group) and "CHECK" lines. Every time is the
@@ -144,13 +145,14 @@ bool loadSeed(const char* path, int64_t M, Seed& s) {
 
 int main(int argc, char** argv) try {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: gpu_bench SEED.json [M] [REPS] [seed|reduce]\n");
+    std::fprintf(stderr, "usage: gpu_bench SEED.json [M] [REPS] [seed|reduce|gemm]\n");
     return 2;
   }
   const int64_t M = argc > 2 ? std::atoll(argv[2]) : 8192;
   if (argc > 3) g_reps = std::max(20, std::atoi(argv[3]));
   const bool seed_only = argc > 4 && std::string(argv[4]) == "seed";
   const bool reduce_only = argc > 4 && std::string(argv[4]) == "reduce";
+  const bool gemm_only = argc > 4 && std::string(argv[4]) == "gemm";
   std::printf("device %s\n", cuda::deviceDescription(0).c_str());
   std::printf("reps %d (median of each), M = N = K = %lld\n", g_reps, static_cast<long long>(M));
 
@@ -178,6 +180,38 @@ int main(int argc, char** argv) try {
   cuda::launchRandom(b.data(), DType::Half, n, 2);
   cuda::DeviceTensor bias(DType::Half, {M}), outf(DType::Float, {M, M});
   cuda::launchRandom(bias.data(), DType::Half, M, 3);
+
+  // The GEMMs: the seed's local product (T4 = permute(T0) @ T1, A read
+  // transposed in place as the executor calls it) and the full M^3, half
+  // with fp32 accumulation. Each returns its median ms.
+  cuda::Blas blas;
+  const int64_t K = M / 2;
+  cuda::DeviceTensor A(DType::Half, {K, M}), B(DType::Half, {K, M}), C(DType::Half, {M, M});
+  cuda::launchRandom(A.data(), DType::Half, M * K, 4);
+  cuda::launchRandom(B.data(), DType::Half, M * K, 5);
+  auto gemmLocal = [&] {
+    double ms = medianMs([&] {
+      blas.gemm(A.data(), B.data(), C.data(), DType::Half, DType::Half, M, M, K, 1, 0, 0, 0, false, nullptr,
+                true);
+    });
+    std::printf("gemm tuning: %s", blas.tuningReport().c_str());
+    fig("gemm_local_tflops", 2.0 * M * M * K / ms / 1e9, "TFLOP/s",
+        "[" + std::to_string(M) + ", " + std::to_string(K) + "]^T-read x [" + std::to_string(K) + ", " +
+            std::to_string(M) + "], " + std::to_string(ms) + " ms");
+    return ms;
+  };
+  auto gemmFull = [&] {
+    double ms = medianMs(
+        [&] { blas.gemm(a.data(), b.data(), c.data(), DType::Half, DType::Half, M, M, M, 1, 0, 0, 0, false); });
+    fig("gemm_full_tflops", 2.0 * M * M * M / ms / 1e9, "TFLOP/s", std::to_string(ms) + " ms");
+    std::printf("gemm tuning:\n%s", blas.tuningReport().c_str());
+    return ms;
+  };
+  if (gemm_only) {
+    gemmLocal();
+    gemmFull();
+    return 0;
+  }
 
   // The memory-bound families first, on a GPU not yet heated by GEMMs
   // (its clocks drop under sustained matrix work; torch_eager.py keeps
@@ -358,20 +392,7 @@ int main(int argc, char** argv) try {
   }
 
   // ---- the seed's kernels alone on its shapes
-  cuda::Blas blas;
-  const int64_t K = M / 2;
-  cuda::DeviceTensor A(DType::Half, {K, M}), B(DType::Half, {K, M}), C(DType::Half, {M, M});
-  cuda::launchRandom(A.data(), DType::Half, M * K, 4);
-  cuda::launchRandom(B.data(), DType::Half, M * K, 5);
-  // T4 = permute(T0) @ T1: A is read transposed in place, as the executor calls it
-  double mm_ms = medianMs([&] {
-    blas.gemm(A.data(), B.data(), C.data(), DType::Half, DType::Half, M, M, K, 1, 0, 0, 0, false, nullptr,
-              true);
-  });
-  std::printf("gemm tuning: %s", blas.tuningReport().c_str());
-  fig("gemm_local_tflops", 2.0 * M * M * K / mm_ms / 1e9, "TFLOP/s",
-      "[" + std::to_string(M) + ", " + std::to_string(K) + "]^T-read x [" + std::to_string(K) + ", " +
-          std::to_string(M) + "], " + std::to_string(mm_ms) + " ms");
+  double mm_ms = gemmLocal();
   {
     // the fused allreduce + cast + bias add epilogue: T9 = float(ring(a, b)) + float(bias)
     cuda::PwProgram p = program(M, M, {{nullptr, DType::Half, {M, 1}}, {bias.data(), DType::Half, {0, 1}}},
@@ -391,11 +412,7 @@ int main(int argc, char** argv) try {
                 2 * mm_ms + ms, seed_ms);
   }
 
-  // ---- the full GEMM M^3, half, fp32 accumulation
-  double full_ms = medianMs(
-      [&] { blas.gemm(a.data(), b.data(), c.data(), DType::Half, DType::Half, M, M, M, 1, 0, 0, 0, false); });
-  fig("gemm_full_tflops", 2.0 * M * M * M / full_ms / 1e9, "TFLOP/s", std::to_string(full_ms) + " ms");
-  std::printf("gemm tuning:\n%s", blas.tuningReport().c_str());
+  gemmFull();
   return 0;
 } catch (const ExecError& e) {
   std::fprintf(stderr, "error: %s\n", e.message.c_str());

@@ -2,10 +2,11 @@
 tools/bench/gpu_bench (fusecheck) and tools/bench/torch_eager.py (PyTorch
 eager) one after the other on the same GPU and prints each figure beside
 PyTorch's, with the target and whether it holds. Every time is a median of
-REPS runs timed with CUDA events (see the two programs); the seed's figure
-is the median over three alternating runs of each program (fusecheck,
-eager, fusecheck, ...) after the full runs, so that both see the GPU in
-the same state (its clocks drop under sustained load).
+REPS runs timed with CUDA events (see the two programs); the seed's and the
+GEMMs' figures are the medians over three alternating runs of each program
+(fusecheck, eager, fusecheck, ...; that part alone) after the full runs, so
+that both see the GPU in the same state (its clocks drop under sustained
+matrix work).
 
 Usage: python3 tools/bench/gpu_figures.py GPU_BENCH [M=8192] [REPS=30] [--log=FILE]
 Exit status: 0 when every target holds, 1 otherwise, 2 when a program fails."""
@@ -16,6 +17,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ALTERNATIONS = 3
+# The figures taken from alternating runs: (mode of both programs, figures).
+ALTERNATED = [("seed", ["seed_total"]), ("gemm", ["gemm_local_tflops", "gemm_full_tflops"])]
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
 # (figure, gpu_bench name, torch name, kind, target)
@@ -84,23 +87,35 @@ def main():
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, check=False)
         log.write("$ " + " ".join(cmd) + "\n" + p.stdout)
         rc2, t2 = p.returncode, p.stdout
-        # The seed ratio from alternating runs of the two programs (seed
-        # alone, GPU in the same state for both): the median of each side.
-        ours, theirs = [], []
-        for _ in range(ALTERNATIONS):
-            _, t = run([bench, os.path.join(ROOT, "fixtures/seed/matmul_allreduce_bias.json"), m, reps, "seed"], log)
-            ours += [v[0] for k, v in figures(t).items() if k == "seed_total"]
-            p = subprocess.run(cmd + ["seed"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
-                               check=False)
-            log.write(p.stdout)
-            theirs += [v[0] for k, v in figures(p.stdout).items() if k == "torch_seed_total"]
+        # The seed's and the GEMMs' figures from alternating runs of the two
+        # programs (that part alone, the GPU in the same state for both):
+        # the median of each side's runs.
+        alt = {}
+        seed = os.path.join(ROOT, "fixtures/seed/matmul_allreduce_bias.json")
+        for mode, keys in ALTERNATED:
+            for _ in range(ALTERNATIONS):
+                _, t = run([bench, seed, m, reps, mode], log)
+                for k, v in figures(t).items():
+                    if k in keys:
+                        alt.setdefault(k, []).append(v[0])
+                p = subprocess.run(cmd + [mode], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                   env=env, check=False)
+                log.write(p.stdout)
+                for k, v in figures(p.stdout).items():
+                    if k.startswith("torch_") and k[len("torch_"):] in keys:
+                        alt.setdefault(k, []).append(v[0])
     f = figures(t1)
     f.update(figures(t2))
-    if ours and theirs:
-        print(f"seed, alternating runs: fusecheck {', '.join(f'{x:.3f}' for x in ours)} ms; "
-              f"eager {', '.join(f'{x:.3f}' for x in theirs)} ms")
-        f["seed_total"] = (sorted(ours)[len(ours) // 2], "ms", "median of the alternating runs")
-        f["torch_seed_total"] = (sorted(theirs)[len(theirs) // 2], "ms", "median of the alternating runs")
+    for _, keys in ALTERNATED:
+        for k in keys:
+            ours, theirs = alt.get(k, []), alt.get("torch_" + k, [])
+            if not ours or not theirs:
+                continue
+            unit = f.get(k, (0, "ms"))[1]
+            print(f"{k}, alternating runs: fusecheck {', '.join(f'{x:.3f}' for x in ours)} {unit}; "
+                  f"PyTorch {', '.join(f'{x:.3f}' for x in theirs)} {unit}")
+            f[k] = (sorted(ours)[len(ours) // 2], unit, "median of the alternating runs")
+            f["torch_" + k] = (sorted(theirs)[len(theirs) // 2], unit, "median of the alternating runs")
     copy = f.get("copy_d2d", (0,))[0]
     tcopy = f.get("torch_copy_d2d", (0,))[0]
     print()

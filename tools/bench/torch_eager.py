@@ -8,7 +8,8 @@ Each figure: the median of REPS runs timed with CUDA events after 5
 warm-ups. Output lines "FIG torch_<name> <value> <unit> [note]", as
 gpu_bench prints its own.
 
-Usage: python3 torch_eager.py [M] [REPS] [seed]   ("seed": the seed alone)"""
+Usage: python3 torch_eager.py [M] [REPS] [seed|gemm]   ("seed": the seed
+alone; "gemm": the two GEMMs alone)"""
 import sys
 
 import torch
@@ -58,7 +59,11 @@ def main():
     fig("copy_d2d", copy_ms, "ms", f"{copy_bw:.3f} TB/s")
     del src, dst
 
-    seed_only = len(sys.argv) > 3 and sys.argv[3] == "seed"
+    mode = sys.argv[3] if len(sys.argv) > 3 else ""
+    seed_only = mode == "seed"
+    if mode == "gemm":
+        gemms(m, k, dev)
+        return
     if not seed_only:  # the memory-bound families first, as gpu_bench orders them
         x = torch.empty(m, m, device=dev, dtype=torch.half).uniform_(-1, 1)
         y = torch.empty(m, m, device=dev, dtype=torch.half).uniform_(-1, 1)
@@ -92,7 +97,11 @@ def main():
     if seed_only:
         return
     del t0, t1
+    gemms(m, k, dev)
 
+
+def gemms(m, k, dev):
+    """The seed's local product (A read transposed) and the full m^3."""
     a = torch.randn(k, m, device=dev, dtype=torch.half)
     b = torch.randn(k, m, device=dev, dtype=torch.half)
     ms = median_ms(lambda: torch.matmul(a.t(), b))
