@@ -201,8 +201,9 @@ int main(int argc, char** argv) try {
     return ms;
   };
   auto gemmFull = [&] {
-    double ms = medianMs(
-        [&] { blas.gemm(a.data(), b.data(), c.data(), DType::Half, DType::Half, M, M, M, 1, 0, 0, 0, false); });
+    double ms = medianMs([&] {
+      blas.gemm(a.data(), b.data(), c.data(), DType::Half, DType::Half, M, M, M, 1, 0, 0, 0, false);
+    });
     fig("gemm_full_tflops", 2.0 * M * M * M / ms / 1e9, "TFLOP/s", std::to_string(ms) + " ms");
     std::printf("gemm tuning:\n%s", blas.tuningReport().c_str());
     return ms;
