@@ -463,7 +463,16 @@ class Exporter : ExporterBase {
              Place::concreteInput(static_cast<size_t>(&ci - f_.concrete_inputs.data())));
         continue;
       }
-      if (ci.strides.empty()) {
+      // A fill or range the repro records goes back as the constructor that gives it
+      // (torch_values.cpp reads each back to the same record).
+      auto num = [](double x) { return pyFloat(x); };
+      if (ci.strides.empty() && ci.fill) {
+        s += "    torch.full(" + tuple(ci.shape) + ", " + num(*ci.fill) + ", dtype=" + torchDType(dt) +
+             ", device='cuda:0'),\n";
+      } else if (ci.strides.empty() && ci.range) {
+        s += "    torch.testing.make_tensor(" + tuple(ci.shape) + ", dtype=" + torchDType(dt) +
+             ", device='cuda:0', low=" + num(ci.range->first) + ", high=" + num(ci.range->second) + "),\n";
+      } else if (ci.strides.empty()) {
         s += "    torch.testing.make_tensor(" + tuple(ci.shape) + ", dtype=" + torchDType(dt) +
              ", device='cuda:0'),\n";
       } else {

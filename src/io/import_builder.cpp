@@ -76,7 +76,7 @@ ScalarId ImportBuilder::constBool(bool v) { return f_.addConstBool(v); }
 
 std::optional<int64_t> ImportBuilder::constValue(ScalarId s) const { return constIntOf(f_, s); }
 
-ScalarId ImportBuilder::derived(ScalarOp op, ScalarId a, ScalarId b) {
+ScalarId ImportBuilder::derived(ScalarOp op, ScalarId a, ScalarId b, std::optional<DType> dtype) {
   auto ca = constValue(a);
   auto cb = b == kNone ? std::optional<int64_t>() : constValue(b);
   if (ca && (op == ScalarOp::Neg || cb)) {
@@ -88,7 +88,7 @@ ScalarId ImportBuilder::derived(ScalarOp op, ScalarId a, ScalarId b) {
   if (cb && ((op == ScalarOp::Mul || op == ScalarOp::Div || op == ScalarOp::CeilDiv) && *cb == 1)) return a;
   if (ca && op == ScalarOp::Add && *ca == 0) return b;
   if (ca && op == ScalarOp::Mul && *ca == 1) return b;
-  return f_.addDerived(op, a, b, f_.scalars[a].dtype);
+  return f_.addDerived(op, a, b, dtype.value_or(f_.scalars[a].dtype));
 }
 
 AxisId ImportBuilder::axis(IterType iter, ScalarId extent, ScalarId expanded) {

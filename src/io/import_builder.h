@@ -37,8 +37,8 @@ class ImportBuilder {
   ScalarId constInt(int64_t v, DType dtype = DType::Index);
   ScalarId constFloat(double v, DType dtype = DType::Double);
   ScalarId constBool(bool v);
-  // Derived scalar; folds when both operands are integer constants.
-  ScalarId derived(ScalarOp op, ScalarId a, ScalarId b = kNone);
+  // Derived scalar of `dtype` (default: a's); folds when both operands are integer constants.
+  ScalarId derived(ScalarOp op, ScalarId a, ScalarId b = kNone, std::optional<DType> dtype = std::nullopt);
   std::optional<int64_t> constValue(ScalarId s) const;
 
   // Axes and tensors.

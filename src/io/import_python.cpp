@@ -259,9 +259,20 @@ std::optional<Fusion> importPython(const SourceText& source, DiagnosticSink& sin
     }
   }
   if (rec->executed || !values.empty()) {
+    // A list or tuple entry gives its items, one input each, as nvFuser's execute reads its inputs
+    // (from_pyiterable, python/python_direct/direct_utils.cpp:34-47 @ 81c4b22fd): a define_vector's
+    // sizes come as one list or spread.
+    std::vector<Ref> flat;
+    for (const Ref& v : values) {
+      if (v->k == VK::List || v->k == VK::Tuple)
+        flat.insert(flat.end(), v->items.begin(), v->items.end());
+      else
+        flat.push_back(v);
+    }
+    values = std::move(flat);
     if (values.size() != f.inputs.size()) {
       sink.error(DiagCode::BadConcreteInput,
-                 "`inputs` has " + std::to_string(values.size()) + " entries but the fusion has " +
+                 "`inputs` has " + std::to_string(values.size()) + " values but the fusion has " +
                      std::to_string(f.inputs.size()) + " inputs",
                  where(list_off));
       return std::nullopt;

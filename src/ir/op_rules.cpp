@@ -769,6 +769,12 @@ DTypeRule outputDType(const Fusion& f, const Expr& e, size_t out) {
               "the promoted dtype of its operands"};
     }
     case OpCategory::Ternary: {
+      if (info.promotion == Promotion::Keep) return {operand(0).dtype, "the op keeps its input's dtype"};
+      if (e.op != OpKind::Where) {
+        // lerp: the three operands cast to their default_op_config dtype.
+        const PromotionOperand in[] = {operand(0), operand(1), operand(2)};
+        return {computeTypes(in, false, true), "the promoted dtype of its operands"};
+      }
       // where: the two values only, and Half stays Half (cast_half_to_float = false).
       const PromotionOperand in[] = {operand(1), operand(2)};
       return {computeTypes(in, false, false), "the promoted dtype of its value operands"};
@@ -814,7 +820,10 @@ std::string_view dtypeRuleSummary(OpKind op) {
     case OpCategory::Set: return "the operand's";
     case OpCategory::Cast: return "`dtype`";
     case OpCategory::Compare: return "Bool";
-    case OpCategory::Ternary: return "the values' promoted (Half stays Half)";
+    case OpCategory::Ternary:
+      if (info.promotion == Promotion::Keep) return "the input's";
+      if (op != OpKind::Where) return "promoted; Half and BFloat16 computed in Float";
+      return "the values' promoted (Half stays Half)";
     case OpCategory::Shape: return "the operand's";
     case OpCategory::Reduction:
       switch (info.form) {

@@ -259,7 +259,9 @@ class Printer {
         if (from == to) return o + "\n   = Set( " + in(0) + ", cache_op=Streaming )\n";
         return o + "\n   = " + castName(from, to) + "(" + in(0) + ");\n";
       }
-      case OpForm::Where: return o + "\n   = where(" + in(0) + "\n  , " + in(1) + "\n  , " + in(2) + ");\n";
+      case OpForm::Where:
+        return o + "\n   = " + std::string(info.ir_name) + "(" + in(0) + "\n  , " + in(1) + "\n  , " + in(2) +
+               ");\n";
       case OpForm::Broadcast:
       case OpForm::BroadcastInDim: {
         std::string s = o + "\n   = broadcast( " + in(0);

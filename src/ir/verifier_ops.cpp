@@ -195,7 +195,7 @@ class OpChecks {
       case OpCategory::Ternary: {
         const ValueRef& c = x.inputs[0];
         DType cd = c.isTensor() ? f_.tensors[c.id].dtype : f_.scalars[c.id].dtype;
-        if (cd != DType::Bool)
+        if (x.op == OpKind::Where && cd != DType::Bool)  // clamp, threshold, lerp: any input
           r.error(
               DiagCode::DTypeMismatch,
               "the condition of " + exprDesc(e) + " has dtype " + std::string(dtypeName(cd)) + ", not Bool",

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <iterator>
 #include <optional>
+#include <string>
 
 #include "ir/printer.h"
+#include "ir/uncomputed_scalar.h"
 #include "support/epoch_marks.h"
 #include "support/parallel.h"
 #include "support/step_counters.h"
@@ -210,7 +212,23 @@ struct Analysis {
           out_known = false;
           out_factored = false;
           unevaluable = true;
-          for (ScalarId sym : ScalarEval::freeSymbols(f, s)) reported.push_back(sym);
+          std::optional<std::string> call;
+          for (ScalarId sym : ScalarEval::freeSymbols(f, s)) {
+            reported.push_back(sym);
+            if (!call) call = uncomputedScalarCall(f, sym);
+          }
+          if (call) {
+            // A value nvFuser computes from its operands and fusecheck does not compute
+            // (ir/uncomputed_scalar.h): whether the reshape concretizes is not decided.
+            auto& d = sink.report(
+                Severity::NotDecided, DiagCode::NotDecided,
+                "reshape size " + std::to_string(i) + " (" + scalarToString(f, s) + ") needs `" + *call +
+                    "`, which fusecheck does not compute, so whether nvFuser concretizes this "
+                    "reshape is not decided",
+                exprLoc(file, eid, PlaceField::Shape, i));
+            d.note("nvFuser evaluates the size from its operands when the fusion runs");
+            continue;
+          }
           auto& d = sink.error(DiagCode::ReshapeUnevaluable,
                                "reshape size " + std::to_string(i) + " (" + scalarToString(f, s) +
                                    ") cannot be evaluated from the bound inputs",

@@ -268,8 +268,8 @@ bool Reader::statement() {
 
 bool Reader::rhs(Pending& pd) {
   size_t at = p_;
-  // Prefix: -T, !T.
-  if ((isPunct(p_, "-") || isPunct(p_, "!")) && atTensor(p_ + 1)) {
+  // Prefix: -T, !T, ~T.
+  if ((isPunct(p_, "-") || isPunct(p_, "!") || isPunct(p_, "~")) && atTensor(p_ + 1)) {
     auto k = symbolOp(str(p_), OpForm::Unary);
     if (!k)
       return error(DiagCode::ImportUnsupported, "unsupported prefix `" + std::string(str(p_)) + "`", p_);

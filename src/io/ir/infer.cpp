@@ -280,7 +280,8 @@ void Reader::inferDTypes(std::vector<char>& known) {
       } else if (info.category == OpCategory::Compare || info.promotion == Promotion::Bool) {
         dt = DType::Bool;
       } else {
-        for (size_t i = info.form == OpForm::Where ? 1 : 0; i < ex.inputs.size(); ++i) {
+        const size_t n = info.promotion == Promotion::Keep ? 1 : ex.inputs.size();
+        for (size_t i = ex.op == OpKind::Where ? 1 : 0; i < n; ++i) {
           const ValueRef& v = ex.inputs[i];
           if (v.isTensor() && known[v.id]) {
             DType d = f_.tensors[v.id].dtype;

@@ -73,7 +73,7 @@ Lexer::Lexer(std::string_view text) : text_(lex::lexable(text)) {
       p = lex::skipNonAscii(text_, p);
       t.kind = Tok::Other;
     } else {
-      static const char* two[] = {"==", "!=", "<=", ">=", "&&", "||", "->", "::", "**"};
+      static const char* two[] = {"==", "!=", "<=", ">=", "&&", "||", "->", "::", "**", "<<", ">>"};
       p += 1;
       if (p < n)
         for (const char* d : two)

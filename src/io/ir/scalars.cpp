@@ -18,6 +18,7 @@
 
 #include "io/ir/reader.h"
 #include "io/scalar_expr.h"
+#include "ir/uncomputed_scalar.h"
 #include "support/checked.h"
 
 namespace fc::ir_text {
@@ -408,6 +409,9 @@ ScalarId Reader::opaque(const std::string& text, size_t at) {
   while (symbols_.count(name) || scalar_defs_.count(name)) name += "_";
   ScalarId s = symbol(name);
   opaque_.emplace(text, s);
+  // Marked as a value nvFuser computes and fusecheck does not: a verdict that needs it is not
+  // decided, never an unbound extent (ir/uncomputed_scalar.h).
+  f_.provenance.emplace_back(std::string(kUncomputedScalar) + name, text);
   note(name + " stands for `" + shorten(text) + "`, a scalar expression fusecheck does not model", at);
   return s;
 }
@@ -474,6 +478,7 @@ std::optional<ScalarId> Reader::named(std::string_view name, size_t at) {
     return *v;
   }
   ScalarId s = symbol(name);
+  f_.provenance.emplace_back(std::string(kUncomputedScalar) + key, text);
   note(key + " = " + shorten(text) + " is a scalar expression fusecheck does not model; " + key +
            " is taken as a value of its own",
        at);

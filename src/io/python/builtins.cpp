@@ -4,6 +4,7 @@
 // inside one.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "io/import_text.h"
 #include "io/python/frontend_ops.h"
@@ -182,8 +183,73 @@ Ref Interpreter::moduleCall(const std::string& dotted, Args& args) {
     if (fn == "sqrt") return mkFloat(std::sqrt(x));
     if (fn == "log2") return mkFloat(std::log2(x));
   }
+  if (dotted == "itertools.product" || dotted == "itertools.permutations" ||
+      dotted == "itertools.combinations")
+    return itertoolsCall(dotted.substr(10), args);
   if (recording()) fail("`" + dotted + "` is not modelled by fusecheck", args.off);
   skip("`" + dotted + "` is not about the fusion", args.off);
+}
+
+// itertools.product(*iterables, repeat=1), permutations(iterable, r=None), combinations(iterable, r),
+// in Python's order, as a list of tuples (tests loop a definition over them). At most kMaxItems
+// tuples: a script that asks for more stops here.
+Ref Interpreter::itertoolsCall(const std::string& fn, Args& args) {
+  constexpr size_t kMaxItems = 1 << 16;
+  std::vector<Ref> out;
+  auto push = [&](std::vector<Ref> items) {
+    if (out.size() >= kMaxItems)
+      fail("itertools." + fn + " gives more than " + std::to_string(kMaxItems) + " tuples", args.off);
+    out.push_back(mkSeq(VK::Tuple, std::move(items)));
+  };
+  auto kwInt = [&](const char* key, int64_t dflt) {
+    for (const auto& [k, v] : args.kw)
+      if (k == key) return asInt(v, args.off, key);
+    return dflt;
+  };
+  if (fn == "product") {
+    std::vector<std::vector<Ref>> pools;
+    const int64_t repeat = kwInt("repeat", 1);
+    if (repeat < 0 || repeat > 16) fail("itertools.product: repeat out of range", args.off);
+    for (int64_t r = 0; r < repeat; ++r)
+      for (const Ref& a : args.pos) pools.push_back(iterate(a, args.off));
+    std::vector<size_t> idx(pools.size(), 0);
+    for (const auto& p : pools)
+      if (p.empty()) return mkSeq(VK::List, {});
+    while (true) {
+      std::vector<Ref> t;
+      for (size_t i = 0; i < pools.size(); ++i) t.push_back(pools[i][idx[i]]);
+      push(std::move(t));
+      size_t i = pools.size();
+      while (i > 0 && ++idx[i - 1] == pools[i - 1].size()) idx[--i] = 0;
+      if (i == 0) break;
+    }
+    return mkSeq(VK::List, std::move(out));
+  }
+  if (args.pos.empty()) fail("itertools." + fn + " takes an iterable", args.off);
+  const std::vector<Ref> pool = iterate(args.pos[0], args.off);
+  const int64_t n = static_cast<int64_t>(pool.size());
+  int64_t r =
+      args.pos.size() > 1 ? asInt(args.pos[1], args.off, "r") : kwInt("r", fn == "permutations" ? n : -1);
+  if (r < 0) fail("itertools." + fn + " needs r", args.off);
+  if (r > n) return mkSeq(VK::List, {});
+  // Index tuples in lexicographic order: combinations increasing, permutations distinct.
+  std::vector<int64_t> idx;
+  std::function<void()> rec = [&] {
+    if (static_cast<int64_t>(idx.size()) == r) {
+      std::vector<Ref> t;
+      for (int64_t i : idx) t.push_back(pool[static_cast<size_t>(i)]);
+      push(std::move(t));
+      return;
+    }
+    for (int64_t i = fn == "combinations" && !idx.empty() ? idx.back() + 1 : 0; i < n; ++i) {
+      if (fn == "permutations" && std::find(idx.begin(), idx.end(), i) != idx.end()) continue;
+      idx.push_back(i);
+      rec();
+      idx.pop_back();
+    }
+  };
+  rec();
+  return mkSeq(VK::List, std::move(out));
 }
 
 Ref Interpreter::builtinCall(const Value& f, Args& args) {

@@ -121,6 +121,8 @@ class Interpreter {
   // builtins.cpp: Python's builtins, modules and their attributes
   Ref builtinCall(const Value& f, Args& args);
   Ref moduleAttr(const Ref& mod, const std::string& name, uint32_t off);
+  // builtins.cpp: itertools.product / permutations / combinations as a list of tuples
+  Ref itertoolsCall(const std::string& fn, Args& args);
   Ref moduleCall(const std::string& dotted, Args& args);
 
   // torch_values.cpp: torch tensors for `inputs`
@@ -146,10 +148,10 @@ class Interpreter {
   Ref opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::string& name, Args& args);
   // FC0603 for fd.ops.<name> that no frontend has, with the nearest names (ops_build.cpp).
   [[noreturn]] void failUnknownOp(const std::string& name, uint32_t off);
-  // fd.ops.addcmul(arg, tensor1, tensor2, value) on a tensor: nvFuser's composite of casts, two muls
-  // and an add (ops_build.cpp).
-  Ref addcmul(const std::shared_ptr<FusionRecorder>& rec, const std::string& fname, std::vector<ValueRef> ins,
-              uint32_t off);
+  // composite_ops.cpp: an fd.ops call nvFuser builds from other ops' exprs (addcmul, add_alpha,
+  // truediv, sign, ...), recorded as those exprs; nullptr when `name` is not one.
+  Ref compositeOp(const std::shared_ptr<FusionRecorder>& rec, const std::string& fname,
+                  const std::string& name, std::vector<ValueRef> ins, uint32_t off);
   // opaque_ops.cpp: fd.ops calls of ops fusecheck imports as opaque ops (PyForm::OutputRule)
   Ref opaqueOpCall(const std::shared_ptr<FusionRecorder>& rec, const FrontendOp& op, Args& args);
 

@@ -225,6 +225,8 @@ Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::
         ins.push_back(operand(need(p.c_str()), offOf(p.c_str())));
       }
       bool any_tensor = std::any_of(ins.begin(), ins.end(), [](const ValueRef& v) { return v.isTensor(); });
+      if (any_tensor || !kind)
+        if (Ref r = compositeOp(rec, fname, name, ins, args.off)) return r;
       if (name == "bitwise_not" && ins.size() == 1 &&
           (ins[0].isTensor() ? f.tensors[ins[0].id].dtype : f.scalars[ins[0].id].dtype) == DType::Bool)
         kind = OpKind::LogicalNot;  // bitwise_not of Bool is logical_not (csrc/ops/arith.cpp bitwise_not)
@@ -262,11 +264,16 @@ Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::
           rec->noteScalar(s, args.off);
           return scalarValue(rec, s);
         }
-        ScalarId s = b.derived(sop, ins[0].id, ins.size() > 1 ? ins[1].id : kNone);
+        // An integer and a floating operand give a floating scalar (an Int times a Double is a Double).
+        std::optional<DType> dt;
+        if (kind && isIntegral(f.scalars[ins[0].id].dtype)) {
+          dt = outputDType(f, Expr{*kind, ins, {}, attrs}, 0).dtype;
+          if (dt && isIntegral(*dt)) dt.reset();
+        }
+        ScalarId s = b.derived(sop, ins[0].id, ins.size() > 1 ? ins[1].id : kNone, dt);
         rec->noteScalar(s, args.off);
         return scalarValue(rec, s);
       }
-      if (name == "addcmul") return addcmul(rec, fname, ins, args.off);
       if (!kind) fail("`" + fname + "` is an nvFuser op fusecheck does not model yet", args.off);
       if (*kind == OpKind::Gelu && has("approximate")) {
         const Ref& ap = need("approximate");
@@ -346,6 +353,29 @@ Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::
     case PyForm::Reshape: {
       TensorId t = tensorArg("arg");
       attrs.shape = scalarList("new_shape");
+      // Each size is cast to Index (SimplifyingIrBuilder::maybeCastExpr, csrc/ops/alias.cpp:182 @
+      // 81c4b22fd): a floating constant truncates; another floating scalar is a conversion fusecheck
+      // does not compute.
+      for (ScalarId& sz : attrs.shape) {
+        const Scalar& sc = f.scalars[sz];
+        if (isIntegral(sc.dtype)) continue;
+        if (sc.kind == ScalarKind::Constant && sc.value.kind == ConstValue::Kind::Float) {
+          std::optional<int64_t> v = checkedTruncToInt64(sc.value.f);
+          if (!v)
+            fail(fname + ": a size of " + scalarToString(f, sz) + " has no Index value", offOf("new_shape"));
+          sz = b.constInt(*v, DType::Index);
+          continue;
+        }
+        const std::string from = scalarToString(f, sz);
+        sz = b.uncomputedScalar(DType::Index, "cast(" + from + ", Index)");
+        report(Severity::Note, DiagCode::ImportNote,
+               std::string(f.scalarName(sz)) + " stands for the reshape size " + from + " (" +
+                   std::string(dtypeName(sc.dtype)) +
+                   ") cast to Index, a conversion fusecheck does not compute: a verdict that needs its value "
+                   "is not decided, and `run` refuses it",
+               offOf("new_shape"));
+        rec->noteScalar(sz, args.off);
+      }
       return finish(OpKind::Reshape, {ValueRef::tensor(t)}, attrs);
     }
     case PyForm::Slice: {
@@ -459,62 +489,6 @@ Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::
     }
   }
   fail("unhandled op form", args.off);
-}
-
-// addcmul(v1, v2, v3, s) = v1 + v2 * (v3 * s) (csrc/ops/arith.cpp:1834-1847 @ 81c4b22fd): the
-// operands cast to the common dtype of v1, v2 and v3 (computeTypes, Half / BFloat16 / fp8 made
-// Float), lower-rank tensors broadcast to the common rank, then mul(v3, s), mul(v2, that) and
-// add(v1, that), each an expr of its own, as nvFuser creates them; the output is in the common dtype.
-Ref Interpreter::addcmul(const std::shared_ptr<FusionRecorder>& rec, const std::string& fname,
-                         std::vector<ValueRef> ins, uint32_t off) {
-  Fusion& f = rec->f;
-  ImportBuilder& b = rec->b;
-  auto dtypeOf = [&](const ValueRef& v) {
-    return v.isTensor() ? f.tensors[v.id].dtype : f.scalars[v.id].dtype;
-  };
-  std::vector<PromotionOperand> po;
-  for (size_t i = 0; i < 3; ++i)
-    po.push_back(
-        {dtypeOf(ins[i]), ins[i].isTensor(), ins[i].isTensor() && b.nonReduction(ins[i].id).empty()});
-  std::optional<DType> common = promoteTypes(po);
-  if (!common) fail(fname + ": the operands have no common dtype", off);
-  const size_t first_new = f.tensors.size();
-  auto op = [&](OpKind k, std::vector<ValueRef> in, Attrs attrs) {
-    std::string err;
-    auto outs = b.op(k, std::move(in), std::move(attrs), err);
-    if (!outs) fail(fname + ": " + err, off);
-    return ValueRef::tensor((*outs)[0]);
-  };
-  for (ValueRef& v : ins) {
-    if (dtypeOf(v) == *common) continue;
-    if (v.isTensor()) {
-      Attrs a;
-      a.dtype = *common;
-      v = op(OpKind::Cast, {v}, a);
-      continue;
-    }
-    // A scalar of the common dtype's kind (integral or not) stays as it is: every binary op casts a
-    // scalar operand to its tensors' dtype (promoteValues), the muls below included. Across kinds
-    // nvFuser's cast changes the value: a constant converts here, another scalar is not modelled.
-    const Scalar& sc = f.scalars[v.id];
-    if (isIntegral(sc.dtype) == isIntegral(*common)) continue;
-    if (sc.kind != ScalarKind::Constant)
-      fail(fname + ": a non-constant " + std::string(dtypeName(sc.dtype)) + " scalar cast to " +
-               std::string(dtypeName(*common)) + " is not modelled",
-           off);
-    const ConstValue cv = sc.value;
-    const double x = cv.kind == ConstValue::Kind::Float ? cv.f : static_cast<double>(cv.i);
-    v = ValueRef::scalar(isIntegral(*common) ? b.constInt(static_cast<int64_t>(x), *common)
-                                             : b.constFloat(x, *common));
-  }
-  std::string err;
-  if (!b.maybeBroadcast(ins, err)) fail(fname + ": " + err, off);
-  ValueRef prod = op(OpKind::Mul, {ins[2], ins[3]}, {});
-  prod = op(OpKind::Mul, {ins[1], prod}, {});
-  ValueRef out = op(OpKind::Add, {ins[0], prod}, {});
-  rec->noteExprs(off);
-  for (size_t t = first_new; t < f.tensors.size(); ++t) rec->noteTensor(static_cast<TensorId>(t), off);
-  return tensorValue(rec, out.id);
 }
 
 }  // namespace fc::py

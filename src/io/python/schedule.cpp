@@ -179,6 +179,8 @@ Ref Interpreter::tensorMethod(const Ref& t, const std::string& m, Args& args) {
     (void)extra;
     return opsCall(t->rec, op, a);
   };
+  // Val.is_tensor() (python/python_direct/ir.cpp:53 @ 81c4b22fd).
+  if (m == "is_tensor") return mkBool(t->k == VK::Tensor);
   if (m == "shape") return opsWith("shape", {});
   if (m == "size") return opsWith("size", {});
   if (t->k == VK::Scalar) fail("a fusion scalar has no method `" + m + "`", args.off);

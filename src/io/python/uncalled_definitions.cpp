@@ -1,0 +1,126 @@
+// The definitions a script never calls (interpreter.h runUncalledDefinitions): run after the
+// script when it recorded no fusion, with a fresh FusionDefinition or opaque test fixtures.
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "io/python/interpreter.h"
+
+namespace fc::py {
+
+// Definitions nobody called, in source order: a definition taking the FusionDefinition gets a
+// fresh one; a test function gets opaque arguments (its fixtures) and is run for what it
+// records.
+void Interpreter::runUncalledDefinitions() {
+  auto defs = defs_;
+  for (const auto& [id, scope] : defs) {
+    if (std::find(called_.begin(), called_.end(), id) != called_.end()) continue;
+    const Node& d = m_[id];
+    const std::string first = d.a.empty() ? "" : m_[d.a[0]].s;
+    // Methods run through their instances, but for a pytest class's test methods (`def test_x(self,
+    // fixture)`), which pytest calls on an instance the script never makes: they get opaque
+    // arguments, `self` included, like test functions.
+    const bool test_method = (first == "self" || first == "cls") && d.s.rfind("test", 0) == 0;
+    if ((first == "self" || first == "cls") && !test_method) continue;
+    Ref fn = makeFunction(d, scope);
+    Args args;
+    args.off = d.off;
+    try {
+      if (!test_method && (first.rfind("fd", 0) == 0 || first == "fusion_definition")) {
+        Ref fd = newFusionDefinition(d.off, imported_, nullptr);
+        runDefinition(fn, fd, args);
+      } else {
+        const std::vector<std::pair<std::string, Ref>> params = firstParametrization(d, scope);
+        for (NodeId p : d.a)
+          if (m_[p].i == 0 && m_[p].a[0] == kNoNode) {
+            auto given = std::find_if(params.begin(), params.end(),
+                                      [&](const auto& kv) { return kv.first == m_[p].s; });
+            if (given != params.end()) {
+              args.pos.push_back(given->second);
+              args.pos_off.push_back(m_[p].off);
+              continue;
+            }
+            // nvFuser's direct-frontend tests take the `nvfuser_direct_test` fixture
+            // (tests/python/direct/conftest.py:89 @ 81c4b22fd): a script that imports neither module
+            // and takes it is one.
+            if (m_[p].s == "nvfuser_direct_test" && imported_ == Frontend::Unknown)
+              imported_ = Frontend::Direct;
+            args.pos.push_back(mkOpaque(m_[p].s));
+            args.pos_off.push_back(m_[p].off);
+          }
+        callFunction(fn, args);
+      }
+    } catch (const PyError& e) {
+      if (e.fatal) {  // a limit: the run stops here
+        report(Severity::Error, e.code, e.message, e.off);
+        return;
+      }
+      report(Severity::Note, e.code, "skipped: " + e.message, e.off);
+    }
+    if (std::any_of(recs_.begin(), recs_.end(), [](const auto& r) { return r->recorded; })) return;
+  }
+}
+
+// The first case of each `@pytest.mark.parametrize(names, cases)` on a test function: its names
+// bound to the first case's values (a `pytest.param(...)` case gives its positional values), with a
+// note saying which case the import takes. A case that cannot be evaluated leaves its names
+// unbound (the fixture arguments' opaque values).
+std::vector<std::pair<std::string, Ref>> Interpreter::firstParametrization(const Node& def,
+                                                                           const std::shared_ptr<Scope>& sc) {
+  std::vector<std::pair<std::string, Ref>> bound;
+  for (NodeId dec : def.c) {
+    const Node& call = m_[dec];
+    if (call.k != NK::Call || call.a.size() < 3) continue;
+    const Node& callee = m_[call.a[0]];
+    if (callee.k != NK::Attr || callee.s != "parametrize") continue;
+    const Node& names_node = m_[call.a[1]];
+    std::vector<std::string> names;
+    if (names_node.k == NK::Str) {
+      std::string cur;
+      for (char ch : names_node.s + ",") {
+        if (ch == ',') {
+          if (!cur.empty()) names.push_back(cur);
+          cur.clear();
+        } else if (ch != ' ') {
+          cur += ch;
+        }
+      }
+    } else if (names_node.k == NK::List || names_node.k == NK::Tuple) {
+      for (NodeId n : names_node.a)
+        if (m_[n].k == NK::Str) names.push_back(m_[n].s);
+    }
+    const Node& cases = m_[call.a[2]];
+    if (names.empty() || (cases.k != NK::List && cases.k != NK::Tuple) || cases.a.empty()) continue;
+    NodeId first = cases.a[0];
+    std::vector<NodeId> value_nodes{first};
+    const Node& fc = m_[first];
+    if (fc.k == NK::Call && m_[fc.a[0]].k == NK::Attr && m_[fc.a[0]].s == "param")
+      value_nodes.assign(fc.a.begin() + 1, fc.a.end());
+    else if (names.size() > 1 && (fc.k == NK::Tuple || fc.k == NK::List))
+      value_nodes = fc.a;
+    if (value_nodes.size() != names.size()) continue;
+    std::vector<std::pair<std::string, Ref>> these;
+    try {
+      for (size_t i = 0; i < names.size(); ++i) these.emplace_back(names[i], eval(value_nodes[i], sc));
+    } catch (const PyError& e) {
+      if (e.fatal) throw;
+      continue;
+    }
+    std::string which;
+    for (const auto& [name, v] : these) {
+      which += (which.empty() ? "" : ", ") + name;
+      if (v->k == VK::Int) which += " = " + std::to_string(v->i);
+      if (v->k == VK::Bool) which += v->i ? " = True" : " = False";
+      if (v->k == VK::Str) which += " = '" + v->s + "'";
+    }
+    report(Severity::Note, DiagCode::ImportUnsupported,
+           "`" + def.s + "` is parametrized: the import takes the first case, " + which +
+               " (pytest runs every case)",
+           call.off);
+    bound.insert(bound.end(), these.begin(), these.end());
+  }
+  return bound;
+}
+
+}  // namespace fc::py
