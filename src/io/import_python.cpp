@@ -260,8 +260,9 @@ std::optional<Fusion> importPython(const SourceText& source, DiagnosticSink& sin
   }
   if (rec->executed || !values.empty()) {
     // A list or tuple entry gives its items, one input each, as nvFuser's execute reads its inputs
-    // (from_pyiterable, python/python_direct/direct_utils.cpp:34-47 @ 81c4b22fd): a define_vector's
-    // sizes come as one list or spread.
+    // (from_pyiterable, python/python_direct/direct_utils.cpp:34-47 @ 81c4b22fd; the legacy
+    // frontend's execute, python/python_frontend/python_bindings.cpp:1032 @ 99b644647): a
+    // define_vector's sizes come as one list or spread.
     std::vector<Ref> flat;
     for (const Ref& v : values) {
       if (v->k == VK::List || v->k == VK::Tuple)

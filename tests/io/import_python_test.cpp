@@ -19,6 +19,7 @@
 #include "io/reader.h"
 #include "io/writer.h"
 #include "ir/printer.h"
+#include "ir/uncomputed_scalar.h"
 #include "ir/verifier.h"
 
 namespace fc {
@@ -86,7 +87,9 @@ TEST(ImportPython, EveryElementwiseOpsDefRowResolves) {
   int checked = 0;
   for (int k = 0; k < numOpKinds(); ++k) {
     const OpInfo& info = opInfo(static_cast<OpKind>(k));
-    if (info.python_name.empty() || (info.form != OpForm::Unary && info.form != OpForm::Binary)) continue;
+    if (info.python_name.empty() ||
+        (info.form != OpForm::Unary && info.form != OpForm::Binary && info.form != OpForm::Where))
+      continue;
     const py::FrontendOp* op = py::findFrontendOp(info.python_name);
     ASSERT_NE(op, nullptr) << info.python_name;
     EXPECT_EQ(py::frontendOpKind(*op), info.kind) << info.python_name;
@@ -251,6 +254,56 @@ TEST(ImportPython, Diagnostics) {
              DiagCode::ImportUnresolved, 3, 10, "is not an nvFuser op (did you mean add");
   expectDiag(h + "    for t in [T0]:\n        fd.add_output(t)\n", DiagCode::ImportUnresolved, 2, 15,
              "`T0` is not defined");
+}
+
+// nvFuser's composites record the exprs nvFuser builds (io/python/composite_ops.cpp).
+TEST(ImportPython, CompositesRecordNvFusersExprs) {
+  auto ops = [](const Fusion& f) {
+    std::vector<OpKind> r;
+    for (const Expr& e : f.exprs) r.push_back(e.op);
+    return r;
+  };
+  // truediv: the Int tensor cast to Float, the Int scalar input kept; a Float output.
+  Imported a = importText(std::string(kHead) +
+                          "    T0 = fd.define_tensor(shape=[-1], dtype=DataType.Int)\n"
+                          "    S1 = fd.define_scalar(None, dtype=DataType.Int)\n"
+                          "    T2 = fd.ops.truediv(T0, S1)\n    fd.add_output(T2)\n");
+  ASSERT_TRUE(a.fusion.has_value()) << describe(a.sink);
+  EXPECT_EQ(ops(*a.fusion), (std::vector<OpKind>{OpKind::Cast, OpKind::Div}));
+  EXPECT_EQ(a.fusion->tensors[a.fusion->outputs[0]].dtype, DType::Float);
+  EXPECT_TRUE(a.fusion->exprs[1].inputs[1].isScalar());
+  // truediv of two integer scalars is a Float value fusecheck does not compute, used by a mul.
+  Imported b = importText(std::string(kHead) +
+                          "    T0 = fd.define_tensor(shape=[-1], dtype=DataType.Float)\n"
+                          "    S1 = fd.define_scalar(None, dtype=DataType.Int)\n"
+                          "    S2 = fd.ops.truediv(S1, S1)\n"
+                          "    T3 = fd.ops.mul(T0, S2)\n    fd.add_output(T3)\n");
+  ASSERT_TRUE(b.fusion.has_value()) << describe(b.sink);
+  ASSERT_EQ(ops(*b.fusion), (std::vector<OpKind>{OpKind::Mul}));
+  const ValueRef s2 = b.fusion->exprs[0].inputs[1];
+  ASSERT_TRUE(s2.isScalar());
+  EXPECT_EQ(b.fusion->scalars[s2.id].dtype, DType::Float);
+  EXPECT_TRUE(uncomputedScalarCall(*b.fusion, s2.id).has_value());
+  // bitwise_and of two Bools is logical_and; sign is two comparisons, two wheres and a cast back.
+  Imported c = importText(std::string(kHead) +
+                          "    T0 = fd.define_tensor(shape=[-1], dtype=DataType.Bool)\n"
+                          "    T1 = fd.define_tensor(shape=[-1], dtype=DataType.Half)\n"
+                          "    fd.add_output(fd.ops.bitwise_and(T0, T0))\n"
+                          "    fd.add_output(fd.ops.sign(T1))\n");
+  ASSERT_TRUE(c.fusion.has_value()) << describe(c.sink);
+  EXPECT_EQ(ops(*c.fusion), (std::vector<OpKind>{OpKind::LogicalAnd, OpKind::Gt, OpKind::Lt, OpKind::Where,
+                                                 OpKind::Where, OpKind::Cast}));
+  EXPECT_EQ(c.fusion->tensors[c.fusion->outputs[1]].dtype, DType::Half);
+  // A constant shift folds logical_right_shift's mask: 2^3 - 1 shifted by 64 - 3 for Int.
+  Imported d = importText(std::string(kHead) +
+                          "    T0 = fd.define_tensor(shape=[-1], dtype=DataType.Int)\n"
+                          "    fd.add_output(fd.ops.logical_right_shift(T0, 3))\n");
+  ASSERT_TRUE(d.fusion.has_value()) << describe(d.sink);
+  EXPECT_EQ(ops(*d.fusion),
+            (std::vector<OpKind>{OpKind::RightShift, OpKind::SignBit, OpKind::BitwiseXor, OpKind::Where}));
+  const ValueRef mask = d.fusion->exprs[2].inputs[0];
+  ASSERT_TRUE(mask.isScalar());
+  EXPECT_EQ(d.fusion->scalars[mask.id].value.i, static_cast<int64_t>(uint64_t{7} << 61));
 }
 
 TEST(ImportPython, LowerRankOperandsAreBroadcast) {

@@ -9,6 +9,7 @@
 #include "io/python/interpreter.h"
 #include "io/python/recorder.h"
 #include "ir/op_rules.h"
+#include "ir/printer.h"
 #include "support/checked.h"
 
 namespace fc::py {
@@ -76,8 +77,16 @@ class Composer {
                    std::string(dtypeName(to)) + " is not modelled",
                off_);
     const ConstValue cv = sc.value;
-    const double x = cv.kind == ConstValue::Kind::Float ? cv.f : static_cast<double>(cv.i);
-    return ValueRef::scalar(isIntegral(to) ? b_.constInt(static_cast<int64_t>(x), to) : b_.constFloat(x, to));
+    if (cv.kind != ConstValue::Kind::Float)
+      return ValueRef::scalar(isIntegral(to) ? b_.constInt(cv.i, to)
+                                             : b_.constFloat(static_cast<double>(cv.i), to));
+    if (!isIntegral(to)) return ValueRef::scalar(b_.constFloat(cv.f, to));
+    // A floating constant to an integer: C++'s truncation, where it is defined.
+    std::optional<int64_t> i = checkedTruncToInt64(cv.f);
+    if (!i)
+      in_.fail(fname_ + ": " + scalarToString(f_, v.id) + " has no " + std::string(dtypeName(to)) + " value",
+               off_);
+    return ValueRef::scalar(b_.constInt(*i, to));
   }
   void castAll(std::vector<ValueRef>& vs, DType to) {
     for (ValueRef& v : vs) v = cast(v, to);
@@ -122,6 +131,11 @@ class Composer {
     }
     if (!isIntegral(dt)) return std::nullopt;
     return ValueRef::scalar(b_.constInt(out, dt));
+  }
+  ValueRef uncomputed(DType dt, const std::string& call) {
+    ScalarId s = b_.uncomputedScalar(dt, call);
+    rec_->noteScalar(s, off_);
+    return ValueRef::scalar(s);
   }
   ValueRef dconst(double x) { return ValueRef::scalar(b_.constFloat(x, DType::Double)); }
   ValueRef iconst(int64_t x) { return ValueRef::scalar(b_.constInt(x, DType::Int)); }
@@ -170,9 +184,11 @@ Ref Interpreter::compositeOp(const std::shared_ptr<FusionRecorder>& rec, const s
   if (name == "truediv") {
     // binaryOp(Div, ..., float_op_config) (csrc/ops/arith.cpp:891-909 @ 81c4b22fd): integers and Bool cast to
     // the floating common dtype first.
+    // A scalar operand keeps its dtype: the div's promotion gives the same floating output.
     const DType d = c.common(ins, true);
+    if (!ins[0].isTensor() && !ins[1].isTensor()) return c.finish(c.uncomputed(d, "truediv(...)"));
     for (ValueRef& v : ins)
-      if (!isFloatingPoint(c.dtypeOf(v))) v = c.cast(v, d);
+      if (v.isTensor() && !isFloatingPoint(c.dtypeOf(v))) v = c.cast(v, d);
     return c.finish(c.op(OpKind::Div, ins));
   }
   if (name == "sign") {
