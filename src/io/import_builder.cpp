@@ -66,7 +66,7 @@ ScalarId ImportBuilder::unknownScalar(DType dtype) {
 
 ScalarId ImportBuilder::uncomputedScalar(DType dtype, std::string call) {
   ScalarId s = unknownScalar(dtype);
-  f_.provenance.emplace_back(std::string(kUncomputedScalar) + std::string(f_.scalarName(s)), std::move(call));
+  markUncomputedScalar(f_, s, std::move(call));
   return s;
 }
 

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "ir/fusion.h"
 
@@ -22,6 +23,11 @@ inline std::optional<std::string> uncomputedScalarCall(const Fusion& f, ScalarId
   for (const auto& [k, v] : f.provenance)
     if (k == key) return v;
   return std::nullopt;
+}
+
+// Marks symbol `s` as standing for `call`, a value nvFuser computes and fusecheck does not.
+inline void markUncomputedScalar(Fusion& f, ScalarId s, std::string call) {
+  f.provenance.emplace_back(std::string(kUncomputedScalar) + std::string(f.scalarName(s)), std::move(call));
 }
 
 }  // namespace fc

@@ -411,7 +411,7 @@ ScalarId Reader::opaque(const std::string& text, size_t at) {
   opaque_.emplace(text, s);
   // Marked as a value nvFuser computes and fusecheck does not: a verdict that needs it is not
   // decided, never an unbound extent (ir/uncomputed_scalar.h).
-  f_.provenance.emplace_back(std::string(kUncomputedScalar) + name, text);
+  markUncomputedScalar(f_, s, text);
   note(name + " stands for `" + shorten(text) + "`, a scalar expression fusecheck does not model", at);
   return s;
 }
@@ -478,7 +478,7 @@ std::optional<ScalarId> Reader::named(std::string_view name, size_t at) {
     return *v;
   }
   ScalarId s = symbol(name);
-  f_.provenance.emplace_back(std::string(kUncomputedScalar) + key, text);
+  markUncomputedScalar(f_, s, text);
   note(key + " = " + shorten(text) + " is a scalar expression fusecheck does not model; " + key +
            " is taken as a value of its own",
        at);
