@@ -209,6 +209,18 @@ class _ExprParser:
                 b = self.sum()
                 self.take(")")
                 return (val, a, b)
+            if (val in FLOATING or val in INTEGRAL or val == "Bool") and self.peek() == ("op", "("):
+                # A typed constant, DTYPE(literal) (docs/format.md): its value, as that dtype holds it.
+                self.take("(")
+                neg = self.peek() == ("op", "-")
+                if neg:
+                    self.take()
+                lk, lv = self.take()
+                self.take(")")
+                if lk == "name" and lv in ("true", "false"):
+                    return ("const", lv == "true")
+                x = float(lv) if lk == "float" or lv in ("inf", "nan") or val in FLOATING else int(lv)
+                return ("const", -x if neg else x)
             if val == "size" and self.peek() == ("op", "("):
                 self.take("(")
                 tname = self.take()[1]

@@ -163,9 +163,17 @@ class Exporter : ExporterBase {
     auto it = sname_.find(s);
     if (it != sname_.end()) return it->second;
     const Scalar& sc = f_.scalars[s];
-    if (sc.kind == ScalarKind::Constant) return pyConst(sc.value);
     std::string def;
-    if (sc.kind == ScalarKind::Derived) {
+    if (sc.kind == ScalarKind::Constant) {
+      // A literal reads back as Int, Double or Bool (Index where it sizes something); a constant
+      // of another dtype is defined with it.
+      const ConstValue::Kind k = sc.value.kind;
+      if ((k == ConstValue::Kind::Float && sc.dtype == DType::Double) ||
+          (k == ConstValue::Kind::Bool && sc.dtype == DType::Bool) ||
+          (k == ConstValue::Kind::Int && (sc.dtype == DType::Int || sc.dtype == DType::Index)))
+        return pyConst(sc.value);
+      def = "fd.define_scalar(" + pyConst(sc.value) + ", dtype=" + pyDType(sc.dtype) + ")";
+    } else if (sc.kind == ScalarKind::Derived) {
       if (sc.op == ScalarOp::Size) {
         def = "fd.ops.size(" + (sc.size_of < tname_.size() ? tname_[sc.size_of] : "None") +
               ", dim=" + std::to_string(sc.size_dim) + ")";

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "io/json_scan.h"
+#include "ir/op_rules.h"
 #include "support/internal_error.h"
 
 namespace fc {
@@ -154,10 +155,7 @@ class Parser {
     return names_.dtypeOf(s).value_or(opts_.int_dtype);
   }
   ScalarId addBinary(ScalarOp op, ScalarId a, ScalarId b) {
-    DType da = dtypeOf(a), db = dtypeOf(b);
-    DType d = (isFloatingPoint(da) || isFloatingPoint(db)) ? DType::Double
-              : isIntegral(da)                             ? da
-                                                           : opts_.int_dtype;
+    DType d = derivedScalarDType(dtypeOf(a), dtypeOf(b), opts_.int_dtype);
     root_is_name_ = false;
     return f_.addDerived(op, a, b, d);
   }
@@ -259,6 +257,45 @@ class Parser {
     return addConst(v);
   }
 
+  // DTYPE '(' literal ')' at the '(': a constant of that dtype (a dtype of the format's spelling),
+  // where the position's default dtype of its literal would be another.
+  ScalarId parseTypedConstant(size_t start, std::string_view word, DType dt) {
+    ++pos_;
+    size_t close = t_.find(')', pos_);
+    if (close == std::string_view::npos) return failAt(pos_, "expected ')' before the end of the expression");
+    std::string_view lit = t_.substr(pos_, close - pos_);
+    while (!lit.empty() && (lit.front() == ' ' || lit.front() == '\t')) lit.remove_prefix(1);
+    while (!lit.empty() && (lit.back() == ' ' || lit.back() == '\t')) lit.remove_suffix(1);
+    bool oor = false;
+    std::optional<ConstValue> v = parseScalarLiteral(lit, &oor);
+    if (!v) {
+      out_of_range_ = oor;
+      return failAt(pos_, std::string(word) + "(...) expects a constant, such as " + std::string(word) +
+                              (isFloatingPoint(dt) ? "(0.5)"
+                               : dt == DType::Bool ? "(true)"
+                                                   : "(2)"));
+    }
+    const bool is_bool = v->kind == ConstValue::Kind::Bool, is_float = v->kind == ConstValue::Kind::Float;
+    const std::string what = std::string(word) + "(...)";
+    ScalarId id = kNone;
+    if (dt == DType::Bool) {
+      if (!is_bool) return failAt(start, what + " takes true or false, not " + std::string(lit));
+      id = f_.addConstBool(v->i != 0);
+    } else if (isIntegral(dt)) {
+      if (is_bool || is_float) return failAt(start, what + " takes an integer, not " + std::string(lit));
+      if (dt == DType::Int32 &&
+          (v->i < std::numeric_limits<int32_t>::min() || v->i > std::numeric_limits<int32_t>::max()))
+        return failAt(start, std::string(lit) + " does not fit Int32");
+      id = f_.addConstInt(v->i, dt);
+    } else {  // the floating dtypes, FP4 among them
+      if (is_bool) return failAt(start, what + " takes a number, not " + std::string(lit));
+      id = f_.addConstFloat(is_float ? v->f : static_cast<double>(v->i), dt);
+    }
+    root_is_name_ = false;
+    pos_ = close + 1;
+    return id;
+  }
+
   ScalarId parsePrimary() {
     skipWs();
     if (pos_ >= t_.size()) {
@@ -302,6 +339,9 @@ class Parser {
       v.i = word == "true";
       root_is_name_ = false;
       return addConst(v);
+    }
+    if (std::optional<DType> dt = parseDType(word); dt && (skipWs(), pos_ < t_.size() && t_[pos_] == '(')) {
+      return parseTypedConstant(start, word, *dt);
     }
     if (word == "ceilDiv" || word == "max" || word == "min") {
       ScalarOp op = word == "ceilDiv" ? ScalarOp::CeilDiv : word == "max" ? ScalarOp::Max : ScalarOp::Min;
@@ -370,11 +410,21 @@ class Parser {
 
 // ---------------------------------------------------------------- printer
 
+// A constant whose dtype its literal gives where integer literals are `int_dtype`.
+bool isDefaultDType(const Scalar& x, DType int_dtype) {
+  switch (x.value.kind) {
+    case ConstValue::Kind::Bool: return x.dtype == DType::Bool;
+    case ConstValue::Kind::Int: return x.dtype == int_dtype;
+    case ConstValue::Kind::Float: return x.dtype == DType::Double;
+  }
+  return true;
+}
+
 enum Level { kSum = 1, kProduct = 2, kUnary = 3, kPrimary = 4 };
 
 class Printer {
  public:
-  explicit Printer(const Fusion& f) : f_(f) {}
+  Printer(const Fusion& f, DType int_dtype) : f_(f), int_dtype_(int_dtype) {}
 
   void print(ScalarId s, int min_level, std::string& out, int depth) {
     FC_CHECK(depth < 100000, "scalar expression too deep to print");
@@ -386,6 +436,17 @@ class Printer {
     }
     if (x.kind == ScalarKind::Constant) {
       std::string lit = printConstValue(x.value);
+      // Inside an expression an integer literal is Int or Index alike: its partner decides the
+      // dtype (Index absorbs Int), so only the other dtypes are written there.
+      const bool integer_inside = depth > 0 && x.value.kind == ConstValue::Kind::Int &&
+                                  (x.dtype == DType::Int || x.dtype == DType::Index);
+      if (!isDefaultDType(x, int_dtype_) && !integer_inside) {
+        out += dtypeName(x.dtype);
+        out += '(';
+        out += lit;
+        out += ')';
+        return;
+      }
       bool neg = !lit.empty() && lit[0] == '-';
       if (neg && min_level > kUnary) {
         out += '(';
@@ -455,6 +516,7 @@ class Printer {
 
  private:
   const Fusion& f_;
+  DType int_dtype_;
 };
 
 }  // namespace
@@ -520,17 +582,23 @@ std::string printConstValue(const ConstValue& v) {
   return "?";
 }
 
-std::string printScalarExpr(const Fusion& f, ScalarId s) {
+std::string printScalarExpr(const Fusion& f, ScalarId s, DType int_dtype) {
   std::string out;
   FC_CHECK(s < f.scalars.size(), "scalar id out of range");
   if (f.scalars[s].name != kNoName) return std::string(f.names.str(f.scalars[s].name));
-  Printer(f).print(s, kSum, out, 0);
+  Printer(f, int_dtype).print(s, kSum, out, 0);
   return out;
+}
+
+bool needsTypedConstant(const Fusion& f, ScalarId s, DType int_dtype) {
+  FC_CHECK(s < f.scalars.size(), "scalar id out of range");
+  const Scalar& x = f.scalars[s];
+  return x.kind == ScalarKind::Constant && x.name == kNoName && !isDefaultDType(x, int_dtype);
 }
 
 std::string printScalarDefinition(const Fusion& f, ScalarId s) {
   std::string out;
-  Printer(f).print(s, kSum, out, 0);
+  Printer(f, DType::Index).print(s, kSum, out, 0);
   return out;
 }
 

@@ -74,11 +74,15 @@ std::optional<ConstValue> parseScalarLiteral(std::string_view text, bool* out_of
 bool isScalarName(std::string_view s);
 
 // The canonical text of a scalar: a name for named scalars, a literal for
-// constants, an expression otherwise. parseScalarExpr(printScalarExpr(s))
-// builds an equal node.
-std::string printScalarExpr(const Fusion& f, ScalarId s);
+// constants, an expression otherwise; a constant whose dtype is not its
+// literal's default (`int_dtype` for integers, Double, Bool) is written
+// typed, `Float(2.5)`, `Int32(3)`. parseScalarExpr(printScalarExpr(s)) with
+// the same int_dtype builds an equal node.
+std::string printScalarExpr(const Fusion& f, ScalarId s, DType int_dtype = DType::Index);
+// True for an unnamed constant that printScalarExpr writes typed.
+bool needsTypedConstant(const Fusion& f, ScalarId s, DType int_dtype);
 // The text of a scalar's own definition (for a named derived scalar: its
-// expression, not its name).
+// expression, not its name), integer literals Index.
 std::string printScalarDefinition(const Fusion& f, ScalarId s);
 // A constant's literal text: integers in decimal, floats in the shortest
 // form that reads back exactly (always with '.', 'e', or as inf / -inf / nan).

@@ -221,14 +221,18 @@ class Writer {
     }
   }
 
-  // A scalar in a value position: a name, a constant, or an expression.
-  void scalar(ScalarId s) {
+  // A scalar in a value position whose integer literals the reader takes as `int_dtype`
+  // (docs/format.md, "Dtypes of constants"): a name, a constant, or an expression; a constant of
+  // another dtype is written typed (`"Float(2.5)"`).
+  void scalar(ScalarId s, DType int_dtype) {
     FC_CHECK(s < f_.scalars.size(), "scalar id out of range in the writer");
     const Scalar& x = f_.scalars[s];
     if (x.name != kNoName) return str(f_.names.str(x.name));
-    if (x.kind == ScalarKind::Constant) return constant(x.value);
-    str(printScalarExpr(f_, s));
+    if (x.kind == ScalarKind::Constant && !needsTypedConstant(f_, s, int_dtype)) return constant(x.value);
+    str(printScalarExpr(f_, s, int_dtype));
   }
+  void sizeScalar(ScalarId s) { scalar(s, DType::Index); }
+  void valueScalar(ScalarId s) { scalar(s, DType::Int); }
 
   void tensorName(TensorId t) {
     FC_CHECK(t < f_.tensors.size(), "tensor id out of range in the writer");
@@ -239,7 +243,7 @@ class Writer {
     if (r.isTensor())
       tensorName(r.id);
     else
-      scalar(r.id);
+      valueScalar(r.id);
   }
 
   // `key: {"k": "v", ...}` on one line, the fields with an empty value left out.
@@ -386,7 +390,7 @@ class Writer {
               out_ += "{\"op\": \"split\", \"in\": ";
               axisEntry(tr.in);
               out_ += ", \"factor\": ";
-              scalar(tr.factor);
+              sizeScalar(tr.factor);
               if (!tr.inner_split) out_ += ", \"inner_split\": false";
               out_ += ", \"outer\": ";
               axisEntry(tr.out);
@@ -441,14 +445,14 @@ class Writer {
     member(x.iter != IterType::Iteration, "iter", [&] { str(iterTypeName(x.iter)); });
     member(x.parallel != ParallelType::Serial, "parallel", [&] { str(parallelTypeName(x.parallel)); });
     out_ += ", \"extent\": ";
-    scalar(x.extent);
-    member(x.expanded != kNone, "expanded", [&] { scalar(x.expanded); });
+    sizeScalar(x.extent);
+    member(x.expanded != kNone, "expanded", [&] { sizeScalar(x.expanded); });
     if (x.rfactor) out_ += ", \"rfactor\": true";
     out_ += '}';
   }
 
   void scalarList(const std::vector<ScalarId>& v) {
-    row(v.size(), [&](size_t i) { scalar(v[i]); });
+    row(v.size(), [&](size_t i) { sizeScalar(v[i]); });
   }
 
   void writeExpr(const Expr& e) {
@@ -470,20 +474,20 @@ class Writer {
       out_ += ", \"ranges\": ";
       row(a.ranges.size(), [&](size_t i) {
         out_ += "{\"start\": ";
-        scalar(a.ranges[i].start);
+        sizeScalar(a.ranges[i].start);
         out_ += ", \"stop\": ";
-        scalar(a.ranges[i].stop);
-        member(a.ranges[i].step != kNone, "step", [&] { scalar(a.ranges[i].step); });
+        sizeScalar(a.ranges[i].stop);
+        member(a.ranges[i].step != kNone, "step", [&] { sizeScalar(a.ranges[i].step); });
         out_ += '}';
       });
     }
     member(!a.pad.empty(), "pad", [&] { scalarList(a.pad); });
-    member(a.value != kNone, "value", [&] { scalar(a.value); });
+    member(a.value != kNone, "value", [&] { valueScalar(a.value); });
     member(a.dim != 0, "dim", [&] { out_ += std::to_string(a.dim); });
     if (a.keepdim) out_ += ", \"keepdim\": true";
     member(a.correction != 1, "correction", [&] { out_ += std::to_string(a.correction); });
-    member(a.start != kNone, "start", [&] { scalar(a.start); });
-    member(a.step != kNone, "step", [&] { scalar(a.step); });
+    member(a.start != kNone, "start", [&] { valueScalar(a.start); });
+    member(a.step != kNone, "step", [&] { valueScalar(a.step); });
     out_ += '}';
   }
 
@@ -508,7 +512,7 @@ class Writer {
       out_ += "{\"segment\": ";
       out_ += std::to_string(f.segment);
       out_ += ", \"symbol\": ";
-      scalar(f.symbol);
+      sizeScalar(f.symbol);
       out_ += '}';
     });
     if (!s.applied_fixes.empty()) {

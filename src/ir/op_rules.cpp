@@ -739,6 +739,13 @@ std::optional<DType> promoteTypes(std::span<const PromotionOperand> operands, bo
   return computeTypes(operands, int_to_float, /*half_to_float=*/true);
 }
 
+DType derivedScalarDType(DType a, DType b, DType fallback) {
+  const PromotionOperand ops[] = {{a, false}, {b, false}};
+  if (std::optional<DType> d = promoteTypes(ops)) return *d;
+  if (isFloatingPoint(a) || isFloatingPoint(b)) return DType::Double;
+  return isIntegral(a) ? a : fallback;
+}
+
 DTypeRule outputDType(const Fusion& f, const Expr& e, size_t out) {
   auto operand = [&](size_t i) { return operandOf(f, e.inputs[i]); };
   const OpInfo& info = opInfo(e.op);

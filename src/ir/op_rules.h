@@ -198,4 +198,10 @@ struct PromotionOperand {
 };
 std::optional<DType> promoteTypes(std::span<const PromotionOperand> operands, bool int_to_float = false);
 
+// The dtype of a scalar expression of operands `a` and `b`: promoteTypes of the
+// two scalars (Double with a Double operand, Float of Float and an integer,
+// Index of Index and Int); where they do not promote (Bool and Index), Double
+// with a floating operand, else `a` where it is integral, else `fallback`.
+DType derivedScalarDType(DType a, DType b, DType fallback);
+
 }  // namespace fc

@@ -126,6 +126,75 @@ TEST_F(ScalarExpr, Errors) {
   }
 }
 
+// A constant whose dtype its literal does not give is printed typed and reads back with that
+// dtype; where the position's integers are Int, an Index constant is the typed one.
+TEST_F(ScalarExpr, TypedConstants) {
+  ScalarId fl = f.addConstFloat(2.5, DType::Float);
+  ScalarId neg = f.addConstFloat(-1.5, DType::Half);
+  ScalarId ix = f.addConstInt(1, DType::Index);
+  ScalarId i32 = f.addConstInt(-3, DType::Int32);
+  EXPECT_EQ(printScalarExpr(f, fl), "Float(2.5)");
+  EXPECT_EQ(printScalarExpr(f, neg), "Half(-1.5)");
+  EXPECT_EQ(printScalarExpr(f, ix), "1");
+  EXPECT_EQ(printScalarExpr(f, ix, DType::Int), "Index(1)");
+  EXPECT_TRUE(needsTypedConstant(f, ix, DType::Int));
+  EXPECT_FALSE(needsTypedConstant(f, ix, DType::Index));
+  EXPECT_EQ(printScalarExpr(f, i32), "Int32(-3)");
+  // Inside an expression an Index literal is written bare, another dtype typed.
+  ScalarId e = f.addDerived(ScalarOp::Mul, f.findScalar("i0").value(), ix, DType::Index);
+  EXPECT_EQ(printScalarExpr(f, e, DType::Int), "i0 * 1");
+  ScalarId g = f.addDerived(ScalarOp::Mul, f.findScalar("i0").value(), fl, DType::Float);
+  EXPECT_EQ(printScalarExpr(f, g, DType::Int), "i0 * Float(2.5)");
+  for (ScalarId s : {fl, neg, i32}) {
+    ScalarParseResult r = parse(printScalarExpr(f, s));
+    ASSERT_TRUE(r.ok()) << r.error;
+    EXPECT_EQ(f.scalars[r.id].dtype, f.scalars[s].dtype);
+    EXPECT_EQ(printScalarExpr(f, r.id), printScalarExpr(f, s));
+  }
+  ScalarParseResult r = parse("-Float(2.5)");  // the sign folds into the typed literal
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(f.scalars[r.id].kind, ScalarKind::Constant);
+  EXPECT_EQ(f.scalars[r.id].dtype, DType::Float);
+  EXPECT_EQ(f.scalars[r.id].value.f, -2.5);
+  EXPECT_EQ(f.scalars[parse("Bool( true )").id].dtype, DType::Bool);
+  EXPECT_EQ(f.scalars[parse("Float(2)").id].value.f, 2.0);
+}
+
+// Derived expressions take nvFuser's promoted dtype of their operands.
+TEST_F(ScalarExpr, DerivedDTypePromotes) {
+  auto dtypeOf = [&](const char* text) {
+    ScalarParseResult r = parse(text);
+    EXPECT_TRUE(r.ok()) << text << ": " << r.error;
+    return r.ok() ? f.scalars[r.id].dtype : DType::Bool;
+  };
+  EXPECT_EQ(dtypeOf("Float(2.5) * Float(2.5)"), DType::Float);
+  EXPECT_EQ(dtypeOf("Float(2.5) + 0.5"), DType::Double);
+  EXPECT_EQ(dtypeOf("i0 * Float(0.5)"), DType::Float);
+  EXPECT_EQ(dtypeOf("i0 * 0.5"), DType::Double);
+  EXPECT_EQ(dtypeOf("Half(1) * Half(1)"), DType::Float);  // computeTypes' Half to Float
+  EXPECT_EQ(dtypeOf("i0 * 2"), DType::Index);
+  EXPECT_EQ(dtypeOf("2 * i0"), DType::Index);  // Index absorbs the other integers
+  EXPECT_EQ(dtypeOf("Int32(2) * Int32(3)"), DType::Int32);
+  EXPECT_EQ(dtypeOf("Int32(2) * Int(3)"), DType::Int);
+}
+
+TEST_F(ScalarExpr, TypedConstantErrors) {
+  struct Case {
+    const char* text;
+    const char* words;
+  };
+  for (Case c : {Case{"Float(x)", "Float(...) expects a constant, such as Float(0.5)"},
+                 Case{"Int32(2.5)", "Int32(...) takes an integer, not 2.5"},
+                 Case{"Int32(3000000000)", "3000000000 does not fit Int32"},
+                 Case{"Bool(1)", "Bool(...) takes true or false, not 1"},
+                 Case{"Double(true)", "Double(...) takes a number, not true"},
+                 Case{"Float(2.5", "expected ')' before the end of the expression"}}) {
+    ScalarParseResult r = parse(c.text);
+    EXPECT_FALSE(r.ok()) << c.text;
+    EXPECT_EQ(r.error, c.words) << c.text;
+  }
+}
+
 TEST_F(ScalarExpr, DepthLimit) {
   std::string ok =
       std::string(kMaxScalarExprDepth - 1, '(') + "1" + std::string(kMaxScalarExprDepth - 1, ')');

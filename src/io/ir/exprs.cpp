@@ -178,6 +178,14 @@ bool Reader::args(std::vector<Arg>& out, int depth) {
   }
 }
 
+ScalarId Reader::valueOperand(ScalarId s) {
+  const Scalar& x = f_.scalars[s];
+  if (x.kind == ScalarKind::Constant && x.name == kNoName && x.dtype == DType::Index &&
+      x.value.kind == ConstValue::Kind::Int)
+    return f_.addConstInt(x.value.i, DType::Int);
+  return s;
+}
+
 bool Reader::argScalar(const Arg& a, ScalarId& out) {
   switch (a.kind) {
     case Arg::Kind::Scalar: out = a.scalar; return true;
@@ -328,7 +336,7 @@ bool Reader::rhs(Pending& pd) {
     }
     ScalarId s = kNone;
     if (!argScalar(x, s)) return false;
-    v = ValueRef::scalar(s);
+    v = ValueRef::scalar(valueOperand(s));
     return true;
   };
   if (!k) {
@@ -422,7 +430,7 @@ bool Reader::applyForm(OpKind op, std::string_view fn, size_t at, std::vector<Ar
     if (tensor_only) return argTensor(x, x.tensor, fn);
     ScalarId s = kNone;
     if (!argScalar(x, s)) return false;
-    pd.in.push_back(ValueRef::scalar(s));
+    pd.in.push_back(ValueRef::scalar(valueOperand(s)));
     return true;
   };
   auto noMore = [&](size_t n) {

@@ -127,6 +127,10 @@ class Reader : private lex::TokenCursor<Lexer, Token> {
   bool applyForm(OpKind op, std::string_view fn, size_t at, std::vector<Arg>& a, Pending& pd);
   bool recoverOperand(Arg& a, const Pending& pd);
   bool add(Pending& pd);
+  // A tensor op's scalar operand: an integer literal is an Int, the dtype nvFuser gives a
+  // constant made from an int64_t (csrc/type.h:417 getDataType @ 81c4b22fd), as its frontends make
+  // `fd.define_scalar(1)` and `IrBuilder::create<Val>(1L)`; the print does not say which.
+  ScalarId valueOperand(ScalarId s);
   bool argScalar(const Arg& a, ScalarId& out);
   bool argInt(const Arg& a, int64_t& out);
   // A list argument `{...}`: item(element, value) converts each element, appended to `out`.

@@ -18,6 +18,7 @@
 
 #include "io/ir/reader.h"
 #include "io/scalar_expr.h"
+#include "ir/op_rules.h"
 #include "ir/uncomputed_scalar.h"
 #include "support/checked.h"
 
@@ -270,7 +271,9 @@ class Reader::ScalarReader {
     if (s.text == "*") op = ScalarOp::Mul;
     if (s.text == "/") op = ScalarOp::Div;
     if (s.text == "%") op = ScalarOp::Mod;
-    if (op != ScalarOp::None) return f.addDerived(op, *a, *b, f.scalars[*a].dtype);
+    if (op != ScalarOp::None)
+      return f.addDerived(op, *a, *b,
+                          derivedScalarDType(f.scalars[*a].dtype, f.scalars[*b].dtype, f.scalars[*a].dtype));
     // Comparisons and logic: fold constants, else not modelled.
     auto x = constFloat(*a), y = constFloat(*b);
     if (!x || !y) return kNone;

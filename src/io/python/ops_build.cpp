@@ -264,9 +264,10 @@ Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::
           rec->noteScalar(s, args.off);
           return scalarValue(rec, s);
         }
-        // An integer and a floating operand give a floating scalar (an Int times a Double is a Double).
+        // A floating result has nvFuser's promoted dtype (an Int times a Double is a Double, a Float
+        // times a Double too); an integer one keeps the first operand's.
         std::optional<DType> dt;
-        if (kind && isIntegral(f.scalars[ins[0].id].dtype)) {
+        if (kind) {
           dt = outputDType(f, Expr{*kind, ins, {}, attrs}, 0).dtype;
           if (dt && isIntegral(*dt)) dt.reset();
         }
