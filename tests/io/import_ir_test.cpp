@@ -147,6 +147,29 @@ TEST(ImportIr, MarkdownEatenUnderscoresAndMissingDtypes) {
   EXPECT_NE(s2.all()[0].message.find("dtype"), std::string::npos);
 }
 
+// A cast to an integer of constant arithmetic is computed as C++ computes it: integer operands
+// divide as integers (7 / 2 is 3), the rest in double, truncated toward zero at the cast; a
+// scalar statement's name stands for its value.
+TEST(ImportIr, ConstantFloatingCastsAreComputed) {
+  DiagnosticSink s;
+  auto f =
+      ir("i5 = (int64_t)(double(1.5) * ( 7 / 2 ));\n"
+         "T1_l[ iS2{( i0 + ( (int64_t)(( double(-2.5) * ( (double)(3) ) )) ) )} ] = pad( T0_g[ iS0{i0} ], "
+         "{0, i5} )\n",
+         s);
+  ASSERT_TRUE(f.has_value()) << describe(s);
+  const Fusion& g = *f;
+  const Tensor& t1 = g.tensors[*g.findTensor("T1")];
+  const Scalar& ext = g.scalars[g.axes[t1.logical[0]].extent];
+  ASSERT_EQ(ext.kind, ScalarKind::Derived);
+  EXPECT_EQ(g.scalars[ext.rhs].kind, ScalarKind::Constant);
+  EXPECT_EQ(g.scalars[ext.rhs].value.i, -7);  // -7.5 truncates toward zero
+  const Expr& pad = g.exprs[0];
+  ASSERT_EQ(pad.attrs.pad.size(), 2u);
+  EXPECT_EQ(g.scalars[pad.attrs.pad[1]].kind, ScalarKind::Constant);
+  EXPECT_EQ(g.scalars[pad.attrs.pad[1]].value.i, 4);  // 1.5 * 3
+}
+
 TEST(ImportIr, SeveralDumpsInOneFile) {
   std::string a = slurpFile(std::string(FC_SOURCE_DIR) + "/tests/golden/seed.print.2024.txt");
   DiagnosticSink s;

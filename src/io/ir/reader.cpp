@@ -101,6 +101,7 @@ bool Reader::lineIsLabel(size_t i) const {
 }
 
 std::optional<Fusion> Reader::run() {
+  collectScalarStatements();
   while (p_ < end_ && errors_ < 50) {
     size_t before = p_;
     // After an error: on to the next statement. A statement cut by the end of the text (a

@@ -258,6 +258,33 @@ class Reader::ScalarReader {
     return sc.value.kind == ConstValue::Kind::Float ? sc.value.f : static_cast<double>(sc.value.i);
   }
 
+  // The value of a scalar built from constants by arithmetic, computed in double as C++ computes
+  // the print's `double(1.5) * ( (double)(4) )`; nullopt for anything else. Depth-limited.
+  std::optional<double> constArithmetic(ScalarId s, int depth = 0) const {
+    const Scalar& x = r_.f_.scalars[s];
+    if (x.kind == ScalarKind::Constant) return constFloat(s);
+    if (x.kind != ScalarKind::Derived || depth > 64) return std::nullopt;
+    auto a = constArithmetic(x.lhs, depth + 1);
+    if (!a) return std::nullopt;
+    std::optional<double> b = x.op == ScalarOp::Neg ? 0.0 : constArithmetic(x.rhs, depth + 1);
+    if (!b) return std::nullopt;
+    if (isIntegral(x.dtype)) {  // integer arithmetic where both operands are integers (7 / 2 is 3)
+      auto ia = exactInt64(*a), ib = exactInt64(*b);
+      if (!ia || !ib) return std::nullopt;
+      std::optional<int64_t> r = foldIntScalarOp(x.op, *ia, *ib);
+      return r ? std::optional<double>(static_cast<double>(*r)) : std::nullopt;
+    }
+    if (x.op == ScalarOp::Neg) return -*a;
+    switch (x.op) {
+      case ScalarOp::Add: return *a + *b;
+      case ScalarOp::Sub: return *a - *b;
+      case ScalarOp::Mul: return *a * *b;
+      case ScalarOp::Div: return *a / *b;
+      case ScalarOp::Mod: return std::fmod(*a, *b);
+      default: return std::nullopt;
+    }
+  }
+
   std::optional<ScalarId> binary(const Node& s) {
     auto a = lower(s.kids[0]);
     if (!a) return std::nullopt;
@@ -271,9 +298,10 @@ class Reader::ScalarReader {
     if (s.text == "*") op = ScalarOp::Mul;
     if (s.text == "/") op = ScalarOp::Div;
     if (s.text == "%") op = ScalarOp::Mod;
-    if (op != ScalarOp::None)
+    if (op != ScalarOp::None) {
       return f.addDerived(op, *a, *b,
                           derivedScalarDType(f.scalars[*a].dtype, f.scalars[*b].dtype, f.scalars[*a].dtype));
+    }
     // Comparisons and logic: fold constants, else not modelled.
     auto x = constFloat(*a), y = constFloat(*b);
     if (!x || !y) return kNone;
@@ -302,11 +330,17 @@ class Reader::ScalarReader {
       double v = sc.value.kind == ConstValue::Kind::Float ? sc.value.f : static_cast<double>(sc.value.i);
       if (*dt == DType::Bool) return f.addConstBool(v != 0);
       if (isFloatingPoint(*dt)) return f.addConstFloat(v, *dt);
-      if (sc.value.kind == ConstValue::Kind::Float && !std::isfinite(v)) return kNone;
-      return f.addConstInt(sc.value.kind == ConstValue::Kind::Float ? static_cast<int64_t>(v) : sc.value.i,
-                           *dt);
+      if (sc.value.kind != ConstValue::Kind::Float) return f.addConstInt(sc.value.i, *dt);
+      // C++ truncates toward zero; a value no int64 holds is undefined there, so not modelled.
+      std::optional<int64_t> t = checkedTruncToInt64(v);
+      return t ? f.addConstInt(*t, *dt) : kNone;
     }
     if (isIntegral(*dt) && (isIntegral(sc.dtype) || sc.dtype == DType::Index)) return a;
+    // Floating arithmetic of constants cast to an integer: C++ truncates toward zero; a value no
+    // int64 holds is undefined there, so not modelled.
+    if (isIntegral(*dt) && isFloatingPoint(sc.dtype))
+      if (std::optional<double> v = constArithmetic(*a))
+        if (std::optional<int64_t> t = checkedTruncToInt64(*v)) return f.addConstInt(*t, *dt);
     return kNone;
   }
 
@@ -345,7 +379,10 @@ class Reader::ScalarReader {
       if (fn == "ceilDiv") op = ScalarOp::CeilDiv;
       if (fn == "max" || fn == "fmax") op = ScalarOp::Max;
       if (fn == "min" || fn == "fmin") op = ScalarOp::Min;
-      if (op != ScalarOp::None) return f.addDerived(op, a[0], a[1], f.scalars[a[0]].dtype);
+      if (op != ScalarOp::None)
+        return f.addDerived(
+            op, a[0], a[1],
+            derivedScalarDType(f.scalars[a[0]].dtype, f.scalars[a[1]].dtype, f.scalars[a[0]].dtype));
     }
     if (a.size() == 3 && fn == "where") {
       if (auto c = constFloat(a[0])) return *c != 0 ? a[1] : a[2];
