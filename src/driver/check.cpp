@@ -63,6 +63,7 @@ int check(const CheckArgs& a, std::ostream& out, std::ostream& err) {
   locate_phase.stop();
   PhaseScope render_phase("report: render");
   if (a.format == OutputFormat::Text) {
+    reportLoadWarnings(sink, *loaded, a.file, out);
     emitTrace(r, a.flags, out, err);
     renderText(r.diagnostics, &loaded->source, out);
     renderVerdictText(r, out);

@@ -82,6 +82,20 @@ std::optional<Loaded> loadRepro(const std::string& path, DiagnosticSink& sink, u
   return l;  // the reader built the uses; verifying changed nothing
 }
 
+void reportLoadWarnings(const DiagnosticSink& sink, const Loaded& l, const std::string& path,
+                        std::ostream& out) {
+  std::vector<Diagnostic> warnings;
+  size_t notes = 0;
+  for (const Diagnostic& d : sink.all()) {
+    if (d.severity == Severity::Warning) warnings.push_back(d);
+    if (d.severity == Severity::Note) ++notes;
+  }
+  renderText(warnings, &l.source, out);
+  if (notes > 0)
+    out << "note: loading " << path << " also made " << notes << (notes == 1 ? " note" : " notes")
+        << " (`fusecheck import " << path << "` lists them)\n";
+}
+
 bool verifyLocated(const Fusion& f, DiagnosticSink& sink, const SourceText& source, bool imported) {
   size_t before = sink.all().size();
   bool ok = verifyFusion(f, sink, source.path());

@@ -65,6 +65,12 @@ bool verifyLocated(const Fusion& f, DiagnosticSink& sink, const SourceText& sour
 std::optional<Loaded> loadRepro(const std::string& path, DiagnosticSink& sink, uint64_t max_bytes = 0,
                                 bool own_output = false);
 
+// What loading `l` said besides errors, for a command whose text output is about the fusion
+// (check, run): the warnings in full (a cut paste, an assumption the import made), then one line
+// counting the notes, which `fusecheck import` lists. Nothing when there were neither.
+void reportLoadWarnings(const DiagnosticSink& sink, const Loaded& l, const std::string& path,
+                        std::ostream& out);
+
 // `--from NAME` of the commands that take a repro: every later loadRepro of this process reads its
 // file as NAME, "fusecheck" (JSON) or an import format ("nvfuser-python", ...); empty: by content.
 // The CLI runs one command per process. False (and nothing changed) for an unknown name.

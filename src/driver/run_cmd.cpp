@@ -229,6 +229,7 @@ int run(const RunArgs& a, std::ostream& out, std::ostream& err) {
     j["diagnostics"] = nlohmann::ordered_json::parse(renderJson(r.diagnostics))["diagnostics"];
     out << j.dump(2) << "\n";
   } else {
+    reportLoadWarnings(sink, *loaded, a.file, out);
     renderRunText(r, out);
     renderText(r.diagnostics, &loaded->source, out);
   }
