@@ -197,6 +197,8 @@ TEST(ImportForms, InvalidFixturesGiveOneLocatedError) {
       {"paste_no_repro.md", DiagCode::ImportSyntax, 1, 1, "no code block of the paste holds a repro"},
       {"cpp_getparam_without_instantiation.cpp", DiagCode::ImportUnsupported, 6, 19,
        "the dtype of makeContigConcreteTensor is built from GetParam(...), which the import cannot follow"},
+      {"cpp_getparam_inside_generator.cpp", DiagCode::ImportUnsupported, 13, 6,
+       "the factor of split is built from GetParam(...), which the import cannot follow"},
       {"cpp_mesh_shape_mismatch.cpp", DiagCode::ImportSyntax, 5, 18,
        "a device mesh of 6 devices cannot be viewed in the shape [2, 2] given with it"},
       {"cpp_int_from_float_beyond_int64.cpp", DiagCode::NumberOutOfRange, 6, 27,

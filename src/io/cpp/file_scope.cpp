@@ -181,16 +181,18 @@ std::optional<Value> Reader::firstParam(size_t from, size_t to) {
 }
 
 std::optional<Value> Reader::testParam(size_t at) {
-  if (param_from_ == SIZE_MAX) return std::nullopt;
+  if (param_from_ == SIZE_MAX || in_test_param_) return std::nullopt;
   const size_t saved_p = p_, saved_end = end_;
   const Quiet quiet = quietStart();
   end_ = whole_end_;
+  in_test_param_ = true;
   auto v = firstParam(param_from_, param_to_);
+  in_test_param_ = false;
   p_ = saved_p;
   end_ = saved_end;
   const bool failed = errors_ != quiet.errors;
   quietEnd(quiet);
-  if (!v || failed) return std::nullopt;
+  if (!v || failed || v->k == Value::K::Opaque) return std::nullopt;
   end_ = whole_end_;
   const std::string generator = snippet(param_from_, param_to_);
   end_ = saved_end;

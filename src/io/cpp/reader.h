@@ -247,6 +247,7 @@ class Reader : public lex::TokenCursor<Lexer, Token> {
   std::string test_name_;
   size_t whole_end_ = 0;                                // the end of the whole text's tokens
   size_t param_from_ = SIZE_MAX, param_to_ = SIZE_MAX;  // the suite's generator, if found
+  bool in_test_param_ = false;  // reading the generator: a GetParam() inside it is no value
   std::string executor_, executor_detail_;
   bool devices_noted_ = false;
   std::vector<std::string> skipped_kinds_;  // notes already given, by kind
