@@ -410,11 +410,13 @@ class Parser {
 
 // ---------------------------------------------------------------- printer
 
-// A constant whose dtype its literal gives where integer literals are `int_dtype`.
+// A constant whose dtype its literal gives where integer literals are `int_dtype`. Where they
+// are Index (a size, which nvFuser casts to Index), an Int literal is written bare as well.
 bool isDefaultDType(const Scalar& x, DType int_dtype) {
   switch (x.value.kind) {
     case ConstValue::Kind::Bool: return x.dtype == DType::Bool;
-    case ConstValue::Kind::Int: return x.dtype == int_dtype;
+    case ConstValue::Kind::Int:
+      return x.dtype == int_dtype || (int_dtype == DType::Index && x.dtype == DType::Int);
     case ConstValue::Kind::Float: return x.dtype == DType::Double;
   }
   return true;

@@ -18,6 +18,7 @@
 
 #include "io/ir/reader.h"
 #include "io/scalar_expr.h"
+#include "ir/constant_scalar.h"
 #include "ir/op_rules.h"
 #include "ir/uncomputed_scalar.h"
 #include "support/checked.h"
@@ -258,33 +259,6 @@ class Reader::ScalarReader {
     return sc.value.kind == ConstValue::Kind::Float ? sc.value.f : static_cast<double>(sc.value.i);
   }
 
-  // The value of a scalar built from constants by arithmetic, computed in double as C++ computes
-  // the print's `double(1.5) * ( (double)(4) )`; nullopt for anything else. Depth-limited.
-  std::optional<double> constArithmetic(ScalarId s, int depth = 0) const {
-    const Scalar& x = r_.f_.scalars[s];
-    if (x.kind == ScalarKind::Constant) return constFloat(s);
-    if (x.kind != ScalarKind::Derived || depth > 64) return std::nullopt;
-    auto a = constArithmetic(x.lhs, depth + 1);
-    if (!a) return std::nullopt;
-    std::optional<double> b = x.op == ScalarOp::Neg ? 0.0 : constArithmetic(x.rhs, depth + 1);
-    if (!b) return std::nullopt;
-    if (isIntegral(x.dtype)) {  // integer arithmetic where both operands are integers (7 / 2 is 3)
-      auto ia = exactInt64(*a), ib = exactInt64(*b);
-      if (!ia || !ib) return std::nullopt;
-      std::optional<int64_t> r = foldIntScalarOp(x.op, *ia, *ib);
-      return r ? std::optional<double>(static_cast<double>(*r)) : std::nullopt;
-    }
-    if (x.op == ScalarOp::Neg) return -*a;
-    switch (x.op) {
-      case ScalarOp::Add: return *a + *b;
-      case ScalarOp::Sub: return *a - *b;
-      case ScalarOp::Mul: return *a * *b;
-      case ScalarOp::Div: return *a / *b;
-      case ScalarOp::Mod: return std::fmod(*a, *b);
-      default: return std::nullopt;
-    }
-  }
-
   std::optional<ScalarId> binary(const Node& s) {
     auto a = lower(s.kids[0]);
     if (!a) return std::nullopt;
@@ -326,22 +300,18 @@ class Reader::ScalarReader {
     if (!dt) return kNone;
     Fusion& f = r_.f_;
     const Scalar& sc = f.scalars[*a];
-    if (sc.kind == ScalarKind::Constant) {
-      double v = sc.value.kind == ConstValue::Kind::Float ? sc.value.f : static_cast<double>(sc.value.i);
-      if (*dt == DType::Bool) return f.addConstBool(v != 0);
-      if (isFloatingPoint(*dt)) return f.addConstFloat(v, *dt);
-      if (sc.value.kind != ConstValue::Kind::Float) return f.addConstInt(sc.value.i, *dt);
-      // C++ truncates toward zero; a value no int64 holds is undefined there, so not modelled.
-      std::optional<int64_t> t = checkedTruncToInt64(v);
-      return t ? f.addConstInt(*t, *dt) : kNone;
-    }
-    if (isIntegral(*dt) && (isIntegral(sc.dtype) || sc.dtype == DType::Index)) return a;
-    // Floating arithmetic of constants cast to an integer: C++ truncates toward zero; a value no
-    // int64 holds is undefined there, so not modelled.
-    if (isIntegral(*dt) && isFloatingPoint(sc.dtype))
-      if (std::optional<double> v = constArithmetic(*a))
-        if (std::optional<int64_t> t = checkedTruncToInt64(*v)) return f.addConstInt(*t, *dt);
-    return kNone;
+    if (isIntegral(*dt) && isIntegral(sc.dtype) && sc.kind != ScalarKind::Constant) return a;
+    // A value that constants determine converts as C++ converts it (ir/constant_scalar.h); a
+    // floating value truncates toward zero, and one no int64 holds is undefined there, so not
+    // modelled.
+    std::optional<ConstValue> cv = constantScalarValue(f, *a);
+    if (!cv) return kNone;
+    const double v = cv->kind == ConstValue::Kind::Float ? cv->f : static_cast<double>(cv->i);
+    if (*dt == DType::Bool) return f.addConstBool(v != 0);
+    if (isFloatingPoint(*dt)) return f.addConstFloat(v, *dt);
+    if (cv->kind != ConstValue::Kind::Float) return f.addConstInt(cv->i, *dt);
+    std::optional<int64_t> t = checkedTruncToInt64(v);
+    return t ? f.addConstInt(*t, *dt) : kNone;
   }
 
   std::optional<ScalarId> call(const Node& s) {

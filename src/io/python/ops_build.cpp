@@ -11,6 +11,7 @@
 #include "io/python/bind.h"
 #include "io/python/frontend_ops.h"
 #include "io/python/interpreter.h"
+#include "ir/constant_scalar.h"
 #include "ir/op_rules.h"
 #include "ir/printer.h"
 #include "support/checked.h"
@@ -291,10 +292,13 @@ Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::
         fail(fname + ": `dtype` must be a DataType", offOf("dtype"));
       if (!d->dtype) fail("cast to DataType.Null", offOf("dtype"));
       if (v.isScalar()) {
-        // A scalar cast: a constant converts; an integer value keeps its value as Index / Int.
+        // A scalar cast: a value that constants determine converts (`2.5 * 7` to Int is 17,
+        // ir/constant_scalar.h); an integer value keeps its value as Index / Int.
         const Scalar& sc = f.scalars[v.id];
-        if (sc.kind == ScalarKind::Constant) {
-          ConstValue cv = sc.value;
+        const bool symbolic_integer = isIntegral(sc.dtype) && sc.kind != ScalarKind::Constant;
+        if (std::optional<ConstValue> value =
+                symbolic_integer ? std::nullopt : constantScalarValue(f, v.id)) {
+          ConstValue cv = *value;
           ScalarId s;
           if (*d->dtype == DType::Bool)
             s = b.constBool(cv.kind == ConstValue::Kind::Float ? cv.f != 0 : cv.i != 0);
@@ -358,10 +362,11 @@ Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::
       // 81c4b22fd): a floating constant truncates; another floating scalar is a conversion fusecheck
       // does not compute.
       for (ScalarId& sz : attrs.shape) {
-        const Scalar& sc = f.scalars[sz];
-        if (isIntegral(sc.dtype)) continue;
-        if (sc.kind == ScalarKind::Constant && sc.value.kind == ConstValue::Kind::Float) {
-          std::optional<int64_t> v = checkedTruncToInt64(sc.value.f);
+        const DType from_dtype = f.scalars[sz].dtype;  // a copy: the scalars grow below
+        if (isIntegral(from_dtype)) continue;
+        std::optional<ConstValue> cv = constantScalarValue(f, sz);
+        if (cv && cv->kind == ConstValue::Kind::Float) {
+          std::optional<int64_t> v = checkedTruncToInt64(cv->f);
           if (!v)
             fail(fname + ": a size of " + scalarToString(f, sz) + " has no Index value", offOf("new_shape"));
           sz = b.constInt(*v, DType::Index);
@@ -371,7 +376,7 @@ Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::
         sz = b.uncomputedScalar(DType::Index, "cast(" + from + ", Index)");
         report(Severity::Note, DiagCode::ImportNote,
                std::string(f.scalarName(sz)) + " stands for the reshape size " + from + " (" +
-                   std::string(dtypeName(sc.dtype)) +
+                   std::string(dtypeName(from_dtype)) +
                    ") cast to Index, a conversion fusecheck does not compute: a verdict that needs its value "
                    "is not decided, and `run` refuses it",
                offOf("new_shape"));
