@@ -10,6 +10,7 @@
 
 #include "io/export_common.h"
 #include "io/packed_fp4.h"
+#include "io/scalar_expr.h"
 #include "ir/rng_like.h"
 
 namespace fc {
@@ -167,11 +168,7 @@ class Exporter : ExporterBase {
     if (sc.kind == ScalarKind::Constant) {
       // A literal reads back as Int, Double or Bool (Index where it sizes something); a constant
       // of another dtype is defined with it.
-      const ConstValue::Kind k = sc.value.kind;
-      if ((k == ConstValue::Kind::Float && sc.dtype == DType::Double) ||
-          (k == ConstValue::Kind::Bool && sc.dtype == DType::Bool) ||
-          (k == ConstValue::Kind::Int && (sc.dtype == DType::Int || sc.dtype == DType::Index)))
-        return pyConst(sc.value);
+      if (isLiteralDType(sc, DType::Index)) return pyConst(sc.value);
       def = "fd.define_scalar(" + pyConst(sc.value) + ", dtype=" + pyDType(sc.dtype) + ")";
     } else if (sc.kind == ScalarKind::Derived) {
       if (sc.op == ScalarOp::Size) {

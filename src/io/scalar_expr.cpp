@@ -410,18 +410,6 @@ class Parser {
 
 // ---------------------------------------------------------------- printer
 
-// A constant whose dtype its literal gives where integer literals are `int_dtype`. Where they
-// are Index (a size, which nvFuser casts to Index), an Int literal is written bare as well.
-bool isDefaultDType(const Scalar& x, DType int_dtype) {
-  switch (x.value.kind) {
-    case ConstValue::Kind::Bool: return x.dtype == DType::Bool;
-    case ConstValue::Kind::Int:
-      return x.dtype == int_dtype || (int_dtype == DType::Index && x.dtype == DType::Int);
-    case ConstValue::Kind::Float: return x.dtype == DType::Double;
-  }
-  return true;
-}
-
 enum Level { kSum = 1, kProduct = 2, kUnary = 3, kPrimary = 4 };
 
 class Printer {
@@ -442,7 +430,7 @@ class Printer {
       // dtype (Index absorbs Int), so only the other dtypes are written there.
       const bool integer_inside = depth > 0 && x.value.kind == ConstValue::Kind::Int &&
                                   (x.dtype == DType::Int || x.dtype == DType::Index);
-      if (!isDefaultDType(x, int_dtype_) && !integer_inside) {
+      if (!isLiteralDType(x, int_dtype_) && !integer_inside) {
         out += dtypeName(x.dtype);
         out += '(';
         out += lit;
@@ -592,10 +580,20 @@ std::string printScalarExpr(const Fusion& f, ScalarId s, DType int_dtype) {
   return out;
 }
 
+bool isLiteralDType(const Scalar& x, DType int_dtype) {
+  switch (x.value.kind) {
+    case ConstValue::Kind::Bool: return x.dtype == DType::Bool;
+    case ConstValue::Kind::Int:
+      return x.dtype == int_dtype || (int_dtype == DType::Index && x.dtype == DType::Int);
+    case ConstValue::Kind::Float: return x.dtype == DType::Double;
+  }
+  return true;
+}
+
 bool needsTypedConstant(const Fusion& f, ScalarId s, DType int_dtype) {
   FC_CHECK(s < f.scalars.size(), "scalar id out of range");
   const Scalar& x = f.scalars[s];
-  return x.kind == ScalarKind::Constant && x.name == kNoName && !isDefaultDType(x, int_dtype);
+  return x.kind == ScalarKind::Constant && x.name == kNoName && !isLiteralDType(x, int_dtype);
 }
 
 std::string printScalarDefinition(const Fusion& f, ScalarId s) {

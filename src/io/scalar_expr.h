@@ -79,6 +79,10 @@ bool isScalarName(std::string_view s);
 // typed, `Float(2.5)`, `Int32(3)`. parseScalarExpr(printScalarExpr(s)) with
 // the same int_dtype builds an equal node.
 std::string printScalarExpr(const Fusion& f, ScalarId s, DType int_dtype = DType::Index);
+// True for a constant whose dtype its literal gives where integer literals are `int_dtype`
+// (Bool, Double, int_dtype); where they are Index (a size, which nvFuser casts to Index), an Int
+// literal counts as well.
+bool isLiteralDType(const Scalar& x, DType int_dtype);
 // True for an unnamed constant that printScalarExpr writes typed.
 bool needsTypedConstant(const Fusion& f, ScalarId s, DType int_dtype);
 // The text of a scalar's own definition (for a named derived scalar: its
