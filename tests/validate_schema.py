@@ -39,9 +39,9 @@ def read_ops(root):
 
 
 def read_enum(root, name):
-    text = (root / "src/ir/types.h").read_text()
+    text = re.sub(r"//[^\n]*", "", (root / "src/ir/types.h").read_text())
     m = re.search(r"enum class " + name + r"\s*:\s*\w+\s*\{(.*?)\};", text, re.S)
-    body = re.sub(r"//[^\n]*", "", m.group(1))
+    body = m.group(1)
     return [v.strip() for v in body.split(",") if v.strip()]
 
 

@@ -209,6 +209,8 @@ class _ExprParser:
                 b = self.sum()
                 self.take(")")
                 return (val, a, b)
+            if val in ("ComplexFloat", "ComplexDouble") and self.peek() == ("op", "("):
+                raise OracleError(f"{val} constants are not computed by the oracle (fusecheck run refuses complex dtypes)")
             if (val in FLOATING or val in INTEGRAL or val == "Bool") and self.peek() == ("op", "("):
                 # A typed constant, DTYPE(literal) (docs/format.md): its value, as that dtype holds it.
                 self.take("(")

@@ -70,7 +70,8 @@ int widthOf(DType t) { return dtypeBytes(t) * 8; }
 }  // namespace
 
 bool isComputedDType(DType t) {
-  return t != DType::Float8_e8m0fnu && t != DType::Float4_e2m1fn && t != DType::Float4_e2m1fn_x2;
+  return t != DType::Float8_e8m0fnu && t != DType::Float4_e2m1fn && t != DType::Float4_e2m1fn_x2 &&
+         !isComplex(t);
 }
 
 double roundTo(DType t, double x) {
@@ -83,7 +84,9 @@ double roundTo(DType t, double x) {
     case DType::Float8_e5m2: return fp8Value(fp8Bits(x, __NV_E5M2), __NV_E5M2);
     case DType::Float8_e8m0fnu:
     case DType::Float4_e2m1fn_x2:
-    case DType::Float4_e2m1fn: notExecuted(t);
+    case DType::Float4_e2m1fn:
+    case DType::ComplexFloat:
+    case DType::ComplexDouble: notExecuted(t);
     case DType::Bool: return x != 0 ? 1.0 : 0.0;
     case DType::Int32: return toInt(x, -2147483648.0, 2147483647.0);
     // int64 values are held in fp64: exact up to 2^53 (docs/numerics.md).
@@ -103,7 +106,9 @@ uint64_t toBits(DType t, double x) {
     case DType::Float8_e5m2: return fp8Bits(x, __NV_E5M2);
     case DType::Float8_e8m0fnu:
     case DType::Float4_e2m1fn_x2:
-    case DType::Float4_e2m1fn: notExecuted(t);
+    case DType::Float4_e2m1fn:
+    case DType::ComplexFloat:
+    case DType::ComplexDouble: notExecuted(t);
     case DType::Bool: return x != 0 ? 1 : 0;
     case DType::Int32: return static_cast<uint32_t>(static_cast<int32_t>(roundTo(t, x)));
     case DType::Int:
@@ -126,7 +131,9 @@ double fromBits(DType t, uint64_t b) {
     case DType::Float8_e5m2: return fp8Value(static_cast<uint8_t>(b), __NV_E5M2);
     case DType::Float8_e8m0fnu:
     case DType::Float4_e2m1fn_x2:
-    case DType::Float4_e2m1fn: notExecuted(t);
+    case DType::Float4_e2m1fn:
+    case DType::ComplexFloat:
+    case DType::ComplexDouble: notExecuted(t);
     case DType::Bool: return b != 0 ? 1.0 : 0.0;
     case DType::Int32: return static_cast<double>(static_cast<int32_t>(static_cast<uint32_t>(b)));
     case DType::Int:

@@ -25,8 +25,8 @@
 namespace fc::exec {
 
 // Whether the executors hold and compute values of dtype `t`: every dtype but the block scales'
-// Float8_e8m0fnu and FP4 (Float4_e2m1fn, Float4_e2m1fn_x2), which import and are analysed only;
-// `run` refuses a fusion holding one (FC0909).
+// Float8_e8m0fnu, FP4 (Float4_e2m1fn, Float4_e2m1fn_x2) and the complex dtypes, which import and
+// are analysed only; `run` refuses a fusion holding one (FC0909).
 bool isComputedDType(DType t);
 
 // The value `x` takes when stored in `t` (an fp64 holding that value).

@@ -66,7 +66,9 @@ FileDType fileDTypeOf(DType t) {
     // Never written: `run` refuses a fusion holding one (FC0909).
     case DType::Float8_e8m0fnu:
     case DType::Float4_e2m1fn_x2:
-    case DType::Float4_e2m1fn: break;
+    case DType::Float4_e2m1fn:
+    case DType::ComplexFloat:
+    case DType::ComplexDouble: break;
   }
   return FileDType::F64;
 }

@@ -159,6 +159,9 @@ class CppExporter : ExporterBase {
           case ConstValue::Kind::Int:
             return "IrBuilder::create<Val>(" + std::to_string(sc.value.i) + "L, " + cppDT(sc.dtype) + ")";
           case ConstValue::Kind::Float:
+            if (isComplex(sc.dtype))
+              return "IrBuilder::create<Val>(std::complex<double>(" + cppDouble(sc.value.f) + ", " +
+                     cppDouble(sc.value.im) + "), " + cppDT(sc.dtype) + ")";
             return "IrBuilder::create<Val>(" + cppDouble(sc.value.f) + ", " + cppDT(sc.dtype) + ")";
         }
         break;
@@ -429,9 +432,10 @@ class CppExporter : ExporterBase {
       std::vector<int64_t> base = shape;
       if (!strides.empty()) base = {stridedSpan(shape, strides)};
       gen = dt == DType::Float4_e2m1fn ? "at::empty(" + ints(base) + ", " + opts + ")"
-            : isFloatingPoint(dt)      ? "at::randn(" + ints(base) + ", " + opts + ")"
-                                  : "at::randint(0, " + std::string(dt == DType::Bool ? "2" : "10") + ", " +
-                                        ints(base) + ", " + opts + ")";
+            : isFloatingPoint(dt) || isComplex(dt)
+                ? "at::randn(" + ints(base) + ", " + opts + ")"
+                : "at::randint(0, " + std::string(dt == DType::Bool ? "2" : "10") + ", " + ints(base) + ", " +
+                      opts + ")";
       if (!strides.empty()) gen += ".as_strided(" + ints(shape) + ", " + ints(strides) + ")";
       line("at::Tensor " + n + " = " + gen + ";");
       names.push_back(n);

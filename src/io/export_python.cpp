@@ -169,7 +169,10 @@ class Exporter : ExporterBase {
       // A literal reads back as Int, Double or Bool (Index where it sizes something); a constant
       // of another dtype is defined with it.
       if (isLiteralDType(sc, DType::Index)) return pyConst(sc.value);
-      def = "fd.define_scalar(" + pyConst(sc.value) + ", dtype=" + pyDType(sc.dtype) + ")";
+      const std::string value = isComplex(sc.dtype)
+                                    ? "complex(" + pyFloat(sc.value.f) + ", " + pyFloat(sc.value.im) + ")"
+                                    : pyConst(sc.value);
+      def = "fd.define_scalar(" + value + ", dtype=" + pyDType(sc.dtype) + ")";
     } else if (sc.kind == ScalarKind::Derived) {
       if (sc.op == ScalarOp::Size) {
         def = "fd.ops.size(" + (sc.size_of < tname_.size() ? tname_[sc.size_of] : "None") +
@@ -483,7 +486,7 @@ class Exporter : ExporterBase {
       } else {
         const int64_t span = stridedSpan(ci.shape, ci.strides);
         std::string gen =
-            isFloatingPoint(dt)
+            isFloatingPoint(dt) || isComplex(dt)
                 ? "torch.randn(" + tuple({span})
                 : "torch.randint(0, " + std::string(dt == DType::Bool ? "2" : "10") + ", " + tuple({span});
         s += "    " + gen + ", dtype=" + torchDType(dt) + ", device='cuda:0').as_strided(" + tuple(ci.shape) +

@@ -22,6 +22,8 @@ char dtypePrefix(DType t) {
     case DType::Float8_e5m2:
     case DType::Float8_e8m0fnu:
     case DType::Float4_e2m1fn: return 'f';
+    case DType::ComplexFloat:
+    case DType::ComplexDouble: return 'c';  // csrc/type.cpp:1676-1678 @ 81c4b22fd typePrefix
     default: return 'i';
   }
 }
@@ -72,6 +74,9 @@ ScalarId ImportBuilder::uncomputedScalar(DType dtype, std::string call) {
 
 ScalarId ImportBuilder::constInt(int64_t v, DType dtype) { return f_.addConstInt(v, dtype); }
 ScalarId ImportBuilder::constFloat(double v, DType dtype) { return f_.addConstFloat(v, dtype); }
+ScalarId ImportBuilder::constComplex(double re, double im, DType dtype) {
+  return f_.addConstComplex(re, im, dtype);
+}
 ScalarId ImportBuilder::constBool(bool v) { return f_.addConstBool(v); }
 
 std::optional<int64_t> ImportBuilder::constValue(ScalarId s) const { return constIntOf(f_, s); }

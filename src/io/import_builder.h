@@ -36,6 +36,7 @@ class ImportBuilder {
   ScalarId uncomputedScalar(DType dtype, std::string call);
   ScalarId constInt(int64_t v, DType dtype = DType::Index);
   ScalarId constFloat(double v, DType dtype = DType::Double);
+  ScalarId constComplex(double re, double im, DType dtype = DType::ComplexDouble);
   ScalarId constBool(bool v);
   // Derived scalar of `dtype` (default: a's); folds when both operands are integer constants.
   ScalarId derived(ScalarOp op, ScalarId a, ScalarId b = kNone, std::optional<DType> dtype = std::nullopt);

@@ -222,6 +222,7 @@ class Parser {
       ConstValue& v = f_.scalars[x].value;
       if (v.kind == ConstValue::Kind::Float) {
         v.f = -v.f;
+        v.im = -v.im;  // a complex constant negates both parts
         return x;
       }
       if (v.kind == ConstValue::Kind::Int) {
@@ -263,9 +264,8 @@ class Parser {
     ++pos_;
     size_t close = t_.find(')', pos_);
     if (close == std::string_view::npos) return failAt(pos_, "expected ')' before the end of the expression");
-    std::string_view lit = t_.substr(pos_, close - pos_);
-    while (!lit.empty() && (lit.front() == ' ' || lit.front() == '\t')) lit.remove_prefix(1);
-    while (!lit.empty() && (lit.back() == ' ' || lit.back() == '\t')) lit.remove_suffix(1);
+    std::string_view lit = trimmed(t_.substr(pos_, close - pos_));
+    if (isComplex(dt)) return parseComplexConstant(start, word, dt, lit, close);
     bool oor = false;
     std::optional<ConstValue> v = parseScalarLiteral(lit, &oor);
     if (!v) {
@@ -294,6 +294,33 @@ class Parser {
     root_is_name_ = false;
     pos_ = close + 1;
     return id;
+  }
+
+  static std::string_view trimmed(std::string_view lit) {
+    while (!lit.empty() && (lit.front() == ' ' || lit.front() == '\t')) lit.remove_prefix(1);
+    while (!lit.empty() && (lit.back() == ' ' || lit.back() == '\t')) lit.remove_suffix(1);
+    return lit;
+  }
+
+  // ComplexFloat(RE, IM) / ComplexDouble(RE, IM): two numbers, the real and the imaginary part.
+  ScalarId parseComplexConstant(size_t start, std::string_view word, DType dt, std::string_view lits,
+                                size_t close) {
+    const std::string what = std::string(word) + "(...)";
+    const size_t comma = lits.find(',');
+    if (comma == std::string_view::npos)
+      return failAt(start, what + " takes the real and the imaginary part, such as " + std::string(word) +
+                               "(1.0, -0.5), not " + std::string(lits));
+    double parts[2] = {0, 0};
+    const std::string_view texts[2] = {trimmed(lits.substr(0, comma)), trimmed(lits.substr(comma + 1))};
+    for (int k = 0; k < 2; ++k) {
+      std::optional<ConstValue> v = parseScalarLiteral(texts[k]);
+      if (!v || v->kind == ConstValue::Kind::Bool)
+        return failAt(start, what + " takes two numbers, not " + std::string(texts[k]));
+      parts[k] = v->kind == ConstValue::Kind::Float ? v->f : static_cast<double>(v->i);
+    }
+    root_is_name_ = false;
+    pos_ = close + 1;
+    return f_.addConstComplex(parts[0], parts[1], dt);
   }
 
   ScalarId parsePrimary() {
@@ -434,6 +461,12 @@ class Printer {
         out += dtypeName(x.dtype);
         out += '(';
         out += lit;
+        if (isComplex(x.dtype)) {
+          ConstValue im = x.value;
+          im.f = x.value.im;
+          out += ", ";
+          out += printConstValue(im);
+        }
         out += ')';
         return;
       }

@@ -49,6 +49,12 @@ ScalarId Fusion::addConstFloat(double v, DType dtype) {
   return push(scalars, s);
 }
 
+ScalarId Fusion::addConstComplex(double re, double im, DType dtype) {
+  ScalarId id = addConstFloat(re, dtype);
+  scalars[id].value.im = im;
+  return id;
+}
+
 ScalarId Fusion::addConstBool(bool v) {
   Scalar s = scalarOf(ScalarKind::Constant, DType::Bool);
   s.value.kind = ConstValue::Kind::Bool;

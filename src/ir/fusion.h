@@ -115,6 +115,7 @@ class Fusion {
   ScalarId addScalarInput(std::string_view name, DType dtype);
   ScalarId addConstInt(int64_t v, DType dtype = DType::Index);
   ScalarId addConstFloat(double v, DType dtype = DType::Double);
+  ScalarId addConstComplex(double re, double im, DType dtype = DType::ComplexDouble);
   ScalarId addConstBool(bool v);
   ScalarId addDerived(ScalarOp op, ScalarId lhs, ScalarId rhs = kNone, DType dtype = DType::Index);
   ScalarId addSize(TensorId t, int32_t dim);

@@ -41,7 +41,7 @@ enum class Attr : uint32_t {
 constexpr uint32_t A(Attr a) { return static_cast<uint32_t>(a); }
 
 // How nvFuser types an elementwise op's output (see ops.def).
-enum class Promotion : uint8_t { Keep, Bool, Float, Default, DoubleScalar };
+enum class Promotion : uint8_t { Keep, Bool, Float, Default, DoubleScalar, Part, Complex };
 
 // How an op's calls are laid out, in nvFuser's printed IR, its Python
 // frontend and its C++ API alike (see ops.def); the op's names fill it in.

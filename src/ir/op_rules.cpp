@@ -646,15 +646,17 @@ void normalizeAttrs(const Fusion& f, OpKind op, std::span<const ValueRef> inputs
 namespace fc {
 namespace {
 
-// csrc/type.h promoteType: C++'s common type for the native types (bool, int,
-// int64_t, float, double); Index absorbs integers; Double absorbs the other
-// floating types; two other floating types give Float; a floating type
-// absorbs integers and Bool.
+// csrc/type.h:864-925 promoteType: Index absorbs integers; Double with ComplexFloat is ComplexDouble
+// (ATen's rule, where C++'s would give ComplexFloat); C++'s common type for the native types (bool,
+// int, int64_t, float, double, std::complex<float>, std::complex<double>); Double absorbs the other
+// floating types; two other floating types give Float; a complex type absorbs a floating one; a
+// floating type absorbs integers and Bool.
 std::optional<DType> promotePair(DType a, DType b) {
   if (a == b) return a;
-  auto integral = [](DType t) { return t == DType::Int32 || t == DType::Int || t == DType::Index; };
-  if ((a == DType::Index && integral(b)) || (b == DType::Index && integral(a))) return DType::Index;
-  // C++ common_type over bool < int < int64_t < float < double.
+  if ((a == DType::Index && isIntegral(b)) || (b == DType::Index && isIntegral(a))) return DType::Index;
+  if ((a == DType::Double && b == DType::ComplexFloat) || (b == DType::Double && a == DType::ComplexFloat))
+    return DType::ComplexDouble;
+  // C++ common_type over bool < int < int64_t < float < double < complex<float> < complex<double>.
   auto native = [](DType t) -> int {
     switch (t) {
       case DType::Bool: return 0;
@@ -662,6 +664,8 @@ std::optional<DType> promotePair(DType a, DType b) {
       case DType::Int: return 2;
       case DType::Float: return 3;
       case DType::Double: return 4;
+      case DType::ComplexFloat: return 5;
+      case DType::ComplexDouble: return 6;
       default: return -1;
     }
   };
@@ -669,6 +673,8 @@ std::optional<DType> promotePair(DType a, DType b) {
   if ((a == DType::Double && isFloatingPoint(b)) || (b == DType::Double && isFloatingPoint(a)))
     return DType::Double;
   if (isFloatingPoint(a) && isFloatingPoint(b)) return DType::Float;
+  if (isComplex(a)) return a;
+  if (isComplex(b)) return b;
   if (isFloatingPoint(a)) return a;
   if (isFloatingPoint(b)) return b;
   return std::nullopt;  // nvFuser: "Expected promotable DataTypes"
@@ -680,8 +686,15 @@ std::optional<DType> promoteSkip(std::optional<DType> a, std::optional<DType> b)
   return promotePair(*a, *b);
 }
 
-// csrc/type_promotion.cpp combineCategories (no complex types here).
+// csrc/type_promotion.cpp:75-97 combineCategories: a complex category wins; a complex lower one
+// takes a floating higher one's precision (getComplexTypeFromType; Half has none, and nvFuser
+// raises "Only support Float and Double").
 std::optional<DType> combineCategories(std::optional<DType> higher, std::optional<DType> lower) {
+  if (higher && isComplex(*higher)) return higher;
+  if (lower && isComplex(*lower)) {
+    if (higher && isFloatingPoint(*higher)) return complexDTypeOf(*higher);
+    return lower;
+  }
   if (higher && isFloatingPoint(*higher)) return higher;
   if ((higher && *higher == DType::Bool) || (lower && isFloatingPoint(*lower)))
     return promoteSkip(higher, lower);
@@ -723,7 +736,8 @@ std::optional<DType> computeTypes(std::span<const PromotionOperand> ops, bool in
     common = combineCategories(dim, combineCategories(zero, wrapped));
     if (!common) return std::nullopt;
   }
-  if (int_to_float && !isFloatingPoint(*common)) common = DType::Float;
+  // promote_integer_inputs_to_float (:141-145): integers and Bool only; complex dtypes stay.
+  if (int_to_float && (isIntegral(*common) || *common == DType::Bool)) common = DType::Float;
   if (half_to_float && isLowPrecisionFloat(*common)) common = DType::Float;
   return common;
 }
@@ -762,6 +776,11 @@ DTypeRule outputDType(const Fusion& f, const Expr& e, size_t out) {
           return {computeTypes(in, true, true), "floating-point math promotes integers and Half to Float"};
         case Promotion::Default:
           return {computeTypes(in, false, true), "the op computes Half and BFloat16 in Float"};
+        case Promotion::Part:
+          if (std::optional<DType> part = complexPartDType(in[0].dtype))
+            return {*part, "a complex operand gives its parts' dtype"};
+          return {in[0].dtype, "the op keeps a real operand's dtype"};
+        case Promotion::Complex: return {};
         case Promotion::DoubleScalar: {
           // gelu: x * (0.5 * (1 + erf(x * 1/sqrt(2)))) with Double constants.
           const PromotionOperand with[] = {in[0], {DType::Double, false}};
@@ -772,6 +791,12 @@ DTypeRule outputDType(const Fusion& f, const Expr& e, size_t out) {
     }
     case OpCategory::Binary: {
       const PromotionOperand in[] = {operand(0), operand(1)};
+      if (info.promotion == Promotion::Complex) {
+        // complex(r, i): "real and imag data type should be same in complex()", then
+        // getComplexTypeFromType (Float or Double only), csrc/ops/arith.cpp:655-663 @ 81c4b22fd.
+        if (in[0].dtype != in[1].dtype) return {std::nullopt, "complex() takes two operands of one dtype"};
+        return {complexDTypeOf(in[0].dtype), "the complex dtype of its Float or Double operands"};
+      }
       return {computeTypes(in, info.promotion == Promotion::Float, true),
               "the promoted dtype of its operands"};
     }
@@ -793,11 +818,13 @@ DTypeRule outputDType(const Fusion& f, const Expr& e, size_t out) {
       switch (e.op) {
         case OpKind::Sum:
         case OpKind::Prod:
-          if (!isFloatingPoint(in)) return {DType::Int, "integer sums accumulate in Int"};
+          // Bool and integers are summed as Int (csrc/ops/arith.cpp:1470-1489 @ 81c4b22fd).
+          if (isIntegral(in) || in == DType::Bool) return {DType::Int, "integer sums accumulate in Int"};
           return {in, "reductions keep their input's dtype"};
         case OpKind::Mean:
           // sum, then div by the Index count (csrc/ops/normalization.cpp mean).
-          if (!isFloatingPoint(in)) return {DType::Int, "the mean of integers divides an Int sum"};
+          if (isIntegral(in) || in == DType::Bool)
+            return {DType::Int, "the mean of integers divides an Int sum"};
           return {isLowPrecisionFloat(in) ? DType::Float : in, "the mean divides in Float"};
         case OpKind::Welford:
           // newForReduction(tv, axes) for avg and var_sum, (tv, axes, DataType::Index) for N
@@ -806,6 +833,13 @@ DTypeRule outputDType(const Fusion& f, const Expr& e, size_t out) {
           return {in, "Welford's avg and var_sum keep the operand's dtype"};
         case OpKind::Var:
         case OpKind::VarMean:
+          // variance_mean of a complex tensor: the var is real (the sum of the parts' variances), the
+          // mean complex (csrc/ops/normalization.cpp:112-122 @ 81c4b22fd); variance keeps the dtype.
+          if (isComplex(in)) {
+            if (e.op == OpKind::VarMean && out == 0)
+              return {*complexPartDType(in), "the variance of a complex tensor is real"};
+            return {in, "the mean of a complex tensor is complex"};
+          }
           if (!isFloatingPoint(in)) return {DType::Float, "the variance of integers is Float"};
           return {isLowPrecisionFloat(in) ? DType::Float : in, "the variance computes in Float"};
         default: return {in, "reductions keep their input's dtype"};
@@ -835,8 +869,9 @@ std::string_view dtypeRuleSummary(OpKind op) {
     case OpCategory::Reduction:
       switch (info.form) {
         case OpForm::Mean: return "Float for Half and BFloat16; Int for integers";
-        case OpForm::Var:
-        case OpForm::VarMean: return "Float for integers, Half and BFloat16";
+        case OpForm::Var: return "Float for integers, Half and BFloat16";
+        case OpForm::VarMean:
+          return "Float for integers, Half and BFloat16; the var of a complex operand: its parts'";
         case OpForm::Welford: return "the operand's (avg, var_sum); Index (N)";
         default: return "`dtype`, else the operand's; Int for integers and Bool (sum, prod)";
       }
@@ -852,6 +887,8 @@ std::string_view dtypeRuleSummary(OpKind op) {
     case Promotion::Float: return "promoted; integers, Bool and Half to Float";
     case Promotion::Default: return "promoted; Half and BFloat16 computed in Float";
     case Promotion::DoubleScalar: return "promoted with a Double constant; Half and BFloat16 to Float";
+    case Promotion::Part: return "the parts' of a complex operand (Float, Double); else the operand's";
+    case Promotion::Complex: return "the complex of its operands' (equal, Float or Double)";
   }
   return "";
 }

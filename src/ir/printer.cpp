@@ -31,8 +31,10 @@ namespace {
 // nvFuser's max_digits10 per floating dtype (csrc/type.cpp).
 int maxDigits10(DType t) {
   switch (t) {
-    case DType::Float: return 9;
-    case DType::Double: return 17;
+    case DType::Float:
+    case DType::ComplexFloat: return 9;
+    case DType::Double:
+    case DType::ComplexDouble: return 17;
     case DType::Half: return 5;
     case DType::BFloat16: return 4;
     case DType::Float8_e4m3fn: return 3;
@@ -54,6 +56,14 @@ std::string constToString(const ConstValue& v, DType dtype) {
   if (dtype == DType::Bool || v.kind == ConstValue::Kind::Bool) {
     if (v.kind == ConstValue::Kind::Float) return v.f != 0 ? "true" : "false";
     return v.i != 0 ? "true" : "false";
+  }
+  if (isComplex(dtype)) {
+    // std::complex's operator<< inside the dtype's call: `std::complex<double>((3,0.5))`
+    // (csrc/ir/base_nodes.cpp Val::toInlineString @ 81c4b22fd).
+    const double re = v.kind == ConstValue::Kind::Float ? v.f : static_cast<double>(v.i);
+    const double im = v.kind == ConstValue::Kind::Float ? v.im : 0.0;
+    return std::string(dtypeCppName(dtype)) + "((" + fmtDouble(re, maxDigits10(dtype)) + "," +
+           fmtDouble(im, maxDigits10(dtype)) + "))";
   }
   if (isFloatingPoint(dtype)) {
     std::string body =
@@ -160,6 +170,17 @@ std::string castName(DType from, DType to) {
     return t == DType::Half || t == DType::BFloat16 || t == DType::Float8_e4m3fn || t == DType::Float8_e5m2 ||
            t == DType::Float8_e8m0fnu || t == DType::Float4_e2m1fn;
   };
+  // Complex casts (csrc/type.cpp:964-1160 @ 81c4b22fd): to a complex dtype __to_complex_float /
+  // __to_complex_double; from one, the real part then the target, __real_then_to_int64.
+  if (isComplex(to)) return to == DType::ComplexFloat ? "__to_complex_float" : "__to_complex_double";
+  if (isComplex(from)) {
+    switch (to) {
+      case DType::Int32: return "__real_then_to_int32";
+      case DType::Int: return "__real_then_to_int64";
+      case DType::Index: return "__real_then_to_index";
+      default: return "__real_then_to_" + shortName(to);
+    }
+  }
   if (lowPrecision(from)) {
     std::string dst;
     switch (to) {

@@ -43,7 +43,8 @@ struct ConstValue {
   enum class Kind : uint8_t { Int, Float, Bool };
   Kind kind = Kind::Int;
   int64_t i = 0;  // Int and Bool
-  double f = 0;   // Float (may be inf / nan)
+  double f = 0;   // Float (may be inf / nan); a complex constant's real part
+  double im = 0;  // Float: a complex constant's imaginary part (its Scalar's dtype is complex)
 };
 
 struct Scalar {

@@ -13,13 +13,25 @@ std::optional<E> lookup(const std::array<std::string_view, N>& names, std::strin
 }
 
 constexpr std::array<std::string_view, kNumDTypes> kDTypeNames = {
-    "Bool",         "Int32",  "Int",           "Index",       "Half",           "BFloat16",
-    "Float",        "Double", "Float8_e4m3fn", "Float8_e5m2", "Float8_e8m0fnu", "Float4_e2m1fn_x2",
-    "Float4_e2m1fn"};
+    "Bool",          "Int32",        "Int",           "Index",       "Half",           "BFloat16",
+    "Float",         "Double",       "Float8_e4m3fn", "Float8_e5m2", "Float8_e8m0fnu", "Float4_e2m1fn_x2",
+    "Float4_e2m1fn", "ComplexFloat", "ComplexDouble"};
 // nvFuser's dtype printing (csrc/type.cpp:238-257 @ 81c4b22fd).
-constexpr std::array<std::string_view, kNumDTypes> kDTypeCpp = {
-    "bool",   "int",    "int64_t", "nvfuser_index_t", "__half",    "__bfloat", "float",
-    "double", "__e4m3", "__e5m2",  "__e8m0",          "__e2m1_x2", "__e2m1"};
+constexpr std::array<std::string_view, kNumDTypes> kDTypeCpp = {"bool",
+                                                                "int",
+                                                                "int64_t",
+                                                                "nvfuser_index_t",
+                                                                "__half",
+                                                                "__bfloat",
+                                                                "float",
+                                                                "double",
+                                                                "__e4m3",
+                                                                "__e5m2",
+                                                                "__e8m0",
+                                                                "__e2m1_x2",
+                                                                "__e2m1",
+                                                                "std::complex<float>",
+                                                                "std::complex<double>"};
 // torch's dtype attribute names (torch.float16, ...) and ATen's scalar types (at::kHalf, ...).
 // torch has no unpacked 4-bit dtype: nvFuser maps Float4_e2m1fn to the packed one
 // (data_type_to_aten, csrc/type.cpp:1392-1396 @ 81c4b22fd).
@@ -35,7 +47,9 @@ constexpr std::array<std::string_view, kNumDTypes> kDTypeTorch = {"bool",
                                                                   "float8_e5m2",
                                                                   "float8_e8m0fnu",
                                                                   "float4_e2m1fn_x2",
-                                                                  "float4_e2m1fn_x2"};
+                                                                  "float4_e2m1fn_x2",
+                                                                  "complex64",
+                                                                  "complex128"};
 constexpr std::array<std::string_view, kNumDTypes> kDTypeAten = {"kBool",
                                                                  "kInt",
                                                                  "kLong",
@@ -48,8 +62,10 @@ constexpr std::array<std::string_view, kNumDTypes> kDTypeAten = {"kBool",
                                                                  "kFloat8_e5m2",
                                                                  "kFloat8_e8m0fnu",
                                                                  "kFloat4_e2m1fn_x2",
-                                                                 "kFloat4_e2m1fn_x2"};
-constexpr std::array<int, kNumDTypes> kDTypeBits = {8, 32, 64, 64, 16, 16, 32, 64, 8, 8, 8, 8, 4};
+                                                                 "kFloat4_e2m1fn_x2",
+                                                                 "kComplexFloat",
+                                                                 "kComplexDouble"};
+constexpr std::array<int, kNumDTypes> kDTypeBits = {8, 32, 64, 64, 16, 16, 32, 64, 8, 8, 8, 8, 4, 64, 128};
 
 constexpr std::array<std::string_view, 7> kIterNames = {
     "Iteration", "Reduction", "Broadcast", "Symbolic", "Stride", "GatherScatter", "VectorComponent"};
@@ -103,6 +119,17 @@ bool isFloatingPoint(DType t) {
   }
 }
 bool isIntegral(DType t) { return t == DType::Int32 || t == DType::Int || t == DType::Index; }
+bool isComplex(DType t) { return t == DType::ComplexFloat || t == DType::ComplexDouble; }
+std::optional<DType> complexPartDType(DType t) {
+  if (t == DType::ComplexFloat) return DType::Float;
+  if (t == DType::ComplexDouble) return DType::Double;
+  return std::nullopt;
+}
+std::optional<DType> complexDTypeOf(DType t) {
+  if (t == DType::Float || t == DType::ComplexFloat) return DType::ComplexFloat;
+  if (t == DType::Double || t == DType::ComplexDouble) return DType::ComplexDouble;
+  return std::nullopt;
+}
 
 std::string_view iterTypeName(IterType t) { return kIterNames[static_cast<size_t>(t)]; }
 std::optional<IterType> parseIterType(std::string_view s) { return lookup<IterType>(kIterNames, s); }

@@ -24,8 +24,10 @@ enum class DType : uint8_t {
   Float4_e2m1fn_x2,  // two Float4_e2m1fn packed in a byte (torch.float4_e2m1fn_x2; before
                      // Float4_e2m1fn so that the torch spelling names it)
   Float4_e2m1fn,     // 4 bits: +-{0, 0.5, 1, 1.5, 2, 3, 4, 6}; not a floating-point type to nvFuser
+  ComplexFloat,      // std::complex<float> (torch.complex64)
+  ComplexDouble,     // std::complex<double> (torch.complex128)
 };
-inline constexpr int kNumDTypes = 13;
+inline constexpr int kNumDTypes = 15;
 
 // JSON / Python spelling: "Half", "Float", "Int", ...
 std::string_view dtypeName(DType t);
@@ -44,6 +46,14 @@ int dtypeBytes(DType t);
 // are not floating-point types there (type promotion treats them apart).
 bool isFloatingPoint(DType t);
 bool isIntegral(DType t);  // Int32, Int, Index (not Bool)
+// nvFuser's isComplexType (csrc/type.h:344 @ 81c4b22fd): ComplexFloat and ComplexDouble, neither
+// of them floating-point to isFloatingPoint.
+bool isComplex(DType t);
+// The dtype of a complex dtype's real and imaginary parts (getTypeFromComplexType: ComplexFloat ->
+// Float, ComplexDouble -> Double), and the complex dtype of a Float or Double (or complex) dtype
+// (getComplexTypeFromType, csrc/type.cpp:160-183 @ 81c4b22fd); nullopt for any other dtype.
+std::optional<DType> complexPartDType(DType t);
+std::optional<DType> complexDTypeOf(DType t);
 
 enum class IterType : uint8_t {
   Iteration,

@@ -24,8 +24,9 @@ struct One {
     return t;
   }
   void scalar(DType dt) {
-    in.push_back(ValueRef::scalar(dt == DType::Double || dt == DType::Float ? f.addConstFloat(0.5, dt)
-                                                                            : f.addConstInt(2, dt)));
+    in.push_back(ValueRef::scalar(isComplex(dt)                               ? f.addConstComplex(0.5, 1, dt)
+                                  : dt == DType::Double || dt == DType::Float ? f.addConstFloat(0.5, dt)
+                                                                              : f.addConstInt(2, dt)));
   }
   std::optional<DType> dtype(OpKind op, Attrs a = {}) {
     Expr e{op, in, {}, std::move(a)};
@@ -145,6 +146,69 @@ TEST(OpRulesDType, Reductions) {
   EXPECT_EQ(h.dtype(OpKind::Sum, dims), DType::Half);
   EXPECT_EQ(h.dtype(OpKind::Max, dims), DType::Half);
   EXPECT_EQ(h.dtype(OpKind::Mean, dims), DType::Float);
+}
+
+// Complex dtypes: promoteType's C++ common type (complex<float> < complex<double>), with Double and
+// ComplexFloat giving ComplexDouble as ATen does (csrc/type.h:864-925); a complex scalar does not widen
+// a complex tensor, and a floating tensor with a complex scalar takes the complex type of its own
+// precision (csrc/type_promotion.cpp:75-97 combineCategories); exp keeps a complex operand
+// (promote_integer_inputs_to_float touches integers and Bool only, :141-145).
+TEST(OpRulesDType, ComplexPromotion) {
+  One a;
+  a.tensor(DType::Double);
+  a.tensor(DType::ComplexFloat);
+  EXPECT_EQ(a.dtype(OpKind::Add), DType::ComplexDouble);
+  One b;
+  b.tensor(DType::ComplexFloat);
+  b.scalar(DType::ComplexDouble);
+  EXPECT_EQ(b.dtype(OpKind::Mul), DType::ComplexFloat);
+  One c;
+  c.tensor(DType::Float);
+  c.scalar(DType::ComplexDouble);
+  EXPECT_EQ(c.dtype(OpKind::Add), DType::ComplexFloat);
+  One d;
+  d.tensor(DType::Int);
+  d.scalar(DType::ComplexFloat);
+  EXPECT_EQ(d.dtype(OpKind::Sub), DType::ComplexFloat);
+  One e;
+  e.tensor(DType::Half);
+  e.tensor(DType::ComplexFloat);
+  EXPECT_EQ(e.dtype(OpKind::Add), DType::ComplexFloat);  // complex absorbs a floating type
+  One h;
+  h.tensor(DType::Half);
+  h.scalar(DType::ComplexDouble);
+  EXPECT_EQ(h.dtype(OpKind::Add), std::nullopt);  // getComplexTypeFromType(Half) raises
+  One x;
+  x.tensor(DType::ComplexDouble);
+  EXPECT_EQ(x.dtype(OpKind::Exp), DType::ComplexDouble);
+  EXPECT_EQ(x.dtype(OpKind::Rsqrt), DType::ComplexDouble);
+}
+
+// real, imag and abs of a complex operand give its parts' dtype; abs of a real operand keeps it;
+// complex() joins two operands of one dtype (csrc/ops/arith.cpp:583-663); sum keeps a complex
+// dtype, var_mean's var is real and its mean complex (csrc/ops/normalization.cpp:112-122).
+TEST(OpRulesDType, ComplexParts) {
+  One c;
+  c.tensor(DType::ComplexFloat);
+  EXPECT_EQ(c.dtype(OpKind::Real), DType::Float);
+  EXPECT_EQ(c.dtype(OpKind::Imag), DType::Float);
+  EXPECT_EQ(c.dtype(OpKind::Abs), DType::Float);
+  Attrs dims;
+  dims.dims = {0};
+  EXPECT_EQ(c.dtype(OpKind::Sum, dims), DType::ComplexFloat);
+  EXPECT_EQ(c.dtype(OpKind::Var, dims), DType::ComplexFloat);
+  Expr vm{OpKind::VarMean, c.in, {}, dims};
+  EXPECT_EQ(outputDType(c.f, vm, 0).dtype, DType::Float);
+  EXPECT_EQ(outputDType(c.f, vm, 1).dtype, DType::ComplexFloat);
+  One r;
+  r.tensor(DType::Double);
+  EXPECT_EQ(r.dtype(OpKind::Abs), DType::Double);
+  r.tensor(DType::Double);
+  EXPECT_EQ(r.dtype(OpKind::Complex), DType::ComplexDouble);
+  One m;
+  m.tensor(DType::Float);
+  m.tensor(DType::Double);
+  EXPECT_EQ(m.dtype(OpKind::Complex), std::nullopt);  // "real and imag data type should be same"
 }
 
 // Shape rules: one rule per output axis, with the operand axes it maps.

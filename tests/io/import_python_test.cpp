@@ -99,6 +99,30 @@ TEST(ImportPython, EveryElementwiseOpsDefRowResolves) {
   EXPECT_EQ(py::findFrontendOp("no_such_op"), nullptr);
 }
 
+// Python complex numbers: imaginary literals, complex(), Python's complex arithmetic and abs();
+// a complex scalar is ComplexDouble, and a Float tensor with it is ComplexFloat.
+TEST(ImportPython, ComplexNumbersAreComplexDoubleScalars) {
+  Imported r = importText(
+      "from nvfuser import FusionDefinition, DataType\n"
+      "with FusionDefinition() as fd:\n"
+      "    t0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)\n"
+      "    a = fd.define_scalar(complex(1, 2j))\n"
+      "    b = fd.define_scalar(-(3 - 4j) * 1j)\n"
+      "    c = fd.define_scalar(abs(3 + 4j))\n"
+      "    fd.add_output(fd.ops.mul(fd.ops.add(t0, a), b))\n"
+      "    fd.add_output(fd.ops.mul(t0, c))\n");
+  ASSERT_TRUE(r.fusion) << describe(r.sink);
+  const Fusion& f = *r.fusion;
+  std::vector<std::pair<double, double>> complexes;
+  for (const Scalar& sc : f.scalars)
+    if (sc.kind == ScalarKind::Constant && sc.dtype == DType::ComplexDouble)
+      complexes.emplace_back(sc.value.f, sc.value.im);
+  EXPECT_EQ(complexes, (std::vector<std::pair<double, double>>{{-1.0, 0.0}, {-4.0, -3.0}}));
+  ASSERT_EQ(f.outputs.size(), 2u);
+  EXPECT_EQ(f.tensors[f.outputs[0]].dtype, DType::ComplexFloat);
+  EXPECT_EQ(f.tensors[f.outputs[1]].dtype, DType::Float);  // abs(3 + 4j) is the float 5.0
+}
+
 TEST(ImportPython, AtLeastFifteenFixtures) { EXPECT_GE(importFixtures().size(), 15u); }
 
 TEST(ImportPython, FixturesImportVerifyRoundTripAndMatchGoldens) {

@@ -160,6 +160,32 @@ TEST_F(ScalarExpr, TypedConstants) {
   EXPECT_EQ(f.scalars[parse("Float(2)").id].value.f, 2.0);
 }
 
+// A complex constant prints typed with both parts and reads back equal; a sign folds into both.
+TEST_F(ScalarExpr, ComplexConstants) {
+  ScalarId c = f.addConstComplex(3.0, 0.5, DType::ComplexDouble);
+  EXPECT_EQ(printScalarExpr(f, c), "ComplexDouble(3.0, 0.5)");
+  EXPECT_TRUE(needsTypedConstant(f, c, DType::Int));
+  ScalarParseResult r = parse("ComplexFloat( 1 , -0.25 )");
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(f.scalars[r.id].dtype, DType::ComplexFloat);
+  EXPECT_EQ(f.scalars[r.id].value.f, 1.0);
+  EXPECT_EQ(f.scalars[r.id].value.im, -0.25);
+  EXPECT_EQ(printScalarExpr(f, r.id), "ComplexFloat(1.0, -0.25)");
+  r = parse("-ComplexDouble(1, 2)");
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(f.scalars[r.id].value.f, -1.0);
+  EXPECT_EQ(f.scalars[r.id].value.im, -2.0);
+  r = parse("i0 * ComplexDouble(0, 1)");
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(f.scalars[r.id].dtype, DType::ComplexDouble);  // Index with ComplexDouble
+  r = parse("ComplexDouble(2.5)");
+  EXPECT_FALSE(r.ok());
+  EXPECT_NE(r.error.find("takes the real and the imaginary part"), std::string::npos) << r.error;
+  r = parse("ComplexFloat(1, nan)");
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_TRUE(std::isnan(f.scalars[r.id].value.im));
+}
+
 // Derived expressions take nvFuser's promoted dtype of their operands.
 TEST_F(ScalarExpr, DerivedDTypePromotes) {
   auto dtypeOf = [&](const char* text) {

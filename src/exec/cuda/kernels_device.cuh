@@ -44,10 +44,13 @@ __device__ __forceinline__ double loadAs(const void* p, DType t, int64_t i) {
     case DType::Int32: return static_cast<double>(static_cast<const int32_t*>(p)[i]);
     case DType::Int:
     case DType::Index: return static_cast<double>(static_cast<const int64_t*>(p)[i]);
-    // The block-scale and FP4 dtypes: never reached (`run` refuses a fusion holding one, FC0909).
+    // The block-scale, FP4 and complex dtypes: never reached (`run` refuses a fusion holding one,
+    // FC0909).
     case DType::Float8_e8m0fnu:
     case DType::Float4_e2m1fn_x2:
-    case DType::Float4_e2m1fn: break;
+    case DType::Float4_e2m1fn:
+    case DType::ComplexFloat:
+    case DType::ComplexDouble: break;
   }
   return 0;
 }
@@ -82,7 +85,9 @@ __device__ __forceinline__ void storeAs(void* p, DType t, int64_t i, double x) {
       return;
     case DType::Float8_e8m0fnu:  // never reached (FC0909), as in loadAs
     case DType::Float4_e2m1fn_x2:
-    case DType::Float4_e2m1fn: return;
+    case DType::Float4_e2m1fn:
+    case DType::ComplexFloat:
+    case DType::ComplexDouble: return;
   }
 }
 

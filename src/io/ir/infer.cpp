@@ -24,8 +24,8 @@ bool keepsOperandDType(const OpInfo& info, const Expr& e) {
     case OpCategory::Set:
     case OpCategory::Shape:
     case OpCategory::Matmul:
-    case OpCategory::Binary: return true;
-    case OpCategory::Unary: return info.promotion != Promotion::Bool;
+    case OpCategory::Binary: return info.promotion != Promotion::Complex;
+    case OpCategory::Unary: return info.promotion != Promotion::Bool && info.promotion != Promotion::Part;
     case OpCategory::Reduction:
       return info.form == OpForm::Reduction && !(opAccepts(e.op, Attr::DType) && e.attrs.dtype);
     default: return false;
@@ -279,7 +279,7 @@ void Reader::inferDTypes(std::vector<char>& known) {
         dt = outputDType(f_, ex, 0).dtype;
       } else if (info.category == OpCategory::Compare || info.promotion == Promotion::Bool) {
         dt = DType::Bool;
-      } else {
+      } else if (info.promotion != Promotion::Part && info.promotion != Promotion::Complex) {
         const size_t n = info.promotion == Promotion::Keep ? 1 : ex.inputs.size();
         for (size_t i = ex.op == OpKind::Where ? 1 : 0; i < n; ++i) {
           const ValueRef& v = ex.inputs[i];

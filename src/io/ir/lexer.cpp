@@ -42,6 +42,17 @@ Lexer::Lexer(std::string_view text) : text_(lex::lexable(text)) {
     size_t s = p;
     if (identStart(c)) {
       p = lex::skipIdentChars(text_, p);
+      // nvFuser's names in namespace std are one word: the complex parts (`std::real`,
+      // `std::imag`, `std::complex`), and the complex dtypes, alone or ending a tensor's name
+      // (`T0_g_std::complex<float>`, csrc/type.cpp:278-281 @ 81c4b22fd).
+      std::string_view word = text_.substr(s, p - s);
+      if ((word == "std" || word.ends_with("_std")) && text_.substr(p, 2) == "::" && p + 2 < n &&
+          identStart(static_cast<unsigned char>(text_[p + 2]))) {
+        p = lex::skipIdentChars(text_, p + 2);
+        for (std::string_view arg : {std::string_view("<float>"), std::string_view("<double>")})
+          if (text_.substr(s, p - s).ends_with("std::complex") && text_.substr(p, arg.size()) == arg)
+            p += arg.size();
+      }
       t.kind = Tok::Ident;
     } else if (digit(c)) {
       if (c == '0' && p + 1 < n && (text_[p + 1] == 'x' || text_[p + 1] == 'X')) {

@@ -224,7 +224,15 @@ class Reader::ScalarReader {
       }
       ++r_.p_;
       int k = orExpr(d + 1);
-      if (k < 0 || !r_.expect(")")) return -1;
+      if (k < 0) return -1;
+      if (r_.eat(",")) {
+        // `(re,im)`: std::complex's operator<< inside a complex constant,
+        // `std::complex<double>((3,0.5))`; a call with no name.
+        int im = orExpr(d + 1);
+        if (im < 0 || !r_.expect(")")) return -1;
+        return node(Node::Kind::Call, "", {k, im}, at);
+      }
+      if (!r_.expect(")")) return -1;
       return k;
     }
     return fail("expected a scalar"), -1;
@@ -308,10 +316,27 @@ class Reader::ScalarReader {
     if (!cv) return kNone;
     const double v = cv->kind == ConstValue::Kind::Float ? cv->f : static_cast<double>(cv->i);
     if (*dt == DType::Bool) return f.addConstBool(v != 0);
+    if (isComplex(*dt))
+      return f.addConstComplex(v, isComplex(sc.dtype) && cv->kind == ConstValue::Kind::Float ? cv->im : 0.0,
+                               *dt);
     if (isFloatingPoint(*dt)) return f.addConstFloat(v, *dt);
     if (cv->kind != ConstValue::Kind::Float) return f.addConstInt(cv->i, *dt);
     std::optional<int64_t> t = checkedTruncToInt64(v);
     return t ? f.addConstInt(*t, *dt) : kNone;
+  }
+
+  // `DTYPE((re,im))`: a complex constant whose parts constants determine; else not modelled.
+  std::optional<ScalarId> complexConstant(DType dt, const Node& parts) {
+    double v[2] = {0, 0};
+    for (size_t k = 0; k < 2 && k < parts.kids.size(); ++k) {
+      auto x = lower(parts.kids[k]);
+      if (!x || *x == kNone) return x;
+      std::optional<ConstValue> cv = constantScalarValue(r_.f_, *x);
+      if (!cv) return kNone;
+      v[k] = cv->kind == ConstValue::Kind::Float ? cv->f : static_cast<double>(cv->i);
+    }
+    if (parts.kids.size() != 2) return kNone;
+    return r_.f_.addConstComplex(v[0], v[1], dt);
   }
 
   std::optional<ScalarId> call(const Node& s) {
@@ -334,6 +359,11 @@ class Reader::ScalarReader {
       return f.addSize(it->second, static_cast<int32_t>(dim));
     }
     if (fn == "getMetaData") return kNone;  // only meaningful under .logical_size[k]
+    if (std::optional<DType> dt = cppDType(fn);
+        dt && isComplex(*dt) && s.kids.size() == 1 &&
+        nodes_[static_cast<size_t>(s.kids[0])].kind == Node::Kind::Call &&
+        nodes_[static_cast<size_t>(s.kids[0])].text.empty())
+      return complexConstant(*dt, nodes_[static_cast<size_t>(s.kids[0])]);
     std::vector<ScalarId> a;
     for (int k : s.kids) {
       auto v = lower(k);

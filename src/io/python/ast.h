@@ -16,6 +16,7 @@ enum class NK : uint8_t {
   Name,   // s
   Int,    // i
   Float,  // f
+  Imag,   // f: an imaginary literal (`0.5j`)
   Str,    // s (an f-string's raw text; i = 1 for an f-string)
   True,
   False,

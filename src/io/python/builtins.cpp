@@ -20,6 +20,7 @@ std::string str(const Value& v) {
     case VK::Int: return std::to_string(v.i);
     case VK::Bool: return v.i ? "True" : "False";
     case VK::Float: return std::to_string(v.f);
+    case VK::Complex: return "(" + std::to_string(v.f) + "+" + std::to_string(v.im) + "j)";
     case VK::None: return "None";
     default: return "<" + typeName(v) + ">";
   }
@@ -58,6 +59,7 @@ Ref Interpreter::moduleAttr(const Ref& mod, const std::string& name, uint32_t of
                                "dict",
                                "int",
                                "float",
+                               "complex",
                                "bool",
                                "str",
                                "enumerate",
@@ -126,7 +128,9 @@ Ref Interpreter::moduleAttr(const Ref& mod, const std::string& name, uint32_t of
                                                              {"float", DType::Float},
                                                              {"double", DType::Double},
                                                              {"int", DType::Int32},
-                                                             {"long", DType::Int}};
+                                                             {"long", DType::Int},
+                                                             {"cfloat", DType::ComplexFloat},
+                                                             {"cdouble", DType::ComplexDouble}};
     if (auto t = lex::dtypeSpelled(name, dtypeTorchName, kTorchAliases)) {
       Ref d = mk(VK::TorchDType);
       d->dtype = *t;
@@ -413,11 +417,30 @@ Ref Interpreter::builtinCall(const Value& f, Args& args) {
     }
     return mkFloat(asFloat(x, args.off, "float()"));
   }
+  if (n == "complex") {
+    // complex(real=0, imag=0): each part a number or a complex number, real + imag * 1j.
+    if (args.pos.size() > 2) fail("complex() takes at most 2 arguments", args.off);
+    double re = 0, im = 0;
+    for (size_t k = 0; k < args.pos.size(); ++k) {
+      const Ref& x = arg(k);
+      const double xr = x->k == VK::Complex ? x->f : asFloat(x, args.off, "complex()");
+      const double xi = x->k == VK::Complex ? x->im : 0.0;
+      if (k == 0) {  // real
+        re += xr;
+        im += xi;
+      } else {  // imag, times 1j
+        re -= xi;
+        im += xr;
+      }
+    }
+    return mkComplex(re, im);
+  }
   if (n == "bool") return mkBool(!args.pos.empty() && truthy(arg(0), args.off));
   if (n == "str" || n == "repr") return mkStr(args.pos.empty() ? "" : str(*arg(0)));
   if (n == "abs") {
     const Ref& x = arg(0);
     if (x->k == VK::Float) return mkFloat(std::fabs(x->f));
+    if (x->k == VK::Complex) return mkFloat(std::hypot(x->f, x->im));
     if (x->k == VK::Tensor || x->k == VK::Scalar) return opsCall(x->rec, "abs", args);
     return mkInt(std::llabs(asInt(x, args.off, "abs()")));
   }
@@ -482,9 +505,9 @@ Ref Interpreter::builtinCall(const Value& f, Args& args) {
     if (t->k == VK::Builtin) {
       const std::string& tn = t->s;
       return mkBool((tn == "int" && x->k == VK::Int) || (tn == "float" && x->k == VK::Float) ||
-                    (tn == "bool" && x->k == VK::Bool) || (tn == "str" && x->k == VK::Str) ||
-                    (tn == "list" && x->k == VK::List) || (tn == "tuple" && x->k == VK::Tuple) ||
-                    (tn == "dict" && x->k == VK::Dict));
+                    (tn == "complex" && x->k == VK::Complex) || (tn == "bool" && x->k == VK::Bool) ||
+                    (tn == "str" && x->k == VK::Str) || (tn == "list" && x->k == VK::List) ||
+                    (tn == "tuple" && x->k == VK::Tuple) || (tn == "dict" && x->k == VK::Dict));
     }
     skip("isinstance() with a type fusecheck does not model", args.off);
   }

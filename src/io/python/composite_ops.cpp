@@ -216,13 +216,12 @@ Ref Interpreter::compositeOp(const std::shared_ptr<FusionRecorder>& rec, const s
         c.op(OpKind::Where, {c.op(OpKind::SignBit, {x}), c.op(OpKind::BitwiseXor, {shifted, value}), value});
     return c.finish(out);
   }
-  if (name == "real") {
-    // A real (not complex) operand: set(v) (csrc/ops/arith.cpp:615-634 @ 81c4b22fd); fusecheck has no complex
-    // dtypes.
+  if (name == "real" && !isComplex(c.dtypeOf(ins[0]))) {
+    // A real (not complex) operand: set(v) (csrc/ops/arith.cpp:615-634 @ 81c4b22fd).
     if (ins[0].isScalar()) return scalarValue(rec, ins[0].id);
     return c.finish(c.op(OpKind::Set, {ins[0]}));
   }
-  if (name == "imag")
+  if (name == "imag" && !isComplex(c.dtypeOf(ins[0])))
     fail(fname + ": imag not supported for non-complex tensors (csrc/ops/arith.cpp:647 @ 81c4b22fd)", off);
   if ((name == "bitwise_and" || name == "bitwise_or" || name == "bitwise_xor") && ins.size() == 2 &&
       c.dtypeOf(ins[0]) == DType::Bool && c.dtypeOf(ins[1]) == DType::Bool) {

@@ -281,6 +281,13 @@ Ref Interpreter::fdCall(const std::shared_ptr<FusionRecorder>& rec, const std::s
       if (name == "define_constant") fail("define_constant needs a value", args.off);
       s = b.scalarInput(dt.value_or(DType::Double));
       f.inputs.push_back(ValueRef::scalar(s));
+    } else if (v->k == VK::Complex || (dt && isComplex(*dt) && (v->k == VK::Int || v->k == VK::Float))) {
+      // A Python complex is a ComplexDouble (csrc/python_frontend/python_bindings.cpp define_scalar's
+      // value types); a number given a complex dtype is that complex with no imaginary part.
+      if (dt && !isComplex(*dt))
+        fail("a complex value for a scalar of dtype " + std::string(dtypeName(*dt)), a.off[0]);
+      const double re = v->k == VK::Int ? static_cast<double>(v->i) : v->f;
+      s = b.constComplex(re, v->k == VK::Complex ? v->im : 0.0, dt.value_or(DType::ComplexDouble));
     } else if (v->k == VK::Bool) {
       s = dt && *dt != DType::Bool
               ? (isFloatingPoint(*dt) ? b.constFloat(static_cast<double>(v->i), *dt) : b.constInt(v->i, *dt))

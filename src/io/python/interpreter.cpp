@@ -17,6 +17,7 @@ std::string typeName(const Value& v) {
     case VK::Bool: return "bool";
     case VK::Int: return "int";
     case VK::Float: return "float";
+    case VK::Complex: return "complex";
     case VK::Str: return "str";
     case VK::List: return "list";
     case VK::Tuple: return "tuple";
@@ -412,6 +413,7 @@ Ref Interpreter::eval(NodeId id, const std::shared_ptr<Scope>& sc) {
     case NK::Name: return lookup(n, sc);
     case NK::Int: return mkInt(n.i);
     case NK::Float: return mkFloat(n.f);
+    case NK::Imag: return mkComplex(0, n.f);
     case NK::Str: return mkStr(n.s);
     case NK::True: return mkBool(true);
     case NK::False: return mkBool(false);
@@ -863,6 +865,7 @@ bool Interpreter::truthy(const Ref& v, uint32_t off) {
     case VK::Bool:
     case VK::Int: return v->i != 0;
     case VK::Float: return v->f != 0;
+    case VK::Complex: return v->f != 0 || v->im != 0;
     case VK::Str: return !v->s.empty();
     case VK::List:
     case VK::Tuple:

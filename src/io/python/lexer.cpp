@@ -171,11 +171,16 @@ class Lexer {
         digits();
       }
     }
-    if (i_ < t_.size() && (t_[i_] == 'j' || t_[i_] == 'J'))
-      return fail("complex literals are not supported", start);
+    const bool imaginary = i_ < t_.size() && (t_[i_] == 'j' || t_[i_] == 'J');
+    if (imaginary) ++i_;
     if (i_ < t_.size() && isIdStart(static_cast<unsigned char>(t_[i_])))
       return fail("malformed number literal", start);
     errno = 0;
+    if (imaginary) {  // an imaginary literal (`0j`, `2.5j`): its digits read as a float, as Python's
+      Token& tk = push(TokKind::Imag, start, i_ - start);
+      tk.f = std::strtod(lit.c_str(), nullptr);
+      return true;
+    }
     if (is_float) {
       Token& tk = push(TokKind::Float, start, i_ - start);
       tk.f = std::strtod(lit.c_str(), nullptr);
@@ -311,7 +316,8 @@ std::string describeToken(const Token& t) {
     case TokKind::Dedent: return "the end of the block";
     case TokKind::Str: return "a string";
     case TokKind::Int:
-    case TokKind::Float: return "a number";
+    case TokKind::Float:
+    case TokKind::Imag: return "a number";
     default: return "'" + std::string(t.s) + "'";
   }
 }

@@ -16,7 +16,7 @@
 
 namespace fc::py {
 
-enum class TokKind : uint8_t { Name, Int, Float, Str, Op, Newline, Indent, Dedent, End };
+enum class TokKind : uint8_t { Name, Int, Float, Imag, Str, Op, Newline, Indent, Dedent, End };
 
 struct Token {
   TokKind kind = TokKind::End;
@@ -25,7 +25,7 @@ struct Token {
   std::string str;       // Str: the value (escapes decoded; an f-string's raw text)
   bool fstring = false;  // Str: an f-string
   int64_t i = 0;         // Int
-  double f = 0;          // Float
+  double f = 0;          // Float; Imag: the imaginary literal's value (`2.5j`)
 };
 
 struct LexError {

@@ -103,6 +103,7 @@ class OpArgs final : public OpaqueArgs {
       case VK::Int: return b().constInt(v->i, int_dtype);
       case VK::Bool: return b().constBool(v->i != 0);
       case VK::Float: return b().constFloat(v->f, DType::Double);
+      case VK::Complex: return b().constComplex(v->f, v->im);
       default: in_.fail(fname_ + ": expected a scalar or a number, not a " + typeName(*v), off);
     }
   }

@@ -4,6 +4,7 @@
 // scalars the arithmetic and comparison operators record the fd.ops call they stand for, as
 // the frontends' Tensor and Scalar classes do.
 #include <cmath>
+#include <complex>
 
 #include "io/python/interpreter.h"
 #include "support/checked.h"
@@ -13,6 +14,15 @@ namespace {
 
 bool isNum(const Value& v) { return v.k == VK::Int || v.k == VK::Bool || v.k == VK::Float; }
 bool isFusion(const Value& v) { return v.k == VK::Tensor || v.k == VK::Scalar; }
+// A number or a complex number, with at least one of the two complex.
+bool isComplexPair(const Value& l, const Value& r) {
+  return (l.k == VK::Complex || r.k == VK::Complex) && (isNum(l) || l.k == VK::Complex) &&
+         (isNum(r) || r.k == VK::Complex);
+}
+std::complex<double> asComplexNumber(const Value& v) {
+  if (v.k == VK::Complex) return {v.f, v.im};
+  return {v.k == VK::Float ? v.f : static_cast<double>(v.i), 0.0};
+}
 
 int64_t floorDiv(int64_t a, int64_t b) {
   int64_t q = a / b;
@@ -59,6 +69,25 @@ Ref Interpreter::binary(const std::string& op, const Ref& l, const Ref& r, uint3
   }
   if (l->k == VK::Opaque || r->k == VK::Opaque)
     return mkOpaque((l->k == VK::Opaque ? l->s : r->s) + " " + op + " ...");
+  if (isComplexPair(*l, *r)) {
+    // Python's complex arithmetic (the literal `3.0 + 0.5j` of a repro's scalars).
+    const std::complex<double> a = asComplexNumber(*l), b = asComplexNumber(*r);
+    std::complex<double> v;
+    if (op == "+")
+      v = a + b;
+    else if (op == "-")
+      v = a - b;
+    else if (op == "*")
+      v = a * b;
+    else if (op == "/") {
+      if (b == 0.0) fail("complex division by zero", off);
+      v = a / b;
+    } else if (op == "**")
+      v = std::pow(a, b);
+    else
+      fail("operator `" + op + "` on complex numbers", off);
+    return mkComplex(v.real(), v.imag());
+  }
   if (isNum(*l) && isNum(*r)) {
     bool fl = l->k == VK::Float || r->k == VK::Float;
     if (!fl && op != "/" && op != "**") {
@@ -168,6 +197,7 @@ Ref Interpreter::unary(const std::string& op, const Ref& v, uint32_t off) {
     return mkInt(v->i);
   }
   if (v->k == VK::Float) return mkFloat(op == "-" ? -v->f : v->f);
+  if (v->k == VK::Complex && op != "~") return op == "-" ? mkComplex(-v->f, -v->im) : v;
   if (v->k == VK::Opaque) return mkOpaque(op + v->s);
   if (v->k == VK::Torch) return mkOpaque("torch tensor arithmetic");
   fail("operator `" + op + "` on a " + typeName(*v), off);
@@ -175,6 +205,7 @@ Ref Interpreter::unary(const std::string& op, const Ref& v, uint32_t off) {
 
 bool Interpreter::equal(const Ref& l, const Ref& r) {
   if (l.get() == r.get()) return true;
+  if (isComplexPair(*l, *r)) return asComplexNumber(*l) == asComplexNumber(*r);
   if (isNum(*l) && isNum(*r)) {
     if (l->k == VK::Float || r->k == VK::Float)
       return (l->k == VK::Float ? l->f : static_cast<double>(l->i)) ==

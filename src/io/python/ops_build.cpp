@@ -135,6 +135,7 @@ Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::
       case VK::Int: return b.constInt(v->i, int_dtype);
       case VK::Bool: return b.constBool(v->i != 0);
       case VK::Float: return b.constFloat(v->f, DType::Double);
+      case VK::Complex: return b.constComplex(v->f, v->im);
       default: fail(what + " must be a scalar or a number, not a " + typeName(*v), off);
     }
   };

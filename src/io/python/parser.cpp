@@ -825,9 +825,10 @@ class Parser {
         N(n).i = t.i;
         return n;
       }
-      case TokKind::Float: {
+      case TokKind::Float:
+      case TokKind::Imag: {
         ++p_;
-        NodeId n = make(NK::Float, off);
+        NodeId n = make(t.kind == TokKind::Float ? NK::Float : NK::Imag, off);
         N(n).f = t.f;
         return n;
       }

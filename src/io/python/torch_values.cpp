@@ -275,6 +275,8 @@ Ref Interpreter::torchMethod(const Ref& t, const std::string& m, Args& args) {
   if (m == "long") return withDtype(DType::Int);
   if (m == "int") return withDtype(DType::Int32);
   if (m == "bool") return withDtype(DType::Bool);
+  if (m == "cfloat") return withDtype(DType::ComplexFloat);
+  if (m == "cdouble") return withDtype(DType::ComplexDouble);
   if (m == "to" || m == "type") {
     for (const Ref& a : args.pos)
       if (a->k == VK::TorchDType)

@@ -29,6 +29,7 @@ enum class VK : uint8_t {
   Bool,
   Int,
   Float,
+  Complex,  // f: the real part, im: the imaginary part
   Str,
   List,
   Tuple,
@@ -55,6 +56,7 @@ struct Value {
   VK k = VK::None;
   int64_t i = 0;
   double f = 0;
+  double im = 0;  // Complex
   std::string s;
   std::vector<Ref> items;                                       // List, Tuple; Dict values
   std::vector<Ref> keys;                                        // Dict keys
@@ -94,6 +96,12 @@ inline Ref mkInt(int64_t i) {
 inline Ref mkFloat(double f) {
   Ref v = mk(VK::Float);
   v->f = f;
+  return v;
+}
+inline Ref mkComplex(double re, double im) {
+  Ref v = mk(VK::Complex);
+  v->f = re;
+  v->im = im;
   return v;
 }
 inline Ref mkBool(bool b) {
