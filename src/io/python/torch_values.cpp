@@ -210,6 +210,12 @@ Ref Interpreter::torchConstruct(const std::string& fn, Args& args) {
     auto st = denseNonOverlapping(t) ? t.strides : contiguousStrides(t.sizes);
     return torchTensor(t.sizes, st, dtypeKw(*t.dtype));
   }
+  if (f == "topk" && !args.pos.empty() && args.pos[0]->k == VK::Torch) {  // torch.topk(x, k, dim)
+    Args rest = args;
+    rest.pos.erase(rest.pos.begin());
+    if (!rest.pos_off.empty()) rest.pos_off.erase(rest.pos_off.begin());
+    return torchMethod(args.pos[0], "topk", rest);
+  }
   if (f == "Size") {
     std::vector<Ref> items =
         args.pos.empty() ? std::vector<Ref>{} : asList(args.pos[0], args.off, "torch.Size");
@@ -275,6 +281,26 @@ Ref Interpreter::torchMethod(const Ref& t, const std::string& m, Args& args) {
   if (m == "long") return withDtype(DType::Int);
   if (m == "int") return withDtype(DType::Int32);
   if (m == "bool") return withDtype(DType::Bool);
+  if (m == "topk") {
+    // topk(k, dim=-1, largest=True, sorted=True): (values, indices), both of the input's shape with
+    // k along `dim`; the indices are Int, each in [0, the input's extent along `dim`).
+    const Ref* kr = args.pos.empty() ? kw(args, "k") : &args.pos[0];
+    if (!kr) fail("topk takes k", args.off);
+    const Ref* dr = args.pos.size() > 1 ? &args.pos[1] : kw(args, "dim");
+    const size_t d = dr ? dim(*dr) : (rank ? rank - 1 : 0);
+    const int64_t k = asInt(*kr, args.off, "topk's k");
+    std::vector<int64_t> sizes = v.sizes;
+    if (rank && (k < 0 || k > sizes[d]))
+      fail("topk: k = " + std::to_string(k) + " is out of range for a dimension of size " +
+               std::to_string(sizes[d]),
+           args.off, DiagCode::BadConcreteInput);
+    const int64_t extent = rank ? sizes[d] : 1;
+    if (rank) sizes[d] = k;
+    Ref values = torchTensor(sizes, contiguousStrides(sizes), *v.dtype);
+    Ref indices = torchTensor(sizes, contiguousStrides(sizes), DType::Int);
+    indices->range = std::make_pair(0.0, static_cast<double>(extent));
+    return mkSeq(VK::Tuple, {values, indices});
+  }
   if (m == "cfloat") return withDtype(DType::ComplexFloat);
   if (m == "cdouble") return withDtype(DType::ComplexDouble);
   if (m == "to" || m == "type") {
