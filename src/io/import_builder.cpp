@@ -66,9 +66,10 @@ ScalarId ImportBuilder::unknownScalar(DType dtype) {
   return f_.addSymbol(std::string(1, dtypePrefix(dtype)) + std::to_string(next_other_++), dtype);
 }
 
-ScalarId ImportBuilder::uncomputedScalar(DType dtype, std::string call) {
+ScalarId ImportBuilder::uncomputedScalar(DType dtype, std::string call, std::span<const ScalarId> operands) {
   ScalarId s = unknownScalar(dtype);
   markUncomputedScalar(f_, s, std::move(call));
+  markUncomputedLeaves(f_, s, operands);
   return s;
 }
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -33,7 +34,9 @@ class ImportBuilder {
   ScalarId unknownScalar(DType dtype);  // <prefix><n>, a value fusecheck does not compute (a Symbol)
   // An unknownScalar standing for scalar expression `call` ("sqrt(d3)"), marked in the provenance
   // (ir/uncomputed_scalar.h) so that a verdict which needs its value is not decided.
-  ScalarId uncomputedScalar(DType dtype, std::string call);
+  // A value nvFuser computes from `operands` and fusecheck does not (ir/uncomputed_scalar.h): its
+  // call and the free scalars it is computed from are recorded.
+  ScalarId uncomputedScalar(DType dtype, std::string call, std::span<const ScalarId> operands);
   ScalarId constInt(int64_t v, DType dtype = DType::Index);
   ScalarId constFloat(double v, DType dtype = DType::Double);
   ScalarId constComplex(double re, double im, DType dtype = DType::ComplexDouble);

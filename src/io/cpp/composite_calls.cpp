@@ -61,7 +61,8 @@ std::optional<Value> Reader::compositeOp(const std::string& fn, std::vector<Valu
       ScalarId p1m = b_.derived(ScalarOp::Sub, b_.constFloat(1.0), prob);
       // add(eq(p1m, 0.), p1m): fusecheck's scalar exprs have no comparison, so the guard is a value
       // of its own, marked (ir/uncomputed_scalar.h) for a verdict that needs it to say not decided.
-      ScalarId guard = b_.uncomputedScalar(DType::Double, "add(eq(1.0 - p, 0.0), 1.0 - p)");
+      const ScalarId from[] = {p1m};
+      ScalarId guard = b_.uncomputedScalar(DType::Double, "add(eq(1.0 - p, 0.0), 1.0 - p)", from);
       note(std::string(f_.scalarName(guard)) +
                " stands for dropout's add(eq(1 - p, 0), 1 - p), a scalar expression fusecheck does not "
                "compute: a verdict that needs its value is not decided",

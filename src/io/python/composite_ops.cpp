@@ -50,7 +50,9 @@ class Composer {
       Expr x{k, ins, {}, attrs};
       const DType dt = outputDType(f_, x, 0).dtype.value_or(DType::Double);
       if (std::optional<ValueRef> v = foldIntegers(k, ins, dt)) return *v;
-      ScalarId s = b_.uncomputedScalar(dt, std::string(opInfo(k).python_name) + "(...)");
+      std::vector<ScalarId> operands;
+      for (const ValueRef& v : ins) operands.push_back(v.id);
+      ScalarId s = b_.uncomputedScalar(dt, std::string(opInfo(k).python_name) + "(...)", operands);
       rec_->noteScalar(s, off_);
       return ValueRef::scalar(s);
     }
@@ -132,8 +134,8 @@ class Composer {
     if (!isIntegral(dt)) return std::nullopt;
     return ValueRef::scalar(b_.constInt(out, dt));
   }
-  ValueRef uncomputed(DType dt, const std::string& call) {
-    ScalarId s = b_.uncomputedScalar(dt, call);
+  ValueRef uncomputed(DType dt, const std::string& call, std::span<const ScalarId> operands) {
+    ScalarId s = b_.uncomputedScalar(dt, call, operands);
     rec_->noteScalar(s, off_);
     return ValueRef::scalar(s);
   }
@@ -186,7 +188,10 @@ Ref Interpreter::compositeOp(const std::shared_ptr<FusionRecorder>& rec, const s
     // the floating common dtype first.
     // A scalar operand keeps its dtype: the div's promotion gives the same floating output.
     const DType d = c.common(ins, true);
-    if (!ins[0].isTensor() && !ins[1].isTensor()) return c.finish(c.uncomputed(d, "truediv(...)"));
+    if (!ins[0].isTensor() && !ins[1].isTensor()) {
+      const ScalarId operands[] = {ins[0].id, ins[1].id};
+      return c.finish(c.uncomputed(d, "truediv(...)", operands));
+    }
     for (ValueRef& v : ins)
       if (v.isTensor() && !isFloatingPoint(c.dtypeOf(v))) v = c.cast(v, d);
     return c.finish(c.op(OpKind::Div, ins));

@@ -256,12 +256,14 @@ Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::
           // it an unbound extent (pipeline/unbound_report.cpp).
           std::string call = name + "(";
           for (size_t i = 0; i < ins.size(); ++i) call += (i ? ", " : "") + scalarToString(f, ins[i].id);
-          ScalarId s = b.uncomputedScalar(dt, call + ")");
+          std::vector<ScalarId> operands;
+          for (const ValueRef& v : ins) operands.push_back(v.id);
+          ScalarId s = b.uncomputedScalar(dt, call + ")", operands);
           report(
               Severity::Note, DiagCode::ImportNote,
               std::string(f.scalarName(s)) + " stands for `" + fname +
                   "(...)` on scalars, a scalar expression fusecheck does not compute: a verdict that needs "
-                  "its value is not decided, and `run` refuses it",
+                  "its value is not decided (unless it comes from scalar inputs alone), and `run` refuses it",
               args.off);
           rec->noteScalar(s, args.off);
           return scalarValue(rec, s);
@@ -322,14 +324,15 @@ Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::
         // castOp on a Val (csrc/ops/arith.cpp): a value of its own, marked like the scalar ops
         // above, that a verdict needing it calls not decided.
         const std::string from(dtypeName(sc.dtype)), to(dtypeName(*d->dtype));
-        ScalarId s = b.uncomputedScalar(*d->dtype, "cast(" + scalarToString(f, v.id) + ", " + to + ")");
-        report(
-            Severity::Note, DiagCode::ImportNote,
-            std::string(f.scalarName(s)) + " stands for `fd.ops.cast` of the " + from + " scalar " +
-                scalarToString(f, v.id) + " to " + to +
-                ", a conversion fusecheck does not compute: a verdict that needs its value is not decided, "
-                "and `run` refuses it",
-            args.off);
+        const ScalarId from_id[] = {v.id};
+        ScalarId s =
+            b.uncomputedScalar(*d->dtype, "cast(" + scalarToString(f, v.id) + ", " + to + ")", from_id);
+        report(Severity::Note, DiagCode::ImportNote,
+               std::string(f.scalarName(s)) + " stands for `fd.ops.cast` of the " + from + " scalar " +
+                   scalarToString(f, v.id) + " to " + to +
+                   ", a conversion fusecheck does not compute: a verdict that needs its value is not decided "
+                   "(unless it comes from scalar inputs alone), and `run` refuses it",
+               args.off);
         rec->noteScalar(s, args.off);
         return scalarValue(rec, s);
       }
@@ -374,7 +377,8 @@ Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::
           continue;
         }
         const std::string from = scalarToString(f, sz);
-        sz = b.uncomputedScalar(DType::Index, "cast(" + from + ", Index)");
+        const ScalarId from_id[] = {sz};
+        sz = b.uncomputedScalar(DType::Index, "cast(" + from + ", Index)", from_id);
         report(Severity::Note, DiagCode::ImportNote,
                std::string(f.scalarName(sz)) + " stands for the reshape size " + from + " (" +
                    std::string(dtypeName(from_dtype)) +
