@@ -89,7 +89,9 @@ struct Passes {
     std::vector<ParallelType> have;
     if (keep)
       for (AxisId a : g.tensors[t].loopDomain())
-        if (isDeviceDim(g.axes[a].parallel)) have.push_back(g.axes[a].parallel);
+        if (isDeviceDim(g.axes[a].parallel) &&
+            (o.reduction_dids_counted || g.axes[a].iter != IterType::Reduction))
+          have.push_back(g.axes[a].parallel);
     for (size_t oi = 0; oi < x.outputs.size(); ++oi) {
       if (x.outputs[oi] != t) continue;
       for (const AxisPair& p : mapProducerConsumer(g, e, ref, oi)) {
@@ -169,9 +171,13 @@ struct Passes {
   }
 
   // The DID axes of `t`'s loop domain.
-  static size_t didCount(const Fusion& f, TensorId t) {
+  // numDeviceDims: the DID loop axes, Reduction axes among them until #4353 (csrc/multidevice/
+  // utils.cpp:293-298 @ 30cd9355d017).
+  size_t didCount(const Fusion& f, TensorId t) const {
     size_t n = 0;
-    for (AxisId a : f.tensors[t].loopDomain()) n += isDeviceDim(f.axes[a].parallel);
+    for (AxisId a : f.tensors[t].loopDomain())
+      n += isDeviceDim(f.axes[a].parallel) &&
+           (o.reduction_dids_counted || f.axes[a].iter != IterType::Reduction);
     return n;
   }
 
@@ -324,7 +330,9 @@ struct Passes {
   // mesh takes the mesh of the expr's meshed output (the first one; from #3838 the one with the
   // most DID axes, then the most loop axes), and from #3838 an input that is not a fusion input
   // and had no mesh or no DID axis also takes that output's DID types on the axes the expr maps
-  // (shardAllLike from the output). Before it, nothing reaches a fusion input without a mesh.
+  // (shardAllLike from the output); a DID type the output holds on a loop split reaches it only
+  // from #4353 (csrc/preseg_passes/propagate_shardings.cpp:267-279 @ 30cd9355d017). Before #3054,
+  // nothing reaches a fusion input without a mesh.
   // csrc/preseg_passes/propagate_shardings.cpp:74-97 @ ab21286a5 (#3054), :270-305 @ c9d2cc9d8
   // (#3838); at head the same walk sets the mesh in transformLoopDomain,
   // csrc/multidevice/propagation.cpp:103-105 @ 99b644647.
@@ -375,6 +383,9 @@ struct Passes {
         for (const AxisPair& m : mapProducerConsumer(g, e, i, ref)) {
           const ParallelType pt = axisSharding(g, out, m.consumer);
           if (!isDeviceDim(pt) || isDeviceDim(g.axes[m.producer].parallel)) continue;
+          // A DID on a loop split of the consumer's axis: no DID transform reached the input
+          // before #4353.
+          if (!o.backprop_loop_split && !isDeviceDim(g.axes[m.consumer].parallel)) continue;
           g.axes[m.producer].parallel = pt;
           ++sharded;
         }

@@ -61,6 +61,13 @@ struct ShardingOptions {
   // no DID axis also takes that output's DID types on the axes the expr maps.
   bool backprop_meshes = false;
   bool backprop_dids = false;
+  // With backprop_dids: whether a DID type the consumer holds on a loop split (not on the mapped
+  // axis itself) reaches the input too (from #4353; before, the walk back moved no DID transform).
+  bool backprop_loop_split = false;
+  // Whether a DID type on a Reduction loop axis counts among the types a tensor already has
+  // (propagation then gives it no other axis of that type; on the walk back, the tensor counts as
+  // sharded). From #4353, Reduction axes are ignored.
+  bool reduction_dids_counted = true;
   // What an op built after the repro meshed its input (Tensor::mesh_set_at) took from it when
   // it was built (passes/op_build_sharding.h).
   OpBuildRules build;

@@ -347,6 +347,8 @@ ShardingOptions shardingOptions(const Profile& p, const std::string& file) {
   o.keep_target_types = p.keep_target_types;
   o.backprop_meshes = p.backprop_meshes;
   o.backprop_dids = p.backprop_dids;
+  o.backprop_loop_split = p.backprop_loop_split;
+  o.reduction_dids_counted = p.reduction_dids_counted;
   o.build = p.op_build;
   o.insert_reshardings = true;
   o.reshard_after = p.reshard_after;
@@ -757,14 +759,38 @@ PipelineResult runPipeline(const Fusion& f_in, const PipelineOptions& opts) {
   for (size_t i = 0; i < all.size(); ++i)
     if (keep[i]) r.diagnostics.push_back(std::move(all[i]));
   dedup_phase.stop();
-  // Locations of the sets the sharding passes added: the expr they serve.
+  // Locations of the sets the sharding passes added: the expr they serve. From #4209 nvFuser
+  // rFactors a reduction over a device-split axis into a local reduction and a communication
+  // (csrc/preseg_passes/insert_reshardings.cpp:146-180 @ 8e208ccc0e80), which fusecheck replays as
+  // sets before the whole reduction: a set it added for such a reduction that does not lower is
+  // no finding of nvFuser's, only an open question.
+  const bool rfactors =
+      p.multi_device && p.point.pos >= nv::firstChangeTo(nv::ReductionDidReset::Removed)->pos;
   if (!sharding.inserted.empty())
     for (Diagnostic& d : r.diagnostics)
       for (auto [set, for_expr] : sharding.inserted)
         if (d.loc.place == Place::expr(set)) {
           d.loc.place = Place::expr(for_expr);
-          d.note("expr " + std::to_string(userExprId(f, set)) +
-                 " is the set the sharding passes added for expr " + std::to_string(userExprId(f, for_expr)));
+          const std::string set_id = std::to_string(userExprId(f, set)),
+                            for_id = std::to_string(userExprId(f, for_expr));
+          if (rfactors && d.code == DiagCode::UnlowerableResharding &&
+              reducesDeviceSplitAxis(f_live, for_expr)) {
+            d.severity = Severity::NotDecided;
+            d.code = DiagCode::NotDecided;
+            d.check.reset();
+            std::erase_if(d.notes,
+                          [](const Note& n) { return n.message.ends_with("this one fails at lowering"); });
+            const size_t cut = d.message.find(" is resharding");
+            d.message = d.message.substr(0, cut) + ", a set fusecheck adds for expr " + for_id +
+                        ", does not lower to one communication, but nvFuser from " +
+                        nv::firstChangeTo(nv::ReductionDidReset::Removed)->label() + " rFactors expr " +
+                        for_id + " instead: whether what it runs lowers is not decided";
+            d.note("expr " + for_id +
+                   " reduces an axis split across devices; nvFuser splits it into a local reduction and "
+                   "a communication, which fusecheck does not model (it replays sets before the whole "
+                   "reduction)");
+          }
+          d.note("expr " + set_id + " is the set the sharding passes added for expr " + for_id);
         }
   // Ids of the copy without dead exprs, back to the repro's; then the note on those exprs.
   if (live) {

@@ -386,6 +386,8 @@ std::variant<Profile, ProfileError> profileAt(const nv::Point& point, std::optio
   // The sharding propagation's walk back from consumers (PropagateShardingsPass).
   p.backprop_meshes = p.propagate && s.get<FactoryMesh>() == FactoryMesh::Backpropagated;
   p.backprop_dids = p.backprop_meshes && p.propagation_reference == PropagationReference::WeightsFirst;
+  p.backprop_loop_split = p.backprop_dids && s.get<BackpropLoopSplit>() == BackpropLoopSplit::Propagated;
+  p.reduction_dids_counted = s.get<ReductionDidsCounted>() == ReductionDidsCounted::Counted;
   p.biased_linear_decomposed = s.get<BiasedRowParallelLinear>() == BiasedRowParallelLinear::Decomposed;
   // The transpose scheduler meets Reduction axes only on segment inputs the
   // rewrite keeps them on, and only where segments are scheduled.

@@ -95,6 +95,8 @@ struct Profile {
   bool keep_target_types = false;
   bool backprop_meshes = false;           // from #3054: consumers give meshless inputs their mesh
   bool backprop_dids = false;             // from #3838: and their DID types, to inputs made by an expr
+  bool backprop_loop_split = false;       // from #4353: DID types a consumer holds on a loop split too
+  bool reduction_dids_counted = true;     // before #4353: a DID on a Reduction axis counts as held
   bool biased_linear_decomposed = false;  // from #4362: a row-parallel linear's bias after the sum
   OpBuildRules op_build;                  // what op builders copy from a meshed input
   MeshSegmenter mesh_segmenter = MeshSegmenter::ReshardingAlone;
