@@ -161,6 +161,20 @@ Ref Interpreter::moduleCall(const std::string& dotted, Args& args) {
     d->dtype = t->dtype;
     return d;
   }
+  if (dotted == "functools.partial") {
+    // partial(f, *args, **kw): f with those arguments given first (its keywords overridable).
+    if (args.pos.empty() || args.pos[0]->k != VK::Func)
+      skip("`functools.partial` of a value that is not a function", args.off);
+    Ref p = std::make_shared<Value>(*args.pos[0]);
+    auto bound = std::make_shared<Args>(p->partial ? *p->partial : Args{});
+    bound->pos.insert(bound->pos.end(), args.pos.begin() + 1, args.pos.end());
+    bound->pos_off.insert(bound->pos_off.end(), args.pos_off.begin() + (args.pos_off.empty() ? 0 : 1),
+                          args.pos_off.end());
+    bound->kw.insert(bound->kw.end(), args.kw.begin(), args.kw.end());
+    bound->kw_off.insert(bound->kw_off.end(), args.kw_off.begin(), args.kw_off.end());
+    p->partial = std::move(bound);
+    return p;
+  }
   if (dotted.rfind("torch.", 0) == 0) {
     Ref r = torchCall(dotted, args);
     if (r->k == VK::Torch && r->off == 0) r->off = args.off;

@@ -210,12 +210,15 @@ Ref Interpreter::torchConstruct(const std::string& fn, Args& args) {
     auto st = denseNonOverlapping(t) ? t.strides : contiguousStrides(t.sizes);
     return torchTensor(t.sizes, st, dtypeKw(*t.dtype));
   }
-  if (f == "topk" && !args.pos.empty() && args.pos[0]->k == VK::Torch) {  // torch.topk(x, k, dim)
+  // torch.as_strided(x, size, stride) and torch.topk(x, k, dim): the tensor methods.
+  if ((f == "as_strided" || f == "topk") && !args.pos.empty() && args.pos[0]->k == VK::Torch) {
     Args rest = args;
     rest.pos.erase(rest.pos.begin());
     if (!rest.pos_off.empty()) rest.pos_off.erase(rest.pos_off.begin());
-    return torchMethod(args.pos[0], "topk", rest);
+    return torchMethod(args.pos[0], f, rest);
   }
+  // torch.nn.Parameter(x): the same data, a parameter for autograd.
+  if (f == "nn.Parameter" && !args.pos.empty() && args.pos[0]->k == VK::Torch) return args.pos[0];
   if (f == "Size") {
     std::vector<Ref> items =
         args.pos.empty() ? std::vector<Ref>{} : asList(args.pos[0], args.off, "torch.Size");
@@ -333,11 +336,15 @@ Ref Interpreter::torchMethod(const Ref& t, const std::string& m, Args& args) {
   if (m == "is_contiguous") return mkBool(v.strides == contiguousStrides(v.sizes));
   if (m == "data_ptr" || m == "item" || m == "tolist" || m == "numpy") return mkOpaque("tensor." + m);
   if (m == "as_strided") {
-    if (args.pos.size() < 2) fail("as_strided takes sizes and strides", args.off, DiagCode::BadConcreteInput);
+    // as_strided(size, stride, storage_offset=None), positional or by keyword.
+    const Ref* size_arg = !args.pos.empty() ? &args.pos[0] : kw(args, "size");
+    const Ref* stride_arg = args.pos.size() > 1 ? &args.pos[1] : kw(args, "stride");
+    if (!size_arg || !stride_arg)
+      fail("as_strided takes sizes and strides", args.off, DiagCode::BadConcreteInput);
     std::vector<int64_t> s =
-        shapeArgs(*this, Args{{args.pos[0]}, {args.off}, {}, {}, args.off}, 0, "as_strided sizes");
+        shapeArgs(*this, Args{{*size_arg}, {args.off}, {}, {}, args.off}, 0, "as_strided sizes");
     std::vector<int64_t> st;
-    for (const Ref& x : asList(args.pos[1], args.off, "as_strided strides"))
+    for (const Ref& x : asList(*stride_arg, args.off, "as_strided strides"))
       st.push_back(asInt(x, args.off, "strides"));
     if (st.size() != s.size())
       fail("as_strided: sizes and strides differ in length", args.off, DiagCode::BadConcreteInput);

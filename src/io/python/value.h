@@ -52,6 +52,8 @@ enum class VK : uint8_t {
   Opaque,  // s: what it came from
 };
 
+struct Args;
+
 struct Value {
   VK k = VK::None;
   int64_t i = 0;
@@ -64,13 +66,14 @@ struct Value {
   std::shared_ptr<Scope> scope;                                 // Func: closure
   NodeId node = kNoNode;                                        // Func, Class
   Ref self;                                                     // bound Func / Builtin
-  std::vector<Ref> bases;                                       // Class
-  Ref cls;                                                      // Instance
-  std::shared_ptr<FusionRecorder> rec;                          // FusionDef, Instance, Tensor, Scalar
-  uint32_t id = kNone;                                          // Tensor, Scalar
-  std::vector<uint32_t> ids;                                    // Vector: scalar ids
-  std::vector<int64_t> sizes, strides;                          // Torch; Mesh: shape / devices
-  std::optional<DType> dtype;                                   // DType, Torch, TorchDType
+  std::shared_ptr<Args> partial;        // Func: functools.partial's arguments, given before the call's
+  std::vector<Ref> bases;               // Class
+  Ref cls;                              // Instance
+  std::shared_ptr<FusionRecorder> rec;  // FusionDef, Instance, Tensor, Scalar
+  uint32_t id = kNone;                  // Tensor, Scalar
+  std::vector<uint32_t> ids;            // Vector: scalar ids
+  std::vector<int64_t> sizes, strides;  // Torch; Mesh: shape / devices
+  std::optional<DType> dtype;           // DType, Torch, TorchDType
   bool is_lambda = false;
   uint32_t off = 0;      // Torch: where it was built
   bool strided = false;  // Torch: strides given explicitly (as_strided, empty_strided)
