@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 #include "io/import_cpp_test.h"
 #include "io/import_python.h"
@@ -104,6 +105,46 @@ TEST(ExportCppTest, PackedFp4AndStrideOrderReadBack) {
     EXPECT_EQ(back->concrete_inputs[i].shape, f->concrete_inputs[i].shape) << i;
     EXPECT_EQ(back->concrete_inputs[i].strides, f->concrete_inputs[i].strides) << i;
   }
+}
+
+// Complex tensors and constants export as at::kComplexFloat and std::complex<double>(re, im) and
+// read back with their dtypes and values; a float given a floating dtype keeps that dtype.
+TEST(ExportCppTest, ComplexConstantsReadBack) {
+  auto f = importFixture(std::string(FC_SOURCE_DIR) + "/fixtures/import/complex_dtypes.py");
+  ASSERT_TRUE(f.has_value());
+  DiagnosticSink s;
+  auto c = exportCppTest(*f, s);
+  ASSERT_TRUE(c.has_value()) << (s.all().empty() ? "" : s.all()[0].message);
+  EXPECT_NE(c->find("IrBuilder::create<Val>(std::complex<double>(3.0, 0.5), DataType::ComplexDouble)"),
+            std::string::npos)
+      << *c;
+  DiagnosticSink rs;
+  auto back = importCppTest(MappedText(SourceText("exported.cpp", *c)), rs);
+  ASSERT_TRUE(back.has_value()) << *c;
+  ASSERT_EQ(back->tensors.size(), f->tensors.size());
+  for (size_t t = 0; t < f->tensors.size(); ++t) EXPECT_EQ(back->tensors[t].dtype, f->tensors[t].dtype) << t;
+  std::vector<std::tuple<DType, double, double>> want, got;
+  for (const Scalar& sc : f->scalars)
+    if (sc.kind == ScalarKind::Constant && isComplex(sc.dtype))
+      want.emplace_back(sc.dtype, sc.value.f, sc.value.im);
+  for (const Scalar& sc : back->scalars)
+    if (sc.kind == ScalarKind::Constant && isComplex(sc.dtype))
+      got.emplace_back(sc.dtype, sc.value.f, sc.value.im);
+  EXPECT_EQ(got, want);
+  DiagnosticSink fs;
+  auto g = importCppTest(
+      MappedText(SourceText("float.cpp",
+                            "TEST_F(NVFuserTest, F) {\n  auto fusion = std::make_unique<Fusion>();\n"
+                            "  FusionGuard fg(fusion.get());\n  TensorView* tv0 = makeSymbolicTensor(1);\n"
+                            "  fusion->addInput(tv0);\n"
+                            "  TensorView* tv1 = mul(tv0, IrBuilder::create<Val>(2.5, DataType::Float));\n"
+                            "  fusion->addOutput(tv1);\n}\n")),
+      fs);
+  ASSERT_TRUE(g.has_value()) << (fs.all().empty() ? "" : fs.all()[0].message);
+  bool float_const = false;
+  for (const Scalar& sc : g->scalars)
+    float_const |= sc.kind == ScalarKind::Constant && sc.dtype == DType::Float && sc.value.f == 2.5;
+  EXPECT_TRUE(float_const);
 }
 
 TEST(ExportCppTest, SingleDeviceAndSplitForms) {

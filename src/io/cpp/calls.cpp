@@ -557,6 +557,19 @@ std::optional<Value> Reader::call(const std::string& name, std::vector<Value>& a
     v.k = Value::K::Builder;
     return v;
   }
+  if (startsWith(name, "std::complex<")) {  // std::complex<float|double>(re, im = 0)
+    Value v;
+    v.k = Value::K::Float;
+    v.is_complex = true;
+    for (size_t k = 0; k < args.size() && k < 2; ++k) {
+      const Value& a = args[k];
+      if (a.k != Value::K::Int && a.k != Value::K::Float)
+        return error(DiagCode::ImportUnsupported, "`" + name + "(...)` of a value that is not a number", at),
+               std::nullopt;
+      (k == 0 ? v.f : v.im) = a.k == Value::K::Int ? static_cast<double>(a.i) : a.f;
+    }
+    return v;
+  }
   if (startsWith(name, "IrBuilder::create") || startsWith(name, "IrBuilder::createInContainer")) {
     Value v;
     v.k = Value::K::Scalar;
@@ -567,21 +580,35 @@ std::optional<Value> Reader::call(const std::string& name, std::vector<Value>& a
       return v;
     }
     const Value& a = args[0];
-    if (a.k == Value::K::Int)
-      v.scalar = b_.constInt(a.i, name.find("Double") != std::string::npos ? DType::Double : DType::Index);
-    else if (a.k == Value::K::Float)
-      v.scalar = b_.constFloat(a.f);
-    else if (a.k == Value::K::Bool)
-      v.scalar = b_.constBool(a.i != 0);
-    else if (a.k == Value::K::Scalar)
-      v.scalar = a.scalar;
-    else
-      return opaqueUse(a, at, "IrBuilder::create"), std::nullopt;
-    if (args.size() > 1 && args[1].k == Value::K::DType && a.k == Value::K::Float &&
-        isIntegral(args[1].dtype)) {
+    // IrBuilder::create<Val>(value[, dtype]) (csrc/ir/base_nodes.h): a number given a dtype is a
+    // constant of that dtype; without one, an integer is Index (Double where the name says so) and
+    // a float Double.
+    const std::optional<DType> d =
+        args.size() > 1 && args[1].k == Value::K::DType ? std::optional<DType>(args[1].dtype) : std::nullopt;
+    const bool number = a.k == Value::K::Int || a.k == Value::K::Float;
+    const double re = a.k == Value::K::Int ? static_cast<double>(a.i) : a.f;
+    if (number && d && isComplex(*d)) {
+      v.scalar = b_.constComplex(re, a.is_complex ? a.im : 0.0, *d);
+    } else if (number && d && isFloatingPoint(*d)) {
+      v.scalar = b_.constFloat(re, *d);
+    } else if (a.k == Value::K::Int && d && (isIntegral(*d) || *d == DType::Bool)) {
+      v.scalar = *d == DType::Bool ? b_.constBool(a.i != 0) : b_.constInt(a.i, *d);
+    } else if (a.k == Value::K::Float && d && isIntegral(*d)) {
       auto i = truncatedInt(a.f, at, "`" + name + "` of an integer dtype");
       if (!i) return std::nullopt;
-      v.scalar = b_.constInt(i->i, args[1].dtype);
+      v.scalar = b_.constInt(i->i, *d);
+    } else if (a.k == Value::K::Int) {
+      v.scalar = b_.constInt(a.i, name.find("Double") != std::string::npos ? DType::Double : DType::Index);
+    } else if (a.k == Value::K::Float && a.is_complex) {
+      v.scalar = b_.constComplex(a.f, a.im);
+    } else if (a.k == Value::K::Float) {
+      v.scalar = b_.constFloat(a.f);
+    } else if (a.k == Value::K::Bool) {
+      v.scalar = b_.constBool(a.i != 0);
+    } else if (a.k == Value::K::Scalar) {
+      v.scalar = a.scalar;
+    } else {
+      return opaqueUse(a, at, "IrBuilder::create"), std::nullopt;
     }
     return v;
   }

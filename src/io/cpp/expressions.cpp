@@ -31,7 +31,7 @@ bool isTemplateFunction(std::string_view s) {
   return s == "create" || s == "make_unique" || s == "make_shared" || s == "static_cast" ||
          s == "dynamic_cast" || s == "reinterpret_cast" || s == "const_cast" || s == "vector" ||
          s == "array" || s == "optional" || s == "as" || s == "get" || s == "pair" || s == "tuple" ||
-         s == "unique_ptr" || s == "initializer_list";
+         s == "unique_ptr" || s == "initializer_list" || s == "complex";
 }
 
 }  // namespace

@@ -62,6 +62,8 @@ struct Value {
   K k = K::None;
   int64_t i = 0;
   double f = 0;
+  double im = 0;            // Float made by std::complex<T>(re, im): the imaginary part
+  bool is_complex = false;  // Float: a std::complex
   TensorId tensor = kNone;
   ScalarId scalar = kNone;
   MeshId mesh = kNone;
