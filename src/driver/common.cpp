@@ -63,6 +63,9 @@ std::optional<Loaded> loadRepro(const std::string& path, DiagnosticSink& sink, u
   std::optional<ImportFormat> import;
   if (!own_output) import = forced().import;
   if (!own_output && !import && !forced().json) import = recognizeImportFormat(l.source.text());
+  // A file named as Python or C++ without any marker of either (a test that builds no fusion) is
+  // still read as what its name says, not as JSON: its importer says what is missing.
+  if (!own_output && !import && !forced().json) import = importFormatOfName(path);
   l.imported = import;
   std::optional<Fusion> f;
   if (import) {

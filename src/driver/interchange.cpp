@@ -68,6 +68,8 @@ int importRepro(const ImportArgs& a, std::ostream& out, std::ostream& err) {
     return badInput(sink, a.format, diag_out);
   }
   if (a.list) return listDumps(*src, out);
+  // Without --from: a text with no marker of any form is read as its file's name says (`.py`).
+  if (!fmt && !recognizeImportFormat(src->text())) fmt = importFormatOfName(a.file);
   ImportOptions opts;
   opts.dump = a.dump;
   auto f = importFusion(*src, sink, fmt, opts);

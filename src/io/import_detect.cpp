@@ -126,6 +126,13 @@ std::optional<ImportFormat> recognizeImportFormat(std::string_view text) {
   return std::nullopt;
 }
 
+std::optional<ImportFormat> importFormatOfName(std::string_view path) {
+  if (path.ends_with(".py")) return ImportFormat::NvfuserPython;
+  if (path.ends_with(".cpp") || path.ends_with(".cc") || path.ends_with(".cu"))
+    return ImportFormat::NvfuserCppTest;
+  return std::nullopt;
+}
+
 std::optional<Fusion> importMapped(const MappedText& text, DiagnosticSink& sink,
                                    std::optional<ImportFormat> format, const ImportOptions& opts) {
   switch (format.value_or(detectImportFormat(text.text()))) {

@@ -35,6 +35,9 @@ ImportFormat detectImportFormat(std::string_view text);
 // nvFuser error report, error_report.h),
 // else nullopt, so that any other text (a fusecheck repro, a broken one) goes to the JSON reader.
 std::optional<ImportFormat> recognizeImportFormat(std::string_view text);
+// The format a file's name gives when its text has no marker of any: `.py` Python, `.cpp` / `.cc`
+// / `.cu` a C++ test; else nullopt.
+std::optional<ImportFormat> importFormatOfName(std::string_view path);
 
 struct ImportOptions {
   // Printed IR: which dump of a log (see IrImportOptions::dump).

@@ -229,9 +229,20 @@ std::optional<Fusion> importPython(const SourceText& source, DiagnosticSink& sin
       for (size_t i = diags_before; i < sink.all().size() && !skipped; ++i)
         if (sink.all()[i].severity == Severity::Note && sink.all()[i].message.rfind("skipped: ", 0) == 0)
           skipped = sink.all()[i].loc;
-      if (skipped)
+      // Whether the script defines anything that would take a FusionDefinition at all.
+      const std::string_view t = source.text();
+      const bool takes_fd = t.find("(fd") != std::string_view::npos ||
+                            t.find(", fd") != std::string_view::npos ||
+                            t.find("FusionDefinition") != std::string_view::npos ||
+                            t.find("fusion_definition") != std::string_view::npos;
+      if (skipped && takes_fd)
         sink.error(DiagCode::ImportSyntax,
                    "no fusion recorded: the definitions that take `fd` were skipped (the notes say why)",
+                   *skipped);
+      else if (skipped)
+        sink.error(DiagCode::ImportSyntax,
+                   "no fusion recorded: the script builds no FusionDefinition and defines nothing that "
+                   "takes `fd` (the notes say what it ran and skipped)",
                    *skipped);
       else
         sink.error(DiagCode::ImportSyntax, "no `def ...(fd : FusionDefinition)` definition found", where(0));
