@@ -110,17 +110,26 @@ TEST(ImportPython, ComplexNumbersAreComplexDoubleScalars) {
       "    b = fd.define_scalar(-(3 - 4j) * 1j)\n"
       "    c = fd.define_scalar(abs(3 + 4j))\n"
       "    fd.add_output(fd.ops.mul(fd.ops.add(t0, a), b))\n"
-      "    fd.add_output(fd.ops.mul(t0, c))\n");
+      "    fd.add_output(fd.ops.mul(t0, c))\n"
+      "    e = fd.ops.cast(fd.define_scalar(complex(1, 2)), dtype=DataType.ComplexFloat)\n"
+      "    fd.add_output(fd.ops.mul(t0, e))\n");
   ASSERT_TRUE(r.fusion) << describe(r.sink);
   const Fusion& f = *r.fusion;
   std::vector<std::pair<double, double>> complexes;
   for (const Scalar& sc : f.scalars)
     if (sc.kind == ScalarKind::Constant && sc.dtype == DType::ComplexDouble)
       complexes.emplace_back(sc.value.f, sc.value.im);
-  EXPECT_EQ(complexes, (std::vector<std::pair<double, double>>{{-1.0, 0.0}, {-4.0, -3.0}}));
-  ASSERT_EQ(f.outputs.size(), 2u);
+  EXPECT_EQ(complexes, (std::vector<std::pair<double, double>>{{-1.0, 0.0}, {-4.0, -3.0}, {1.0, 2.0}}));
+  ASSERT_EQ(f.outputs.size(), 3u);
   EXPECT_EQ(f.tensors[f.outputs[0]].dtype, DType::ComplexFloat);
   EXPECT_EQ(f.tensors[f.outputs[1]].dtype, DType::Float);  // abs(3 + 4j) is the float 5.0
+  EXPECT_EQ(f.tensors[f.outputs[2]].dtype, DType::ComplexFloat);
+  // The cast of the constant is the constant of the target dtype, its imaginary part kept.
+  bool cast_kept = false;
+  for (const Scalar& sc : f.scalars)
+    cast_kept |= sc.kind == ScalarKind::Constant && sc.dtype == DType::ComplexFloat && sc.value.f == 1.0 &&
+                 sc.value.im == 2.0;
+  EXPECT_TRUE(cast_kept);
 }
 
 TEST(ImportPython, AtLeastFifteenFixtures) { EXPECT_GE(importFixtures().size(), 15u); }

@@ -305,6 +305,10 @@ Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::
           ScalarId s;
           if (*d->dtype == DType::Bool)
             s = b.constBool(cv.kind == ConstValue::Kind::Float ? cv.f != 0 : cv.i != 0);
+          else if (isComplex(*d->dtype))  // a complex constant keeps its imaginary part
+            s = b.constComplex(cv.kind == ConstValue::Kind::Float ? cv.f : static_cast<double>(cv.i),
+                               isComplex(sc.dtype) && cv.kind == ConstValue::Kind::Float ? cv.im : 0.0,
+                               *d->dtype);
           else if (isFloatingPoint(*d->dtype))
             s = b.constFloat(cv.kind == ConstValue::Kind::Float ? cv.f : static_cast<double>(cv.i),
                              *d->dtype);
