@@ -24,13 +24,19 @@ namespace fc {
 inline constexpr std::string_view kUncomputedScalar = "uncomputed:";
 inline constexpr std::string_view kUncomputedLeaves = "uncomputed-leaves:";
 
-// The call scalar `s` stands for ("sqrt(d3)"), or nullopt when it is no such scalar.
-inline std::optional<std::string> uncomputedScalarCall(const Fusion& f, ScalarId s) {
-  if (s >= f.scalars.size() || f.scalars[s].kind != ScalarKind::Symbol) return std::nullopt;
-  const std::string key = std::string(kUncomputedScalar) + std::string(f.scalarName(s));
+// The provenance entry `prefix` + the name of scalar `s`, or nullopt.
+inline std::optional<std::string> scalarProvenance(const Fusion& f, std::string_view prefix, ScalarId s) {
+  if (s >= f.scalars.size()) return std::nullopt;
+  const std::string key = std::string(prefix) + std::string(f.scalarName(s));
   for (const auto& [k, v] : f.provenance)
     if (k == key) return v;
   return std::nullopt;
+}
+
+// The call scalar `s` stands for ("sqrt(d3)"), or nullopt when it is no such scalar.
+inline std::optional<std::string> uncomputedScalarCall(const Fusion& f, ScalarId s) {
+  if (s >= f.scalars.size() || f.scalars[s].kind != ScalarKind::Symbol) return std::nullopt;
+  return scalarProvenance(f, kUncomputedScalar, s);
 }
 
 // Marks symbol `s` as standing for `call`, a value nvFuser computes and fusecheck does not.
@@ -41,11 +47,7 @@ inline void markUncomputedScalar(Fusion& f, ScalarId s, std::string call) {
 // The names of the free scalars uncomputed scalar `s` is computed from, as recorded; nullopt when
 // none were recorded.
 inline std::optional<std::string> uncomputedScalarLeaves(const Fusion& f, ScalarId s) {
-  if (s >= f.scalars.size()) return std::nullopt;
-  const std::string key = std::string(kUncomputedLeaves) + std::string(f.scalarName(s));
-  for (const auto& [k, v] : f.provenance)
-    if (k == key) return v;
-  return std::nullopt;
+  return scalarProvenance(f, kUncomputedLeaves, s);
 }
 
 // Records the free scalars uncomputed scalar `s` is computed from: the leaves of `operands` through

@@ -36,6 +36,12 @@ std::string describeSegment(const Fusion& f, const Segment& s) {
   return out;
 }
 
+std::string exprLabel(const Fusion& f, ExprId e) {
+  std::string s = "expr " + std::to_string(userExprId(f, e)) + " (" + std::string(opName(f.exprs[e].op));
+  if (!f.exprs[e].outputs.empty()) s += " -> " + std::string(f.tensorName(f.exprs[e].outputs[0]));
+  return s + ")";
+}
+
 namespace {
 
 struct UnionFind {
@@ -200,12 +206,6 @@ void finish(const Fusion& f, const Operands& ops, SegmentedFusion& sf,
   std::sort(sf.edges.begin(), sf.edges.end(), [](const SegmentEdge& a, const SegmentEdge& b) {
     return std::tie(a.to, a.from, a.tensor) < std::tie(b.to, b.from, b.tensor);
   });
-}
-
-std::string exprLabel(const Fusion& f, ExprId e) {
-  std::string s = "expr " + std::to_string(userExprId(f, e)) + " (" + std::string(opName(f.exprs[e].op));
-  if (!f.exprs[e].outputs.empty()) s += " -> " + std::string(f.tensorName(f.exprs[e].outputs[0]));
-  return s + ")";
 }
 
 SegmentPassResult segmentWith(const Fusion& f, const SegmentOptions& so, DiagnosticSink& sink,

@@ -67,5 +67,7 @@ bool isMultiDevice(const Fusion& f);
 
 // "compute: cast, broadcast, add" / "Allreduce".
 std::string describeSegment(const Fusion& f, const Segment& s);
+// "expr 3 (set -> T6)": an expr by its repro id, op and first output, as diagnostics name it.
+std::string exprLabel(const Fusion& f, ExprId e);
 
 }  // namespace fc

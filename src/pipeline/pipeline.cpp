@@ -780,8 +780,7 @@ PipelineResult runPipeline(const Fusion& f_in, const PipelineOptions& opts) {
             d.check.reset();
             std::erase_if(d.notes,
                           [](const Note& n) { return n.message.ends_with("this one fails at lowering"); });
-            const size_t cut = d.message.find(" is resharding");
-            d.message = d.message.substr(0, cut) + ", a set fusecheck adds for expr " + for_id +
+            d.message = exprLabel(f, set) + ", a set fusecheck adds for expr " + for_id +
                         ", does not lower to one communication, but nvFuser from " +
                         nv::firstChangeTo(nv::ReductionDidReset::Removed)->label() + " rFactors expr " +
                         for_id + " instead: whether what it runs lowers is not decided";
