@@ -190,7 +190,7 @@ int explain(const ExplainArgs& a, std::ostream& out, std::ostream& err) {
   }
   PipelineResult r = runPipeline(loaded->fusion, *opts);
   locateDiagnostics(r.diagnostics, *loaded);
-  if (holdsOpaqueOp(loaded->fusion)) {  // no binding ran: a symbol's provenance is not decided
+  if (r.opaque_open) {  // no binding ran: a symbol's provenance is not decided
     emitDiagnostics(r.diagnostics, &loaded->source, a.format, out);
     return kExitNotDecided;
   }

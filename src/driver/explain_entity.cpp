@@ -89,7 +89,7 @@ void explainTensor(const Fusion& f, const PipelineResult& r, TensorId t, const s
   std::string name(f.tensorName(t));
   std::string producer = tv.definition == kNone ? std::string("fusion input")
                                                 : "e" + std::to_string(tv.definition) + " (" +
-                                                      std::string(opName(f.exprs[tv.definition].op)) + ")";
+                                                      std::string(exprOpName(f.exprs[tv.definition])) + ")";
   uint32_t seg = tv.definition == kNone ? kNone : segmentOfExpr(f, r, tv.definition);
   j["kind"] = "tensor";
   j["dtype"] = std::string(dtypeName(tv.dtype));
@@ -117,7 +117,7 @@ void explainTensor(const Fusion& f, const PipelineResult& r, TensorId t, const s
   j["enters"] = std::move(enters);
   ojson consumers = ojson::array();
   for (ExprId e : f.uses(t))
-    consumers.push_back("e" + std::to_string(e) + " (" + std::string(opName(f.exprs[e].op)) + ")");
+    consumers.push_back("e" + std::to_string(e) + " (" + std::string(exprOpName(f.exprs[e])) + ")");
   if (os && !consumers.empty()) {
     *os << "  used by";
     for (const auto& c : consumers) *os << " " << c.get<std::string>();
@@ -170,7 +170,7 @@ void explainExpr(const Fusion& f, const PipelineResult& r, ExprId e, ojson& j, s
   j["printed"] = printed;
   j["segment"] = seg == kNone ? ojson(nullptr) : ojson(seg);
   if (!os) return;
-  *os << "e" << e << ": " << opName(f.exprs[e].op)
+  *os << "e" << e << ": " << exprOpName(f.exprs[e])
       << (seg == kNone ? std::string() : " in " + segmentText(r.segmented, seg)) << "\n";
   *os << "  " << printed << "\n";
   for (const ValueRef& v : f.exprs[e].inputs)
@@ -238,7 +238,7 @@ int explainEntity(const ExplainArgs& a, const Loaded& loaded, EntityRef ref, std
   }
   for (const Diagnostic& d : mine)
     if (d.severity == Severity::Error) return kExitFindings;
-  if (holdsOpaqueOp(f)) {  // what the entity takes part in is not decided: say why
+  if (r.opaque_open) {  // what the entity takes part in is not decided: say why
     std::vector<Diagnostic> open;
     for (const Diagnostic& d : r.diagnostics)
       if (d.severity == Severity::NotDecided) open.push_back(d);

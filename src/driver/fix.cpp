@@ -42,8 +42,9 @@ int fix(const FixArgs& a, std::ostream& out, std::ostream& err) {
     return badInput(sink, a.format, err);
   }
   PipelineResult before = runPipeline(loaded->fusion, *opts);
-  // An op without a rule: no fix can be decided, and nothing is written.
-  if (holdsOpaqueOp(loaded->fusion)) {
+  // An op without a rule the pipeline could not follow, or a finding on a fusion that holds one (the
+  // fixes rebuild exprs by their rules): no fix can be decided, and nothing is written.
+  if (before.opaque_open || (holdsOpaqueOp(loaded->fusion) && before.failed())) {
     locateDiagnostics(before.diagnostics, *loaded);
     emitDiagnostics(before.diagnostics, &loaded->source, a.format,
                     a.format == OutputFormat::Text ? err : out);

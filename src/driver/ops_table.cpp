@@ -52,8 +52,9 @@ std::string opTableMarkdown() {
       "`nvfuser` module, `direct`: `nvfuser_direct`; `src/io/python/frontend_ops.cpp`). *Executed*: whether\n"
       "fusecheck's executors compute it; `run` refuses a fusion with an op they do not that an output\n"
       "depends on (FC0909), every other command analyses it with nvFuser's shape and dtype rule.\n"
-      "`opaque` is an op fusecheck has no rule for, imported from printed IR by the name it is printed\n"
-      "with: every analysis answers not decided.\n\n"
+      "`opaque` is an op fusecheck has no rule for, imported by its name (from printed IR, or with\n"
+      "nvFuser's output rule from a frontend call): the analyses follow it by its outputs' extents where\n"
+      "nothing they check depends on it, and answer not decided elsewhere (docs/import.md).\n\n"
       "| op | category | inputs | outputs | attributes | output dtype | nvFuser IR | Python | C++ | Python "
       "import | executed |\n"
       "|---|---|---|---|---|---|---|---|---|---|---|\n";

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ir/ids.h"
@@ -43,6 +44,17 @@ struct Expr {
   std::vector<TensorId> outputs;
   Attrs attrs;
 };
+
+// An opaque expr that stands for a whole segment of a segmented dump that shows the segment's
+// inputs and outputs but not its exprs (io/ir/segments.cpp names it "segment(<scheduler>)").
+inline bool isOpaqueSegment(const Expr& x) {
+  return isOpaque(x.op) && std::string_view(x.attrs.name).starts_with("segment(");
+}
+
+// The op's name as a reader knows it: an opaque op's own name, else the op kind's.
+inline std::string_view exprOpName(const Expr& x) {
+  return isOpaque(x.op) && !x.attrs.name.empty() ? std::string_view(x.attrs.name) : opName(x.op);
+}
 
 // Calls f(ScalarId&) on every scalar id that an expr's attributes hold.
 template <class F>

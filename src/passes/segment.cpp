@@ -27,7 +27,7 @@ std::string describeSegment(const Fusion& f, const Segment& s) {
   std::string out = "compute: ";
   std::vector<std::string_view> seen;
   for (ExprId e : s.exprs) {
-    std::string_view n = opName(f.exprs[e].op);
+    std::string_view n = exprOpName(f.exprs[e]);
     if (std::find(seen.begin(), seen.end(), n) != seen.end()) continue;
     if (!seen.empty()) out += ", ";
     out += n;
@@ -37,7 +37,7 @@ std::string describeSegment(const Fusion& f, const Segment& s) {
 }
 
 std::string exprLabel(const Fusion& f, ExprId e) {
-  std::string s = "expr " + std::to_string(userExprId(f, e)) + " (" + std::string(opName(f.exprs[e].op));
+  std::string s = "expr " + std::to_string(userExprId(f, e)) + " (" + std::string(exprOpName(f.exprs[e]));
   if (!f.exprs[e].outputs.empty()) s += " -> " + std::string(f.tensorName(f.exprs[e].outputs[0]));
   return s + ")";
 }

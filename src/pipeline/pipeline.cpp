@@ -30,6 +30,7 @@
 #include "pipeline/context.h"
 #include "pipeline/frontend_binding.h"
 #include "pipeline/nvfuser_checks.h"
+#include "pipeline/opaque_ops.h"
 #include "pipeline/printed_range.h"
 #include "support/parallel.h"
 #include "support/phase_times.h"
@@ -115,8 +116,7 @@ Location exprLocation(const std::string& file, ExprId e) { return Location::at(f
 Diagnostic deadExprNote(const Fusion& f, const std::vector<ExprId>& dead, const std::string& file) {
   auto named = [&](ExprId e) {
     const Expr& x = f.exprs[e];
-    std::string op = isOpaque(x.op) && !x.attrs.name.empty() ? x.attrs.name : std::string(opName(x.op));
-    return std::to_string(e) + " (" + op + ")";
+    return std::to_string(e) + " (" + std::string(exprOpName(x)) + ")";
   };
   std::string msg;
   if (dead.size() == 1) {
@@ -153,31 +153,6 @@ bool kIsOne(const Fusion& f, const Expr& e) {
     return ax.iter == IterType::Broadcast;
   }
   return false;
-}
-
-// Exprs of ops without a shape rule (opaque): no pass can follow the fusion through them, so every
-// path answers not decided, one open question per such expr. False when there is none.
-bool opaqueOpsOpen(const Fusion& f, const std::string& file, DiagnosticSink& sink) {
-  const size_t first = firstWhere(f.exprs.size(), scanWorkers(f.exprs.size()),
-                                  [&](size_t e) { return isOpaque(f.exprs[e].op); });
-  bool any = false;
-  for (ExprId e = static_cast<ExprId>(first); e < f.exprs.size(); ++e) {
-    const Expr& x = f.exprs[e];
-    if (!isOpaque(x.op)) continue;
-    any = true;
-    std::string outs;
-    for (TensorId t : x.outputs) outs += (outs.empty() ? "" : ", ") + std::string(f.tensorName(t));
-    auto& d = sink.report(Severity::NotDecided, DiagCode::NotDecided,
-                          "expr " + std::to_string(e) + " is the opaque op `" + x.attrs.name +
-                              "` (defining " + outs +
-                              "): fusecheck knows its outputs but does not model the op itself, so "
-                              "it cannot decide what nvFuser does with this fusion",
-                          exprLocation(file, e));
-    d.note(
-        "an op without a rule stops every analysis: segmentation, binding and concretization "
-        "all read the op's rule");
-  }
-  return any;
 }
 
 // What nvFuser's op builders reject while the definition is built, before anything runs: nvFuser
@@ -467,6 +442,11 @@ void describeCoverage(const Fusion& f, const Profile& p, PipelineResult& r) {
                      "are not replayed")
             : "single-device segmentation: only the hard rules (ExprEval ops alone, segment_set); the "
               "schedulers' heuristics are not replayed");
+  if (holdsOpaqueOp(f))
+    a.push_back(
+        "the opaque ops (" + pipeline_detail::opaqueOpNames(f) +
+        ") are followed by their outputs' extents only: the schedulers nvFuser gives them and where it "
+        "cuts the fusion around them are not replayed, and no check here depends on either");
   if (p.transpose_tile_hazard || p.transpose_outer_hazard)
     a.push_back(
         "which segments the transpose scheduler takes, and its reference tensor, are heuristics: "
@@ -496,10 +476,11 @@ PipelineResult runPipeline(const Fusion& f_in, const PipelineOptions& opts) {
   r.input_rewrite = p.input_rewrite;
   r.whole_first = p.wholeFirst();
 
-  // An op without a rule: nothing after it is decided.
+  // An op without a rule that the pipeline cannot follow here: nothing after it is decided.
   {
     DiagnosticSink opaque;
-    if (opaqueOpsOpen(f_in, opts.file, opaque)) {
+    if (pipeline_detail::opaqueOpsOpen(f_in, p, opts.file, opaque)) {
+      r.opaque_open = true;
       r.diagnostics = std::move(opaque.all());
       r.whole = std::make_shared<ScalarEval>(f_in);  // nothing bound: no pass ran
       citeDiagnostics(p, r.diagnostics);

@@ -83,6 +83,7 @@ struct PipelineResult {
   InputRewrite input_rewrite = InputRewrite::KeepReductions;
   bool whole_first = false;          // the path concretizes the complete fusion before segmenting
   bool stopped_in_sharding = false;  // nvFuser stops in the sharding passes: no segment runs
+  bool opaque_open = false;          // an opaque op the pipeline cannot follow stopped it: no pass ran
   // The fusion the passes ran, when it is not the input: a copy without the
   // exprs no output depends on (ir/live_exprs.h), and with the sets the
   // sharding passes added and the meshes they propagated. The segments and

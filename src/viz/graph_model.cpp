@@ -335,7 +335,7 @@ class Builder {
     n.cluster = cluster;
     auto red = red_exprs_.find(e);
     // An opaque op is drawn by its own name, marked as having no rule.
-    std::string op = escapeHtml(isOpaque(x.op) ? std::string_view(x.attrs.name) : opName(x.op));
+    std::string op = escapeHtml(exprOpName(x));
     n.label = red != red_exprs_.end() ? "<font color=\"red\"><b>" + op + "</b></font>" : "<b>" + op + "</b>";
     if (isOpaque(x.op)) n.label += " <i>(opaque: no rule)</i>";
     n.label += " <font point-size=\"9\" color=\"#555555\">e" + std::to_string(shown) + "</font>";
@@ -454,7 +454,7 @@ class Builder {
         const Hop& h = rec.hops[i];
         if (h.tensor >= f_.tensors.size()) continue;
         if (i && h.expr != kNone && h.expr < f_.exprs.size())
-          path += " -> " + std::string(opName(f_.exprs[h.expr].op)) + " -> ";
+          path += " -> " + std::string(exprOpName(f_.exprs[h.expr])) + " -> ";
         path += std::string(f_.tensorName(h.tensor));
         if (h.axis != kNone && h.axis < f_.axes.size()) path += " " + axisToString(f_, h.axis);
       }

@@ -157,7 +157,7 @@ ReportModel buildReport(const Fusion& input, const SourceText& source, const Pip
                            : std::string("compute");
     std::string ops;
     for (ExprId e : s.exprs)
-      if (e < f.exprs.size()) ops += (ops.empty() ? "" : ", ") + std::string(opName(f.exprs[e].op));
+      if (e < f.exprs.size()) ops += (ops.empty() ? "" : ", ") + std::string(exprOpName(f.exprs[e]));
     m.segments.push_back("segment " + std::to_string(s.id) + " · " + kind + " · executor: " +
                          (s.scheduler.empty() ? std::string("unknown") : s.scheduler) + " · " + ops);
   }
