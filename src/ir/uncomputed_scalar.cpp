@@ -21,6 +21,32 @@ std::vector<std::string_view> splitWords(std::string_view s) {
   return r;
 }
 
+// The extent size(T, d) reads: that of T's non-Reduction logical axis d (its expanded extent when
+// it has one), or kNone when there is no such axis.
+ScalarId sizeExtent(const Fusion& f, const Scalar& sc) {
+  if (sc.size_of >= f.tensors.size() || sc.size_dim < 0) return kNone;
+  int32_t d = sc.size_dim;
+  for (AxisId a : f.tensors[sc.size_of].logical) {
+    const Axis& ax = f.axes[a];
+    if (ax.iter == IterType::Reduction) continue;
+    if (d-- == 0) return ax.expanded != kNone ? ax.expanded : ax.extent;
+  }
+  return kNone;
+}
+
+// Whether symbol `x` is the extent (or expanded extent) of a non-Reduction logical axis of a fusion
+// input tensor.
+bool isInputExtent(const Fusion& f, ScalarId x) {
+  for (const ValueRef& in : f.inputs) {
+    if (!in.isTensor()) continue;
+    for (AxisId a : f.tensors[in.id].logical) {
+      const Axis& ax = f.axes[a];
+      if (ax.iter != IterType::Reduction && (ax.extent == x || ax.expanded == x)) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 void markUncomputedLeaves(Fusion& f, ScalarId s, std::span<const ScalarId> operands) {
@@ -45,7 +71,12 @@ void markUncomputedLeaves(Fusion& f, ScalarId s, std::span<const ScalarId> opera
       case ScalarKind::Input: add(f.scalarName(x)); break;
       case ScalarKind::Derived:
         if (sc.op == ScalarOp::Size) {
-          add(kUnsureLeaf);
+          // The extent nvFuser's size(T, d) returns: the Val of T's axis (expanded, if it is).
+          const ScalarId e = sizeExtent(f, sc);
+          if (e == kNone)
+            add(kUnsureLeaf);
+          else
+            stack.push_back(e);
         } else {
           stack.push_back(sc.lhs);
           if (sc.rhs != kNone) stack.push_back(sc.rhs);
@@ -67,12 +98,15 @@ void markUncomputedLeaves(Fusion& f, ScalarId s, std::span<const ScalarId> opera
   f.provenance.emplace_back(std::string(kUncomputedLeaves) + std::string(f.scalarName(s)), std::move(text));
 }
 
-bool uncomputedFromScalarInputs(const Fusion& f, ScalarId s) {
+bool uncomputedFromInputs(const Fusion& f, ScalarId s, bool input_extents) {
   std::optional<std::string> leaves = uncomputedScalarLeaves(f, s);
   if (!leaves) return false;
   for (std::string_view w : splitWords(*leaves)) {
     std::optional<ScalarId> x = f.findScalar(w);
-    if (!x || f.scalars[*x].kind != ScalarKind::Input) return false;
+    if (!x) return false;
+    if (f.scalars[*x].kind == ScalarKind::Input) continue;
+    if (input_extents && f.scalars[*x].kind == ScalarKind::Symbol && isInputExtent(f, *x)) continue;
+    return false;
   }
   return true;
 }

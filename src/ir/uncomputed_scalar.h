@@ -7,7 +7,11 @@
 // computes such a value inside every segment that uses it, from those inputs
 // (SegmentCandidateFinder::resolveScalarsInGroup adds the scalar's defining exprs to the group and
 // its definition-less leaves to the group's inputs, csrc/fusion_segmenter.cpp:4620-4766 @ 81c4b22fd;
-// there since 831821f3a, 2023-03-12).
+// there since 831821f3a, 2023-03-12). On FusionExecutorCache's path a leaf may also be the extent
+// of a fusion input tensor's axis: the runtime binds every such extent for all groups before the
+// first runs (ArgumentManager::mapFusionInputsToArgs over prepareRuntimeOrder's
+// group_extent_binding_order, csrc/runtime/fusion_cache_utils.cpp:91-110 and
+// csrc/fusion_segmenter.cpp:5016-5030 @ 81c4b22fd).
 #pragma once
 
 #include <optional>
@@ -51,12 +55,14 @@ inline std::optional<std::string> uncomputedScalarLeaves(const Fusion& f, Scalar
 }
 
 // Records the free scalars uncomputed scalar `s` is computed from: the leaves of `operands` through
-// derived scalars and other uncomputed scalars' records; an extent read by size(T, d), or an
-// uncomputed operand without a record, is a leaf no segment is sure to have ("?").
+// derived scalars (size(T, d) through the extent it reads) and other uncomputed scalars' records;
+// an uncomputed operand without a record, or a size of an axis T does not have, is a leaf no
+// segment is sure to have ("?").
 void markUncomputedLeaves(Fusion& f, ScalarId s, std::span<const ScalarId> operands);
 
-// True when uncomputed scalar `s` has recorded leaves, each a fusion scalar input: nvFuser computes
-// it wherever it is used.
-bool uncomputedFromScalarInputs(const Fusion& f, ScalarId s);
+// True when uncomputed scalar `s` has recorded leaves, each a fusion scalar input or, with
+// `input_extents` (FusionExecutorCache's path), the extent of a fusion input tensor's non-Reduction
+// logical axis: nvFuser computes it wherever it is used.
+bool uncomputedFromInputs(const Fusion& f, ScalarId s, bool input_extents);
 
 }  // namespace fc

@@ -52,9 +52,10 @@ void Ctx::reportUnbound(const ConcretizationInfo& info, int seg_idx, const Segme
     const UnboundUse& use = uses.front();
     const std::string name = symbolToString(f, sym);
     if (std::optional<std::string> call = uncomputedScalarCall(f, sym)) {
-      // Computed from fusion scalar inputs alone: nvFuser computes it in every segment that uses it
+      // Computed from fusion scalar inputs alone, or on FusionExecutorCache's path also from the
+      // extents of fusion input tensors: nvFuser computes it in every segment that uses it
       // (resolveScalarsInGroup, ir/uncomputed_scalar.h), so it is no open question.
-      if (uncomputedFromScalarInputs(f, sym)) continue;
+      if (uncomputedFromInputs(f, sym, seg == nullptr && r.profile.executor == Executor::Fec)) continue;
       // No unbound extent: a value nvFuser computes from the call's operands, which fusecheck does
       // not compute (ir/uncomputed_scalar.h).
       Location loc =

@@ -263,7 +263,8 @@ Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::
               Severity::Note, DiagCode::ImportNote,
               std::string(f.scalarName(s)) + " stands for `" + fname +
                   "(...)` on scalars, a scalar expression fusecheck does not compute: a verdict that needs "
-                  "its value is not decided (unless it comes from scalar inputs alone), and `run` refuses it",
+                  "its value is not decided (unless it is computed from scalar inputs and input extents "
+                  "alone), and `run` refuses it",
               args.off);
           rec->noteScalar(s, args.off);
           return scalarValue(rec, s);
@@ -335,7 +336,7 @@ Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::
                std::string(f.scalarName(s)) + " stands for `fd.ops.cast` of the " + from + " scalar " +
                    scalarToString(f, v.id) + " to " + to +
                    ", a conversion fusecheck does not compute: a verdict that needs its value is not decided "
-                   "(unless it comes from scalar inputs alone), and `run` refuses it",
+                   "(unless it is computed from scalar inputs and input extents alone), and `run` refuses it",
                args.off);
         rec->noteScalar(s, args.off);
         return scalarValue(rec, s);
