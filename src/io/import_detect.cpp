@@ -11,6 +11,7 @@
 #include "io/import_python.h"
 #include "io/import_segments.h"
 #include "io/json_validate.h"
+#include "io/session_prompts.h"
 
 namespace fc {
 namespace {
@@ -137,15 +138,17 @@ std::optional<Fusion> importMapped(const MappedText& text, DiagnosticSink& sink,
                                    std::optional<ImportFormat> format, const ImportOptions& opts) {
   switch (format.value_or(detectImportFormat(text.text()))) {
     case ImportFormat::NvfuserPython: {
-      if (!text.edited()) return importPython(text.source(), sink, opts.map);
-      SourceText copy(text.source().path(), std::string(text.text()));
+      // A pasted interactive session: its code, without prompts and outputs.
+      const MappedText code = unprompt(text, sink);
+      if (!code.edited()) return importPython(code.source(), sink, opts.map);
+      SourceText copy(code.source().path(), std::string(code.text()));
       DiagnosticSink sub;
       auto f = importPython(copy, sub, opts.map);
-      remap(sub.all(), copy, text);
+      remap(sub.all(), copy, code);
       if (opts.map)
         for (auto* v : {&opts.map->tensors, &opts.map->scalars, &opts.map->exprs})
           for (uint32_t& off : *v)
-            if (off != SourceMap::kUnknown) off = static_cast<uint32_t>(text.sourceOffset(off));
+            if (off != SourceMap::kUnknown) off = static_cast<uint32_t>(code.sourceOffset(off));
       sink.append(std::move(sub));
       return f;
     }

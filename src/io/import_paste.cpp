@@ -31,12 +31,14 @@ std::vector<Line> splitLines(std::string_view t) {
 
 std::string_view lineText(std::string_view t, const Line& l) { return t.substr(l.begin, l.end - l.begin); }
 
-// Bytes of `>` quote markers (and the space after each) at the start of a line.
+// Bytes of `>` quote markers (and the space after each) at the start of a line. A Python REPL
+// prompt (`>>> `, or `>>>` ending the line) is no quote marker (io/session_prompts.h reads it).
 size_t quotePrefix(std::string_view s) {
   size_t i = 0, marks = 0;
   while (true) {
     size_t j = i;
     while (j < s.size() && (s[j] == ' ' || s[j] == '\t') && j - i < 4) ++j;
+    if (s.compare(j, 3, ">>>") == 0 && (j + 3 == s.size() || s[j + 3] == ' ' || s[j + 3] == '\r')) break;
     if (j < s.size() && s[j] == '>') {
       i = j + 1;
       if (i < s.size() && s[i] == ' ') ++i;

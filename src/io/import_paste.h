@@ -10,7 +10,9 @@
 //   - a diff (`diff --git`, `@@`, lines prefixed `+`, `-` or a space) becomes its new side;
 //   - in printed IR: `**bold**` markers, bullets `•` standing for `+`, cast names whose leading
 //     `__` Markdown took for bold (`half2float` is `__half2float`), backslash escapes (`\_`);
-//   - in Python, two statements joined on one line by terminal wrapping are split again.
+//   - in Python, two statements joined on one line by terminal wrapping are split again;
+//   - an interactive session's prompts (`>>> `, `In [3]: `) are removed and its output skipped
+//     (io/session_prompts.h, on every Python text).
 // Diagnostics of the imported block point into the paste (io/text_map.h).
 //
 // Complexity: linear in the text.
