@@ -96,8 +96,11 @@ class Reader : private lex::TokenCursor<Lexer, Token> {
   class ScalarReader;
   friend class ScalarReader;
   std::optional<ScalarId> scalar();  // an extent or scalar operand; unmodelled text -> x<n>
-  // kNone when the expression is one the fusion cannot hold; `text` is its print.
-  std::optional<ScalarId> parseScalar(std::string& text);
+  // kNone when the expression is one the fusion cannot hold; `text` is its print. Then `leaves`,
+  // when given, gets the scalars its names stand for, or nullopt when it reads something else (a
+  // tensor, metadata).
+  std::optional<ScalarId> parseScalar(std::string& text,
+                                      std::optional<std::vector<ScalarId>>* leaves = nullptr);
   bool atScalarStatement() const;
   bool scalarStatement();
   void collectScalarStatements();
@@ -105,7 +108,8 @@ class Reader : private lex::TokenCursor<Lexer, Token> {
   std::optional<ScalarId> named(std::string_view name, size_t at);
   std::optional<int64_t> intValue(ScalarId s) const;
   bool isZero(ScalarId s) const;
-  ScalarId opaque(const std::string& text, size_t at);
+  // A fresh symbol standing for unmodelled `text`, computed from `leaves` when they are known.
+  ScalarId opaque(const std::string& text, size_t at, const std::optional<std::vector<ScalarId>>& leaves);
 
   // ------------------------------------------------------------ tensors (tensors.cpp)
   bool atTensor(size_t i) const;

@@ -7,7 +7,9 @@
 // (comparisons, `where`, casts of a non-constant to a float type, the metadata forms `T0.size[1]`
 // and `( (( (( getMetaData(T0) )).logical_size ))[1] )`, other functions) becomes a fresh
 // symbol `x<n>` standing for that text, with a note; a scalar statement (`i10 = ...;`) whose value
-// is such a text keeps its own name. Comparisons and `where` of constants fold.
+// is such a text keeps its own name. Either records the scalars the text's names stand for as its
+// leaves (ir/uncomputed_scalar.h), unless it reads a tensor or metadata. Comparisons and `where` of
+// constants fold.
 //
 // Complexity: linear in the expression; nesting is limited to 64 levels.
 #include <algorithm>
@@ -66,6 +68,36 @@ class Reader::ScalarReader {
       }
     }
     return "";
+  }
+
+  // The scalars the names of node `n` stand for, appended to `out`; false when the tree reads
+  // something that is no scalar (a tensor, a member or an index of metadata). Called after lower(n)
+  // has resolved every name it reached.
+  bool leaves(int n, std::vector<ScalarId>& out) {
+    const Node& s = nodes_[static_cast<size_t>(n)];
+    switch (s.kind) {
+      case Node::Kind::Number: return true;
+      case Node::Kind::Ident: {
+        if (s.text == "true" || s.text == "false" || s.text == "inf" || s.text == "nan") return true;
+        if (s.text.size() > 1 && s.text[0] == 'T' &&
+            s.text.find_first_not_of("0123456789", 1) == std::string::npos)
+          return false;
+        std::optional<ScalarId> v = r_.named(s.text, s.tok);
+        if (!v || *v == kNone) return false;
+        out.push_back(*v);
+        return true;
+      }
+      case Node::Kind::Member:
+      case Node::Kind::Index: return false;
+      case Node::Kind::Unary:
+      case Node::Kind::Binary:
+      case Node::Kind::CCast:
+      case Node::Kind::Call:
+        for (int k : s.kids)
+          if (!leaves(k, out)) return false;
+        return true;
+    }
+    return false;
   }
 
   // The scalar for node `n`: kNone when the fusion cannot hold it; nullopt after an error.
@@ -442,7 +474,8 @@ bool Reader::isZero(ScalarId s) const {
   return v && *v == 0;
 }
 
-ScalarId Reader::opaque(const std::string& text, size_t at) {
+ScalarId Reader::opaque(const std::string& text, size_t at,
+                        const std::optional<std::vector<ScalarId>>& leaves) {
   auto it = opaque_.find(text);
   if (it != opaque_.end()) return it->second;
   std::string name = "x" + std::to_string(opaque_.size());
@@ -450,13 +483,14 @@ ScalarId Reader::opaque(const std::string& text, size_t at) {
   ScalarId s = symbol(name);
   opaque_.emplace(text, s);
   // Marked as a value nvFuser computes and fusecheck does not: a verdict that needs it is not
-  // decided, never an unbound extent (ir/uncomputed_scalar.h).
+  // decided unless its leaves say nvFuser has them, never an unbound extent (ir/uncomputed_scalar.h).
   markUncomputedScalar(f_, s, text);
+  if (leaves) markUncomputedLeaves(f_, s, *leaves);
   note(name + " stands for `" + shorten(text) + "`, a scalar expression fusecheck does not model", at);
   return s;
 }
 
-std::optional<ScalarId> Reader::parseScalar(std::string& text) {
+std::optional<ScalarId> Reader::parseScalar(std::string& text, std::optional<std::vector<ScalarId>>* leaves) {
   ScalarReader sr(*this);
   int n = sr.parse();
   if (n < 0) return std::nullopt;
@@ -464,15 +498,23 @@ std::optional<ScalarId> Reader::parseScalar(std::string& text) {
   int before = errors_;
   auto v = sr.lower(n);
   if (errors_ != before) return std::nullopt;
+  if (v && *v == kNone && leaves) {
+    std::vector<ScalarId> found;
+    if (sr.leaves(n, found) && errors_ == before)
+      *leaves = std::move(found);
+    else
+      leaves->reset();
+  }
   return v;
 }
 
 std::optional<ScalarId> Reader::scalar() {
   size_t at = p_;
   std::string text;
-  auto v = parseScalar(text);
+  std::optional<std::vector<ScalarId>> leaves;
+  auto v = parseScalar(text, &leaves);
   if (!v) return std::nullopt;
-  if (*v == kNone) return opaque(text, at);
+  if (*v == kNone) return opaque(text, at, leaves);
   return v;
 }
 
@@ -509,7 +551,8 @@ std::optional<ScalarId> Reader::named(std::string_view name, size_t at) {
   resolving_.push_back(key);
   std::string text;
   int before = errors_;
-  auto v = parseScalar(text);
+  std::optional<std::vector<ScalarId>> leaves;
+  auto v = parseScalar(text, &leaves);
   resolving_.pop_back();
   p_ = save;
   if (errors_ != before || !v) return std::nullopt;
@@ -519,6 +562,7 @@ std::optional<ScalarId> Reader::named(std::string_view name, size_t at) {
   }
   ScalarId s = symbol(name);
   markUncomputedScalar(f_, s, text);
+  if (leaves) markUncomputedLeaves(f_, s, *leaves);
   note(key + " = " + shorten(text) + " is a scalar expression fusecheck does not model; " + key +
            " is taken as a value of its own",
        at);
