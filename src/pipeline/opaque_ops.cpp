@@ -9,7 +9,7 @@
 namespace fc::pipeline_detail {
 namespace {
 
-// Where the whole-first path's claim comes from, and what the ops' builders give their outputs.
+// Where the whole-first path's claim comes from.
 constexpr const char* kWholeFirstSource =
     "FusionExecutorCache concretizes a copy of the complete fusion before FusionKernelRuntime "
     "segments it (csrc/runtime/fusion_executor_cache.cpp:469-496 @ 81c4b22fd)";
@@ -81,8 +81,7 @@ std::optional<std::string> whyOpen(const Fusion& f, const Profile& p, ExprId e, 
       (has_reduction || exprOpName(x) == "batch_norm"))
     return "at this point a segment input keeps its Reduction axes and the transpose scheduler merges them, "
            "and where nvFuser cuts the fusion around or inside this op (which decides whether a Reduction "
-           "axis, "
-           "the fusion's or one the op builds, reaches such a segment) is not modelled";
+           "axis, the fusion's or one the op builds, reaches such a segment) is not modelled";
   return std::nullopt;
 }
 
@@ -119,8 +118,7 @@ bool opaqueOpsOpen(const Fusion& f, const Profile& p, const std::string& file, D
         "fusecheck follows an opaque op only on a single-device path that concretizes the complete fusion "
         "first, when the op takes and gives no Symbolic axis and its outputs take their extents from its "
         "operands, and where no Reduction axis can reach the transpose scheduler (no reduction in the "
-        "fusion, or "
-        "a point where it no longer merges the Reduction axes of segment inputs)");
+        "fusion, or a point where it no longer merges the Reduction axes of segment inputs)");
     d.note(kWholeFirstSource);
   }
   return any;
