@@ -83,23 +83,13 @@ void ScalarEval::evaluate(ScalarId root) {
     }
     if (sc.op == ScalarOp::Size) {
       // size(T, d): the extent of non-Reduction logical axis d, if known.
-      const Tensor& t = f_.tensors[sc.size_of];
-      const Axis* ax = nullptr;
-      if (sc.size_dim >= 0) {
-        int32_t d = sc.size_dim;
-        for (AxisId a : t.logical) {
-          if (f_.axes[a].iter == IterType::Reduction) continue;
-          if (d-- == 0) {
-            ax = &f_.axes[a];
-            break;
-          }
-        }
-      }
-      if (!ax) {
+      const AxisId a = f_.sizeAxis(sc);
+      if (a == kNone) {
         setUnknown(s);
         continue;
       }
-      ScalarId e = ax->expanded != kNone ? ax->expanded : ax->extent;
+      const Axis& ax = f_.axes[a];
+      ScalarId e = ax.expanded != kNone ? ax.expanded : ax.extent;
       if (!expanded) {
         stack.push_back({s, true});
         stack.push_back({e, false});
@@ -146,12 +136,7 @@ std::vector<ScalarId> ScalarEval::freeSymbols(const Fusion& f, ScalarId root) {
       out.push_back(s);
     } else if (sc.kind == ScalarKind::Derived) {
       if (sc.op == ScalarOp::Size) {
-        const Tensor& t = f.tensors[sc.size_of];
-        int32_t d = 0;
-        for (AxisId a : t.logical) {
-          if (f.axes[a].iter == IterType::Reduction) continue;
-          if (d++ == sc.size_dim) stack.push_back(f.axes[a].extent);
-        }
+        if (const AxisId a = f.sizeAxis(sc); a != kNone) stack.push_back(f.axes[a].extent);
       } else {
         stack.push_back(sc.lhs);
         stack.push_back(sc.rhs);

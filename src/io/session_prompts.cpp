@@ -62,8 +62,6 @@ Style styleOf(std::string_view t) {
 
 }  // namespace
 
-bool looksLikeSession(std::string_view text) { return styleOf(text) != Style::None; }
-
 MappedText unprompt(const MappedText& text, DiagnosticSink& sink) {
   std::string_view t = text.text();
   const Style style = styleOf(t);

@@ -11,9 +11,6 @@
 
 namespace fc {
 
-// Whether the first line that is not blank starts with a `>>>` or `In [N]:` prompt.
-bool looksLikeSession(std::string_view text);
-
 // The session's code, its prompts removed and its output lines blank, with one note (FC0604)
 // saying what was read; the text itself when it is no session.
 MappedText unprompt(const MappedText& text, DiagnosticSink& sink);

@@ -200,6 +200,16 @@ size_t Fusion::nonReductionRank(TensorId t) const {
   return n;
 }
 
+AxisId Fusion::sizeAxis(const Scalar& sc) const {
+  if (sc.size_of >= tensors.size() || sc.size_dim < 0) return kNone;
+  int32_t d = sc.size_dim;
+  for (AxisId a : tensors[sc.size_of].logical) {
+    if (axes[a].iter == IterType::Reduction) continue;
+    if (d-- == 0) return a;
+  }
+  return kNone;
+}
+
 bool holdsOpaqueOp(const Fusion& f) {
   for (const Expr& x : f.exprs)
     if (isOpaque(x.op)) return true;

@@ -149,6 +149,8 @@ class Fusion {
 
   // Count of non-Reduction logical axes (the rank a bound tensor must have).
   size_t nonReductionRank(TensorId t) const;
+  // The axis size(T, d) reads (a Size scalar): T's d-th non-Reduction logical axis, or kNone.
+  AxisId sizeAxis(const Scalar& sc) const;
 
  private:
   mutable std::vector<NameId> tensor_by_name_;  // NameId -> TensorId

@@ -21,19 +21,6 @@ std::vector<std::string_view> splitWords(std::string_view s) {
   return r;
 }
 
-// The extent size(T, d) reads: that of T's non-Reduction logical axis d (its expanded extent when
-// it has one), or kNone when there is no such axis.
-ScalarId sizeExtent(const Fusion& f, const Scalar& sc) {
-  if (sc.size_of >= f.tensors.size() || sc.size_dim < 0) return kNone;
-  int32_t d = sc.size_dim;
-  for (AxisId a : f.tensors[sc.size_of].logical) {
-    const Axis& ax = f.axes[a];
-    if (ax.iter == IterType::Reduction) continue;
-    if (d-- == 0) return ax.expanded != kNone ? ax.expanded : ax.extent;
-  }
-  return kNone;
-}
-
 // Whether symbol `x` is the extent (or expanded extent) of a non-Reduction logical axis of a fusion
 // input tensor.
 bool isInputExtent(const Fusion& f, ScalarId x) {
@@ -72,11 +59,11 @@ void markUncomputedLeaves(Fusion& f, ScalarId s, std::span<const ScalarId> opera
       case ScalarKind::Derived:
         if (sc.op == ScalarOp::Size) {
           // The extent nvFuser's size(T, d) returns: the Val of T's axis (expanded, if it is).
-          const ScalarId e = sizeExtent(f, sc);
-          if (e == kNone)
+          const AxisId a = f.sizeAxis(sc);
+          if (a == kNone)
             add(kUnsureLeaf);
           else
-            stack.push_back(e);
+            stack.push_back(f.axes[a].expanded != kNone ? f.axes[a].expanded : f.axes[a].extent);
         } else {
           stack.push_back(sc.lhs);
           if (sc.rhs != kNone) stack.push_back(sc.rhs);

@@ -54,12 +54,8 @@ bool addFactors(const Fusion& f, ScalarId s, Product& p) {
   if (sc.kind == ScalarKind::Derived && sc.op == ScalarOp::Mul)
     return addFactors(f, sc.lhs, p) && addFactors(f, sc.rhs, p);
   if (sc.kind == ScalarKind::Derived && sc.op == ScalarOp::Size) {
-    int32_t d = 0;
-    for (AxisId a : f.tensors[sc.size_of].logical) {
-      if (f.axes[a].iter == IterType::Reduction) continue;
-      if (d++ == sc.size_dim) return addFactors(f, f.axes[a].extent, p);
-    }
-    return false;
+    const AxisId a = f.sizeAxis(sc);
+    return a != kNone && addFactors(f, f.axes[a].extent, p);
   }
   p.factors.push_back(s);
   return true;
