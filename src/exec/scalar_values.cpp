@@ -52,13 +52,8 @@ std::optional<ScalarValue> ScalarValues::eval(ScalarId root, std::string* why) {
     std::vector<ScalarId> deps;
     if (sc.kind == ScalarKind::Derived) {
       if (sc.op == ScalarOp::Size) {
-        if (sc.size_of < f_.tensors.size()) {
-          const Tensor& t = f_.tensors[sc.size_of];
-          if (sc.size_dim >= 0 && static_cast<size_t>(sc.size_dim) < t.logical.size()) {
-            const Axis& ax = f_.axes[t.logical[sc.size_dim]];
-            deps.push_back(ax.expanded != kNone ? ax.expanded : ax.extent);
-          }
-        }
+        if (AxisId a = f_.sizeAxis(sc); a != kNone)
+          deps.push_back(f_.axes[a].expanded != kNone ? f_.axes[a].expanded : f_.axes[a].extent);
       } else {
         if (sc.lhs != kNone) deps.push_back(sc.lhs);
         if (sc.rhs != kNone) deps.push_back(sc.rhs);
@@ -116,14 +111,11 @@ bool ScalarValues::compute(ScalarId s, std::string& why) {
     return true;
   };
   if (sc.op == ScalarOp::Size) {
+    // size(T, d) reads T's d-th non-Reduction axis, its expanded extent where
+    // it has one (csrc/ops/arith.cpp:1550-1554 @ 81c4b22fd).
     ScalarId d = kNone;
-    if (sc.size_of < f_.tensors.size()) {
-      const Tensor& t = f_.tensors[sc.size_of];
-      if (sc.size_dim >= 0 && static_cast<size_t>(sc.size_dim) < t.logical.size()) {
-        const Axis& ax = f_.axes[t.logical[sc.size_dim]];
-        d = ax.expanded != kNone ? ax.expanded : ax.extent;
-      }
-    }
+    if (AxisId a = f_.sizeAxis(sc); a != kNone)
+      d = f_.axes[a].expanded != kNone ? f_.axes[a].expanded : f_.axes[a].extent;
     if (d == kNone) {
       why = "size() names an axis that does not exist";
       return false;

@@ -168,7 +168,7 @@ class CppExporter : ExporterBase {
       case ScalarKind::Derived: {
         if (sc.op == ScalarOp::Size) {
           if (sc.size_of >= tv_.size()) break;
-          return tv_[sc.size_of] + "->getLogicalDomain().at(" + std::to_string(sc.size_dim) + ")->extent()";
+          return "size(" + tv_[sc.size_of] + ", " + std::to_string(sc.size_dim) + ")";
         }
         std::string a = scalar(sc.lhs, depth + 1);
         if (sc.op == ScalarOp::Neg) return "neg(" + a + ")";

@@ -118,15 +118,9 @@ void Reader::checkScalarCycles() {
     const Scalar& x = f_.scalars[s];
     if (x.kind != ScalarKind::Derived) return kNone;
     if (x.op == ScalarOp::Size) {
-      if (x.size_of >= f_.tensors.size()) return kNone;
-      const Tensor& t = f_.tensors[x.size_of];
-      if (i == 0 && static_cast<size_t>(x.size_dim) < t.logical.size()) {
-        const Axis& a = f_.axes[t.logical[static_cast<size_t>(x.size_dim)]];
-        return a.extent;
-      }
-      if (i == 1 && static_cast<size_t>(x.size_dim) < t.logical.size())
-        return f_.axes[t.logical[static_cast<size_t>(x.size_dim)]].expanded;
-      return kNone;
+      AxisId a = f_.sizeAxis(x);
+      if (a == kNone || i > 1) return kNone;
+      return i == 0 ? f_.axes[a].extent : f_.axes[a].expanded;
     }
     return i == 0 ? x.lhs : i == 1 ? x.rhs : kNone;
   };

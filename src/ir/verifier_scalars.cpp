@@ -104,13 +104,22 @@ void Checks::finishScalar(ScalarId s, Reporter& r) {
     if (!tensorValid(sc.size_of)) {
       r.error(DiagCode::DanglingTensor, "size() names a tensor that does not exist", scalarPlace(s, r));
       st_.scalar_bad[s] = 1;
-    } else if (sc.size_dim < 0 || static_cast<size_t>(sc.size_dim) >= f_.tensors[sc.size_of].logical.size()) {
-      r.error(DiagCode::DanglingAxis,
-              "size(" + tname(sc.size_of) + ", " + std::to_string(sc.size_dim) + ") names an axis " +
-                  tname(sc.size_of) + " does not have (it has " + num(f_.tensors[sc.size_of].logical.size()) +
-                  ")",
-              scalarPlace(s, r));
-      st_.scalar_bad[s] = 1;
+    } else {
+      // size(T, d) counts T's non-Reduction logical axes (csrc/ops/arith.cpp:1550-1554 @ 81c4b22fd).
+      size_t rank = 0, reductions = 0;
+      for (AxisId a : f_.tensors[sc.size_of].logical)
+        (a < f_.axes.size() && f_.axes[a].iter == IterType::Reduction ? reductions : rank) += 1;
+      if (sc.size_dim < 0 || static_cast<size_t>(sc.size_dim) >= rank) {
+        r.error(DiagCode::DanglingAxis,
+                "size(" + tname(sc.size_of) + ", " + std::to_string(sc.size_dim) + ") names an axis " +
+                    tname(sc.size_of) + " does not have (it has " + num(rank) +
+                    (reductions ? " besides its " + num(reductions) +
+                                      (reductions == 1 ? " Reduction axis" : " Reduction axes")
+                                : std::string()) +
+                    ")",
+                scalarPlace(s, r));
+        st_.scalar_bad[s] = 1;
+      }
     }
     st_.scalar_int[s] = !st_.scalar_bad[s];
     return;

@@ -168,6 +168,32 @@ TEST(ExportCppTest, SingleDeviceAndSplitForms) {
       << *d;
 }
 
+// size(T, d) goes out as nvFuser's size(tv, d), which counts tv's non-Reduction axes as fusecheck
+// does; the C++ importer reads it back to the same axis of the sum's output.
+TEST(ExportCppTest, SizeOfReducedTensorReadsBack) {
+  auto f = importFixture(std::string(FC_SOURCE_DIR) + "/fixtures/scalars/size_of_reduced_tensor.py");
+  ASSERT_TRUE(f.has_value());
+  DiagnosticSink s;
+  auto c = exportCppTest(*f, s);
+  ASSERT_TRUE(c.has_value()) << (s.all().empty() ? "" : s.all()[0].message);
+  EXPECT_NE(c->find("size(tv1, 0)"), std::string::npos) << *c;
+  DiagnosticSink rs;
+  auto back = importCppTest(MappedText(SourceText("exported.cpp", *c)), rs);
+  ASSERT_TRUE(back.has_value()) << *c;
+  // In both fusions size(T1, 0) reads the extent of the input's second axis.
+  for (const Fusion* g : {&*f, &*back}) {
+    int sizes = 0;
+    for (const Scalar& sc : g->scalars) {
+      if (sc.kind != ScalarKind::Derived || sc.op != ScalarOp::Size) continue;
+      ++sizes;
+      AxisId a = g->sizeAxis(sc);
+      ASSERT_NE(a, kNone);
+      EXPECT_EQ(g->axes[a].extent, g->axes[g->tensors[g->inputs[0].id].logical[1]].extent);
+    }
+    EXPECT_EQ(sizes, 1);
+  }
+}
+
 TEST(ExportCppTest, ReportsUnnameableSymbols) {
   Fusion f;
   ScalarId n = f.addSymbol("n");

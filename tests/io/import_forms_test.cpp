@@ -208,6 +208,8 @@ TEST(ImportForms, InvalidFixturesGiveOneLocatedError) {
        "`static_cast<int64_t>`: 3e+19 does not fit in a 64-bit integer"},
       {"cpp_welford_with_initial_values.cpp", DiagCode::ImportUnsupported, 12, 12,
        "WelfordRaw(...) with initial values (init_avg, init_var, init_N) is not modelled"},
+      {"cpp_size_dim_past_reductions.cpp", DiagCode::ImportSyntax, 9, 12,
+       "size(T1, 1): dim out of range: T1 has 1 non-Reduction axis"},
       {"cpp_layer_norm_shape_rank.cpp", DiagCode::ImportSyntax, 9, 13,
        "layer_norm: the normalized shape has 3 dims but the input has rank 2"},
       {"cpp_reorder_parallelized_thread_axis.cpp", DiagCode::ImportSyntax, 10, 3,

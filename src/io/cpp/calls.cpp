@@ -218,6 +218,26 @@ std::optional<Value> Reader::scalarOp(const std::string& fn, std::vector<Value>&
   return r;
 }
 
+// size(tv, dim) of ops/arith.h: the extent of tv's dim-th non-Reduction logical axis, dim
+// wrapped like a Python index (csrc/ops/arith.cpp:1550-1554 @ 81c4b22fd).
+std::optional<Value> Reader::sizeOf(std::vector<Value>& args, size_t at) {
+  int64_t d = 0;
+  if (!toInt(args[1], d, at, "the dim of size(tv, dim)")) return std::nullopt;
+  const int64_t rank = static_cast<int64_t>(f_.nonReductionRank(args[0].tensor));
+  const int64_t dd = d < 0 ? d + rank : d;
+  if (dd < 0 || dd >= rank)
+    return error(DiagCode::ImportSyntax,
+                 "size(" + std::string(f_.tensorName(args[0].tensor)) + ", " + std::to_string(d) +
+                     "): dim out of range: " + std::string(f_.tensorName(args[0].tensor)) + " has " +
+                     std::to_string(rank) + (rank == 1 ? " non-Reduction axis" : " non-Reduction axes"),
+                 at),
+           std::nullopt;
+  Value v;
+  v.k = Value::K::Scalar;
+  v.scalar = f_.addSize(args[0].tensor, static_cast<int32_t>(dd));
+  return v;
+}
+
 // ---------------------------------------------------------------- ops
 
 std::optional<Value> Reader::op(OpKind k, const std::string& fn, std::vector<Value>& args, size_t at) {
@@ -549,6 +569,7 @@ std::optional<Value> Reader::call(const std::string& name, std::vector<Value>& a
   if (fn == "GetParam" && args.empty())
     if (auto v = testParam(at)) return v;
   if (fn == "reorderParallelizedToFront") return reorderParallelizedToFront(args, at);
+  if (fn == "size" && args.size() == 2 && args[0].k == Value::K::Tensor) return sizeOf(args, at);
   if (fn == "makeSymbolicTensor" || fn == "makeContigTensor" || fn == "makeConcreteTensor" ||
       fn == "makeContigConcreteTensor")
     return makeTensor(fn, args, at);

@@ -202,6 +202,7 @@ class Reader : public lex::TokenCursor<Lexer, Token> {
   std::optional<Value> call(const std::string& fn, std::vector<Value>& args, size_t at);
   std::optional<Value> makeTensor(const std::string& fn, std::vector<Value>& args, size_t at);
   std::optional<Value> op(OpKind k, const std::string& fn, std::vector<Value>& args, size_t at);
+  std::optional<Value> sizeOf(std::vector<Value>& args, size_t at);
   std::optional<Value> scalarOp(const std::string& fn, std::vector<Value>& args, size_t at);
   std::optional<Value> aten(const std::string& fn, std::vector<Value>& args, size_t at);
   std::optional<Value> meshOf(const Value& v, size_t at, const std::vector<int64_t>* given_shape = nullptr);
