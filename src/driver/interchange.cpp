@@ -9,6 +9,7 @@
 #include "io/import_ir.h"
 #include "io/import_paste.h"
 #include "io/json_locate.h"
+#include "io/python_segment_dump.h"
 #include "io/reader.h"
 #include "io/writer.h"
 #include "ir/verifier.h"
@@ -38,6 +39,13 @@ int writeOut(const std::string& target, const std::string& text, const std::stri
 // `import --list`: the dumps of a printed-IR log, one line each.
 int listDumps(const SourceText& src, std::ostream& out) {
   MappedText text(src);
+  // A python_definition_segments log: its segment definitions.
+  const std::vector<PythonSegment> segs = findPythonSegments(src.text());
+  for (size_t k = 0; k < segs.size(); ++k)
+    out << k + 1 << "  lines " << text.location(segs[k].begin).line << "-"
+        << text.location(segs[k].end - (segs[k].end > segs[k].begin ? 1 : 0)).line << "  python definition  `"
+        << segs[k].label << "`\n";
+  if (!segs.empty()) return kExitClean;
   std::vector<IrDumpInfo> dumps = listIrDumps(text);
   for (const IrDumpInfo& d : dumps) {
     out << d.index << "  lines " << d.first_line << "-" << d.last_line << "  " << d.kind << ", " << d.tensors

@@ -11,6 +11,7 @@
 #include "io/import_python.h"
 #include "io/import_segments.h"
 #include "io/json_validate.h"
+#include "io/python_segment_dump.h"
 #include "io/session_prompts.h"
 
 namespace fc {
@@ -138,8 +139,12 @@ std::optional<Fusion> importMapped(const MappedText& text, DiagnosticSink& sink,
                                    std::optional<ImportFormat> format, const ImportOptions& opts) {
   switch (format.value_or(detectImportFormat(text.text()))) {
     case ImportFormat::NvfuserPython: {
-      // A pasted interactive session: its code, without prompts and outputs.
-      const MappedText code = unprompt(text, sink);
+      // One segment of a python_definition_segments log; a pasted interactive session: its code,
+      // without prompts and outputs.
+      bool picked = true;
+      const MappedText segment = pickPythonSegment(text, opts.dump, sink, picked);
+      if (!picked) return std::nullopt;
+      const MappedText code = unprompt(segment, sink);
       if (!code.edited()) return importPython(code.source(), sink, opts.map);
       SourceText copy(code.source().path(), std::string(code.text()));
       DiagnosticSink sub;
