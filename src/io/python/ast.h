@@ -61,10 +61,12 @@ enum class NK : uint8_t {
   Pass,
   Break,
   Continue,
-  Assert,  // a: [test, message?]
-  Del,     // a: targets
-  Global,  // (names unused)
-  Raise,   // a: [exception?]
+  Assert,     // a: [test, message?]
+  Del,        // a: targets
+  Global,     // (names unused)
+  Raise,      // a: [exception?]
+  Match,      // a: [subject], b: MatchCase nodes
+  MatchCase,  // a: [pattern, guard or kNoNode], s: the `as` name ("" when none), b: body
 };
 
 struct Node {

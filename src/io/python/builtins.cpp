@@ -175,6 +175,11 @@ Ref Interpreter::moduleCall(const std::string& dotted, Args& args) {
     p->partial = std::move(bound);
     return p;
   }
+  // torch.distributed's world size and rank, as a test's fixture gives them.
+  if (dotted == "torch.distributed.get_world_size" && args.pos.empty() && args.kw.empty())
+    return assumedDevices(dotted + "()", args.off);
+  if (dotted == "torch.distributed.get_rank" && args.pos.empty() && args.kw.empty())
+    return assumedRank(dotted + "()", args.off);
   if (dotted.rfind("torch.", 0) == 0) {
     Ref r = torchCall(dotted, args);
     if (r->k == VK::Torch && r->off == 0) r->off = args.off;
@@ -201,6 +206,11 @@ Ref Interpreter::moduleCall(const std::string& dotted, Args& args) {
     if (fn == "sqrt") return mkFloat(std::sqrt(x));
     if (fn == "log2") return mkFloat(std::log2(x));
   }
+  if (dotted == "pytest.skip" && stop_at_skip_ && devices_read_) {
+    skipped_at_ = args.off;
+    throw PyError{DiagCode::ImportUnsupported, "the test skips", args.off, false, false, true};
+  }
+  if (dotted == "enum.auto" && args.pos.empty()) return mkInt(++enum_auto_);  // 1, 2, ... in a class body
   if (dotted == "itertools.product" || dotted == "itertools.permutations" ||
       dotted == "itertools.combinations")
     return itertoolsCall(dotted.substr(10), args);
@@ -549,6 +559,22 @@ Ref Interpreter::builtinCall(const Value& f, Args& args) {
   if (n.ends_with("Error") || n == "Exception") return mkOpaque(n);
   if (kwArg(args, "") != nullptr) return mkNone();
   fail("`" + n + "` is not modelled by fusecheck", args.off);
+}
+
+void Interpreter::enumMembers(const Ref& cls) {
+  const bool is_enum = std::any_of(cls->bases.begin(), cls->bases.end(), [](const Ref& b) {
+    return b->k == VK::Module && (b->s == "enum.Enum" || b->s == "enum.IntEnum" || b->s == "enum.StrEnum" ||
+                                  b->s == "enum.Flag" || b->s == "enum.IntFlag");
+  });
+  if (!is_enum) return;
+  for (auto& [name, v] : *cls->attrs) {
+    if (name.empty() || name[0] == '_' || v->k == VK::Func || v->k == VK::Class || v->k == VK::Builtin)
+      continue;
+    Ref member = mk(VK::Instance);
+    member->cls = cls;
+    member->attrs = newAttrs({{"name", mkStr(name)}, {"value", v}});
+    v = member;
+  }
 }
 
 }  // namespace fc::py

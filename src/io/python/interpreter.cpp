@@ -121,11 +121,23 @@ void Interpreter::tick(uint32_t off) {
                   true};
 }
 
+Ref Interpreter::assumedDevices(const std::string& what, uint32_t off) {
+  devices_read_ = true;
+  report(Severity::Note, DiagCode::ImportUnsupported,
+         "`" + what + "` (the number of devices) is not known: assuming " + std::to_string(devices_), off);
+  return mkInt(devices_);
+}
+
+Ref Interpreter::assumedRank(const std::string& what, uint32_t off) {
+  report(Severity::Note, DiagCode::ImportUnsupported, "`" + what + "` is not known: assuming 0", off);
+  return mkInt(0);
+}
+
 std::vector<std::shared_ptr<FusionRecorder>> Interpreter::run() {
   try {
     execBlock(m_.body, globals_);
-  } catch (const PyError& e) {  // a limit: the run stops here
-    report(Severity::Error, e.code, e.message, e.off);
+  } catch (const PyError& e) {  // a limit, or pytest.skip under stop_at_skip: the run stops here
+    if (!skipped_at_) report(Severity::Error, e.code, e.message, e.off);
     return recs_;
   }
   bool any = std::any_of(recs_.begin(), recs_.end(), [](const auto& r) { return r->recorded; });
@@ -158,6 +170,11 @@ void Interpreter::poisonTargets(NodeId stmt, const std::shared_ptr<Scope>& sc) {
   if (n.k == NK::Assign)
     for (NodeId t : n.a) poison(t, sc);
   if (n.k == NK::AugAssign || n.k == NK::AnnAssign || n.k == NK::For) poison(n.a[0], sc);
+  // A compound statement: what its blocks would have bound (a `match` through its cases).
+  if (n.k == NK::If || n.k == NK::For || n.k == NK::While || n.k == NK::With || n.k == NK::Try ||
+      n.k == NK::Match || n.k == NK::MatchCase)
+    for (const std::vector<NodeId>* block : {&n.b, &n.c})
+      for (NodeId x : *block) poisonTargets(x, sc);
 }
 
 void Interpreter::poison(NodeId target, const std::shared_ptr<Scope>& sc) {
@@ -221,8 +238,10 @@ Interpreter::Flow Interpreter::exec(NodeId id, const std::shared_ptr<Scope>& sc)
       cls->node = id;
       for (NodeId b : n.a) cls->bases.push_back(eval(b, sc));
       auto body = newScope(sc);
+      enum_auto_ = 0;
       execBlock(n.b, body);
       cls->attrs = newAttrs(body->vars);
+      enumMembers(cls);
       sc->vars[n.s] = cls;
       return Flow::Normal;
     }
@@ -260,6 +279,7 @@ Interpreter::Flow Interpreter::exec(NodeId id, const std::shared_ptr<Scope>& sc)
       if (f != Flow::Normal) return f;
       return execBlock(n.c, sc);
     }
+    case NK::Match: return matchStmt(n, sc);
     case NK::Return: return_value_ = n.a.empty() ? mkNone() : eval(n.a[0], sc); return Flow::Return;
     case NK::Import: importStmt(n, sc); return Flow::Normal;
     case NK::Pass:
@@ -855,16 +875,9 @@ Ref Interpreter::getAttr(const Ref& obj, const std::string& name, uint32_t off) 
       // A test fixture's device count and rank (mpi_test.size, multidevice_test.rank): the
       // fusion's shapes often depend on them; fusecheck assumes two devices and rank 0, and says so.
       bool fixture = obj->s.find('.') == std::string::npos && obj->s.find(' ') == std::string::npos;
-      if (fixture && (name == "size" || name == "world_size" || name == "num_devices")) {
-        report(Severity::Note, DiagCode::ImportUnsupported,
-               "`" + obj->s + "." + name + "` (the number of devices) is not known: assuming 2", off);
-        return mkInt(2);
-      }
-      if (fixture && (name == "rank" || name == "local_rank")) {
-        report(Severity::Note, DiagCode::ImportUnsupported,
-               "`" + obj->s + "." + name + "` is not known: assuming 0", off);
-        return mkInt(0);
-      }
+      if (fixture && (name == "size" || name == "world_size" || name == "num_devices"))
+        return assumedDevices(obj->s + "." + name, off);
+      if (fixture && (name == "rank" || name == "local_rank")) return assumedRank(obj->s + "." + name, off);
       return mkOpaque(obj->s + "." + name);
     }
     case VK::Str:

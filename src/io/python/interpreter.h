@@ -17,6 +17,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -61,6 +62,15 @@ class Interpreter {
   std::vector<std::shared_ptr<FusionRecorder>> run();
 
   int errors() const { return errors_; }
+  // The device count assumed where the script reads its test fixture's (`multidevice_test.size`,
+  // `dist.get_world_size()`); 2 unless set. With stop_at_skip, a `pytest.skip(...)` reached after
+  // the script read that count ends the run, and skippedAt() says where: the caller tries another
+  // count, as the test would skip with this one.
+  void assumeDevices(int64_t n, bool stop_at_skip) {
+    devices_ = n;
+    stop_at_skip_ = stop_at_skip;
+  }
+  std::optional<uint32_t> skippedAt() const { return skipped_at_; }
   // Names that a line dropped for a syntax error would have bound: a use is not reported again.
   void dropped(std::vector<std::string> names) { dropped_ = std::move(names); }
   // A module-level name after the run (nullptr if unbound) and where its value was written.
@@ -111,6 +121,11 @@ class Interpreter {
   void poisonTargets(NodeId stmt, const std::shared_ptr<Scope>& sc);
   void poison(NodeId target, const std::shared_ptr<Scope>& sc);
 
+  // match_statement.cpp: `match` and its case patterns; a pattern's captures go to `binds`.
+  Flow matchStmt(const Node& n, const std::shared_ptr<Scope>& sc);
+  bool matchPattern(NodeId p, const Ref& v, const std::shared_ptr<Scope>& sc,
+                    std::vector<std::pair<std::string, Ref>>& binds);
+
   // operators.cpp: Python operators on every kind of value
   Ref binary(const std::string& op, const Ref& l, const Ref& r, uint32_t off);
   Ref unary(const std::string& op, const Ref& v, uint32_t off);
@@ -124,6 +139,9 @@ class Interpreter {
   // builtins.cpp: itertools.product / permutations / combinations as a list of tuples
   Ref itertoolsCall(const std::string& fn, Args& args);
   Ref moduleCall(const std::string& dotted, Args& args);
+  // builtins.cpp: a class deriving from enum.Enum (or IntEnum, StrEnum, Flag): each member becomes
+  // an instance with `name` and `value`, compared by identity as Python's members are.
+  void enumMembers(const Ref& cls);
 
   // torch_values.cpp: torch tensors for `inputs`
   Ref torchCall(const std::string& fn, Args& args);
@@ -174,6 +192,15 @@ class Interpreter {
   int recording_ = 0;
   int calls_ = 0;
   int64_t iterations_ = 0;
+  int64_t enum_auto_ = 0;
+  int64_t devices_ = 2;
+  bool stop_at_skip_ = false;
+  bool devices_read_ = false;
+  std::optional<uint32_t> skipped_at_;
+  // The fixture's device count and rank, with a note (once per place) saying what is assumed.
+  Ref assumedDevices(const std::string& what, uint32_t off);
+  Ref assumedRank(const std::string& what,
+                  uint32_t off);  // enum.auto()'s last value in the class body being run
   int errors_ = 0;
   // The notes reported so far, by place and text: a line that a loop runs again is noted once.
   std::set<std::pair<uint32_t, std::string>> noted_;

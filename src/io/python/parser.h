@@ -1,6 +1,6 @@
 // The parser of the Python subset nvFuser repros use, from tokens (lexer.h) to the tree of
 // ast.h: modules, imports, function and class definitions with decorators, `with`, `for`,
-// `while`, `if` / `elif` / `else`, `try`, assignments with tuple, attribute and subscript
+// `while`, `if` / `elif` / `else`, `try`, `match`, assignments with tuple, attribute and subscript
 // targets, augmented and annotated assignments, calls with keyword and starred arguments,
 // lists, tuples, sets, dicts, comprehensions, lambdas, conditional expressions, the full
 // operator precedence of Python, subscripts and slices.

@@ -9,11 +9,18 @@
 
 namespace fc::py {
 
-// Definitions nobody called, in source order: a definition taking the FusionDefinition gets a
-// fresh one; a test function gets opaque arguments (its fixtures) and is run for what it
-// records.
+// Definitions nobody called, in source order, test functions and definitions taking the
+// FusionDefinition before the rest: a definition taking the FusionDefinition gets a fresh one; a
+// test function gets opaque arguments (its fixtures) and is run for what it records.
 void Interpreter::runUncalledDefinitions() {
   auto defs = defs_;
+  // Test functions and definitions taking `fd` first: a test calls the script's helpers with the
+  // values it means (`fd = linear_forward(h, d, s)`), which a helper run on its own lacks.
+  std::stable_partition(defs.begin(), defs.end(), [&](const auto& def) {
+    const Node& d = m_[def.first];
+    const std::string first = d.a.empty() ? "" : m_[d.a[0]].s;
+    return d.s.rfind("test", 0) == 0 || first.rfind("fd", 0) == 0 || first == "fusion_definition";
+  });
   for (const auto& [id, scope] : defs) {
     if (std::find(called_.begin(), called_.end(), id) != called_.end()) continue;
     const Node& d = m_[id];
@@ -52,8 +59,8 @@ void Interpreter::runUncalledDefinitions() {
         callFunction(fn, args);
       }
     } catch (const PyError& e) {
-      if (e.fatal) {  // a limit: the run stops here
-        report(Severity::Error, e.code, e.message, e.off);
+      if (e.fatal) {  // a limit, or pytest.skip under stop_at_skip: the run stops here
+        if (!skipped_at_) report(Severity::Error, e.code, e.message, e.off);
         return;
       }
       report(Severity::Note, e.code, "skipped: " + e.message, e.off);
