@@ -354,6 +354,59 @@ MappedText splitJoinedPython(const MappedText& text, DiagnosticSink& sink) {
 
 }  // namespace
 
+// The nvFuser a reporter names in the prose, on a line of its own (`nvfuser commit: d75fc93`,
+// `nvFuser version: 0.2.7+git1026f67`, possibly as a list item or in bold): the commit or the
+// version, and the line's index.
+struct ProsePoint {
+  RecordedPoint point;
+  size_t line = 0;
+  std::string said;
+};
+
+std::optional<ProsePoint> prosePoint(std::string_view t, const std::vector<Line>& lines,
+                                     const std::vector<Block>& blocks) {
+  auto lower = [](std::string_view s) {
+    std::string r(s);
+    for (char& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return r;
+  };
+  auto isMark = [](char c) {
+    return c == ' ' || c == '\t' || c == '>' || c == '*' || c == '-' || c == '#' || c == '`' || c == '_';
+  };
+  for (const Block& b : blocks) {
+    if (b.fenced) continue;
+    for (size_t i : b.lines) {
+      std::string_view s = lineText(t, lines[i]);
+      size_t p = 0;
+      while (p < s.size() && isMark(s[p])) ++p;
+      const std::string l = lower(s.substr(p));
+      const bool commit = l.starts_with("nvfuser commit");
+      if (!commit && !l.starts_with("nvfuser version")) continue;
+      size_t q = std::string_view(l).find_first_of(":=");
+      if (q == std::string::npos || q > 20) continue;
+      ++q;
+      while (q < l.size() && isMark(l[q])) ++q;
+      size_t e = q;
+      while (e < l.size() &&
+             (std::isalnum(static_cast<unsigned char>(l[e])) || l[e] == '.' || l[e] == '+' || l[e] == '_'))
+        ++e;
+      const std::string v(s.substr(p + q, e - q));
+      if (v.empty()) continue;
+      const bool hex = v.size() >= 7 && v.size() <= 40 && std::all_of(v.begin(), v.end(), [](char c) {
+                         return std::isxdigit(static_cast<unsigned char>(c));
+                       });
+      if (commit && !hex) continue;
+      if (!commit && !std::isdigit(static_cast<unsigned char>(v[0]))) continue;
+      ProsePoint r;
+      r.point = commit ? RecordedPoint{"", "", v} : RecordedPoint{"", v, ""};
+      r.line = i;
+      r.said = std::string(commit ? "commit " : "version ") + v;
+      return r;
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<Fusion> importPaste(const MappedText& text, DiagnosticSink& sink, const ImportOptions& opts) {
   std::string_view t = text.text();
   std::vector<Line> lines = splitLines(t);
@@ -496,6 +549,13 @@ std::optional<Fusion> importPaste(const MappedText& text, DiagnosticSink& sink, 
   } else {
     f = importMapped(plain, sink, fmt, opts);
   }
+  if (f && !f->nvfuser)
+    if (auto pp = prosePoint(t, lines, blocks)) {
+      f->nvfuser = pp->point;
+      note(sink,
+           "the paste names nvFuser " + pp->said + ": checks replay that point (--nvfuser replays another)",
+           text.location(lines[pp->line].begin));
+    }
   if (f) {
     f->provenance.emplace_back("pasted", "a GitHub paste (markdown repaired, prose skipped)");
     if (f->origin)
