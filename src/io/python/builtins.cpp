@@ -210,6 +210,7 @@ Ref Interpreter::moduleCall(const std::string& dotted, Args& args) {
     skipped_at_ = args.off;
     throw PyError{DiagCode::ImportUnsupported, "the test skips", args.off, false, false, true};
   }
+  if (Ref r = narrowPrecisionCall(dotted, args)) return r;
   if (dotted == "enum.auto" && args.pos.empty()) return mkInt(++enum_auto_);  // 1, 2, ... in a class body
   if (dotted == "itertools.product" || dotted == "itertools.permutations" ||
       dotted == "itertools.combinations")

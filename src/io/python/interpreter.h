@@ -115,6 +115,10 @@ class Interpreter {
   void importStmt(const Node& n, const std::shared_ptr<Scope>& sc);
   Ref withStmt(const Node& n, const std::shared_ptr<Scope>& sc, Flow& flow);
   void runUncalledDefinitions();
+  // Runs the uncalled definitions among defs_[from, to); true when the run is over (a fusion
+  // recorded, or a limit passed).
+  bool runDefinitions(size_t from, size_t to);
+  static constexpr size_t kDefinitionRounds = 4;
   std::vector<std::pair<std::string, Ref>> firstParametrization(const Node& def,
                                                                 const std::shared_ptr<Scope>& sc);
   void tick(uint32_t off);
@@ -149,6 +153,10 @@ class Interpreter {
   void describeData(const std::string& f, Args& args, Value& t);
   Ref torchMethod(const Ref& t, const std::string& name, Args& args);
   Ref torchAttr(const Ref& t, const std::string& name, uint32_t off);
+  // nvFuser's test helpers that make packed FP4 inputs: narrow_precision.to_fp4(x) and
+  // pytorch_nvfp4_quantize(x, global_scale) (tests/python/direct_utils/narrow_precision.py:110-153
+  // @ 81c4b22fd); nullptr when `fn` is neither.
+  Ref narrowPrecisionCall(const std::string& fn, Args& args);
   Ref torchIndex(const Ref& t, const Ref& idx, uint32_t off);
 
   // fusion_definition.cpp: FusionDefinition, fd.sched, meshes, tensor methods

@@ -556,4 +556,35 @@ Ref Interpreter::torchIndex(const Ref& t, const Ref& idx, uint32_t off) {
   return torchTensor(s, st, *v.dtype);
 }
 
+Ref Interpreter::narrowPrecisionCall(const std::string& fn, Args& args) {
+  const bool quantize = fn == "pytorch_nvfp4_quantize" || fn.ends_with(".pytorch_nvfp4_quantize");
+  const bool to_fp4 = fn.ends_with("narrow_precision.to_fp4") || fn.ends_with("direct_utils.to_fp4");
+  if (!quantize && !to_fp4) return nullptr;
+  const std::string name = quantize ? "pytorch_nvfp4_quantize" : "to_fp4";
+  if (args.pos.empty() || args.pos[0]->k != VK::Torch) fail(name + " takes a torch tensor", args.off);
+  const std::vector<int64_t>& sizes = args.pos[0]->sizes;
+  // to_fp4 packs pairs of the last dim; pytorch_nvfp4_quantize scales blocks of 16 of it first.
+  const int64_t block = quantize ? 16 : 2;
+  if (sizes.empty() || sizes.back() % block != 0)
+    fail(name + ": the last dim must divide by " + std::to_string(block), args.off);
+  std::vector<int64_t> packed = sizes;
+  packed.back() /= 2;
+  Ref fp4 = torchTensor(packed, contiguousStrides(packed), DType::Float4_e2m1fn_x2);
+  fp4->off = args.off;
+  if (!quantize) return fp4;
+  // The block scales: one Float8_e4m3fn per 16 elements, [sizes[0], numel / sizes[0] / 16].
+  int64_t numel = 1;
+  for (int64_t d : sizes) {
+    auto n = checkedMul(numel, d);
+    if (!n) fail(name + ": the tensor has more elements than fusecheck can count", args.off);
+    numel = *n;
+  }
+  const std::vector<int64_t> scale_sizes{sizes[0], sizes[0] == 0 ? 0 : numel / sizes[0] / 16};
+  Ref scale = torchTensor(scale_sizes, contiguousStrides(scale_sizes), DType::Float8_e4m3fn);
+  scale->off = args.off;
+  Ref r = mk(VK::Tuple);
+  r->items = {fp4, scale};
+  return r;
+}
+
 }  // namespace fc::py

@@ -13,7 +13,18 @@ namespace fc::py {
 // FusionDefinition before the rest: a definition taking the FusionDefinition gets a fresh one; a
 // test function gets opaque arguments (its fixtures) and is run for what it records.
 void Interpreter::runUncalledDefinitions() {
-  auto defs = defs_;
+  // A definition made while running another (a test's nested `def fusion_func(fd)` whose harness
+  // call failed) is tried in a next round, after the definitions known before it.
+  for (size_t done = 0, round = 0; done < defs_.size() && round < kDefinitionRounds; ++round) {
+    const size_t from = done;
+    done = defs_.size();
+    if (runDefinitions(from, done)) return;
+  }
+}
+
+bool Interpreter::runDefinitions(size_t from, size_t to) {
+  std::vector<std::pair<NodeId, std::shared_ptr<Scope>>> defs(
+      defs_.begin() + static_cast<std::ptrdiff_t>(from), defs_.begin() + static_cast<std::ptrdiff_t>(to));
   // Test functions and definitions taking `fd` first: a test calls the script's helpers with the
   // values it means (`fd = linear_forward(h, d, s)`), which a helper run on its own lacks.
   std::stable_partition(defs.begin(), defs.end(), [&](const auto& def) {
@@ -61,12 +72,13 @@ void Interpreter::runUncalledDefinitions() {
     } catch (const PyError& e) {
       if (e.fatal) {  // a limit, or pytest.skip under stop_at_skip: the run stops here
         if (!skipped_at_) report(Severity::Error, e.code, e.message, e.off);
-        return;
+        return true;
       }
       report(Severity::Note, e.code, "skipped: " + e.message, e.off);
     }
-    if (std::any_of(recs_.begin(), recs_.end(), [](const auto& r) { return r->recorded; })) return;
+    if (std::any_of(recs_.begin(), recs_.end(), [](const auto& r) { return r->recorded; })) return true;
   }
+  return false;
 }
 
 // The first case of each `@pytest.mark.parametrize(names, cases)` on a test function: its names
