@@ -383,7 +383,7 @@ std::optional<ProsePoint> prosePoint(std::string_view t, const std::vector<Line>
       const bool commit = l.starts_with("nvfuser commit");
       if (!commit && !l.starts_with("nvfuser version")) continue;
       size_t q = std::string_view(l).find_first_of(":=");
-      if (q == std::string::npos || q > 20) continue;
+      if (q > 20) continue;  // none (npos), or not right after the key
       ++q;
       while (q < l.size() && isMark(l[q])) ++q;
       size_t e = q;
