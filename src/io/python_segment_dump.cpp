@@ -2,6 +2,8 @@
 
 #include <charconv>
 #include <string>
+#include <string_view>
+#include <system_error>
 #include <utility>
 
 namespace fc {
@@ -10,7 +12,7 @@ namespace {
 
 constexpr std::string_view kHeader = "Python definition for segmented group ";
 
-// Whether the line [p, e) is a segment header: the phrase, a group number, a colon.
+// Whether `line` is a segment header (the phrase, a group number, a colon); its label if so.
 bool isHeader(std::string_view line, std::string& label) {
   size_t i = 0;
   while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;

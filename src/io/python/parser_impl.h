@@ -152,6 +152,7 @@ class Parser {
     }
     return t;
   }
+
   const std::vector<Token>& t_;
   Module& m_;
   ParseError& err_;
