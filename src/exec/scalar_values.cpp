@@ -7,6 +7,14 @@
 
 namespace fc::exec {
 
+namespace {
+
+// The scalar an axis's size is: its expanded extent where it has one (nvFuser's
+// getMaybeExpandedExtent), else its extent.
+ScalarId sizeOf(const Axis& ax) { return ax.expanded != kNone ? ax.expanded : ax.extent; }
+
+}  // namespace
+
 ScalarValues::ScalarValues(const Fusion& f)
     : f_(f), state_(f.scalars.size(), kUnknown), value_(f.scalars.size()), why_(f.scalars.size()) {}
 
@@ -52,8 +60,7 @@ std::optional<ScalarValue> ScalarValues::eval(ScalarId root, std::string* why) {
     std::vector<ScalarId> deps;
     if (sc.kind == ScalarKind::Derived) {
       if (sc.op == ScalarOp::Size) {
-        if (AxisId a = f_.sizeAxis(sc); a != kNone)
-          deps.push_back(f_.axes[a].expanded != kNone ? f_.axes[a].expanded : f_.axes[a].extent);
+        if (AxisId a = f_.sizeAxis(sc); a != kNone) deps.push_back(sizeOf(f_.axes[a]));
       } else {
         if (sc.lhs != kNone) deps.push_back(sc.lhs);
         if (sc.rhs != kNone) deps.push_back(sc.rhs);
@@ -114,8 +121,7 @@ bool ScalarValues::compute(ScalarId s, std::string& why) {
     // size(T, d) reads T's d-th non-Reduction axis, its expanded extent where
     // it has one (csrc/ops/arith.cpp:1550-1554 @ 81c4b22fd).
     ScalarId d = kNone;
-    if (AxisId a = f_.sizeAxis(sc); a != kNone)
-      d = f_.axes[a].expanded != kNone ? f_.axes[a].expanded : f_.axes[a].extent;
+    if (AxisId a = f_.sizeAxis(sc); a != kNone) d = sizeOf(f_.axes[a]);
     if (d == kNone) {
       why = "size() names an axis that does not exist";
       return false;
@@ -171,8 +177,7 @@ std::optional<int64_t> ScalarValues::evalInt(ScalarId s, std::string* why) {
 }
 
 std::optional<int64_t> ScalarValues::axisSize(AxisId a, std::string* why) {
-  const Axis& ax = f_.axes[a];
-  return evalInt(ax.expanded != kNone ? ax.expanded : ax.extent, why);
+  return evalInt(sizeOf(f_.axes[a]), why);
 }
 
 }  // namespace fc::exec
