@@ -472,10 +472,14 @@ std::optional<Fusion> importPaste(const MappedText& text, DiagnosticSink& sink, 
     }
     return std::move(b).build();
   };
-  // The block to import: the first that holds a repro, by form priority.
-  int best = -1;
-  Form best_form = Form::Other;
-  bool best_defines = false;
+  // The blocks that hold a repro, best first: by form priority; of two Python blocks, one that
+  // defines tensors before one that only names nvFuser (the error banner nvFuser prints above its
+  // repro, fenced together with it); else in the paste's order.
+  struct Candidate {
+    size_t block;
+    bool defines;
+  };
+  std::vector<Candidate> ranked;
   for (size_t i = 0; i < blocks.size(); ++i) {
     if (any_fence && !blocks[i].fenced) continue;
     std::string body;
@@ -486,18 +490,15 @@ std::optional<Fusion> importPaste(const MappedText& text, DiagnosticSink& sink, 
     }
     blocks[i].form = formOf(body);
     if (blocks[i].form == Form::Other) continue;
-    // Of two Python blocks, one that defines tensors beats one that only names nvFuser (the error
-    // banner nvFuser prints above its repro, fenced together with it).
-    const bool defines =
-        body.find("define_tensor(") != std::string::npos || body.find("from_pytorch(") != std::string::npos;
-    if (best < 0 || static_cast<int>(blocks[i].form) < static_cast<int>(best_form) ||
-        (blocks[i].form == best_form && best_form == Form::Python && defines && !best_defines)) {
-      best = static_cast<int>(i);
-      best_form = blocks[i].form;
-      best_defines = defines;
-    }
+    ranked.push_back(Candidate{i, body.find("define_tensor(") != std::string::npos ||
+                                      body.find("from_pytorch(") != std::string::npos});
   }
-  if (best < 0) {
+  std::stable_sort(ranked.begin(), ranked.end(), [&](const Candidate& a, const Candidate& b) {
+    const Form fa = blocks[a.block].form, fb = blocks[b.block].form;
+    if (fa != fb) return static_cast<int>(fa) < static_cast<int>(fb);
+    return fa == Form::Python && a.defines && !b.defines;
+  });
+  if (ranked.empty()) {
     sink.error(
         DiagCode::ImportSyntax,
         any_fence
@@ -507,48 +508,79 @@ std::optional<Fusion> importPaste(const MappedText& text, DiagnosticSink& sink, 
         text.location(0));
     return std::nullopt;
   }
-  // Printed IR may be split over several blocks (one per segment, one per piece of the fusion).
-  Block chosen = blocks[static_cast<size_t>(best)];
-  if (best_form == Form::Ir || best_form == Form::Segments)
-    for (size_t i = static_cast<size_t>(best) + 1; i < blocks.size(); ++i)
-      if (blocks[i].form == best_form)
-        chosen.lines.insert(chosen.lines.end(), blocks[i].lines.begin(), blocks[i].lines.end());
-  int others = 0;
-  for (size_t i = 0; i < blocks.size(); ++i)
-    if (static_cast<int>(i) != best && blocks[i].form != Form::Other && blocks[i].form != best_form) ++others;
-  // Notes: what is read, what is skipped.
-  if (any_fence) {
-    int first = text.location(lines[chosen.lines.empty() ? 0 : chosen.lines.front()].begin).line;
-    note(sink,
-         std::string("the paste's code block at line ") + std::to_string(first) + " holds " +
-             formName(best_form) + "; it is imported" +
-             (others ? " (" + std::to_string(others) + " other block(s) of another form are skipped)" : "") +
-             "; prose and other blocks are skipped",
-         text.location(lines[chosen.lines.empty() ? 0 : chosen.lines.front()].begin));
-  }
-  int quoted = 0, dedented = 0;
-  MappedText body = blockText(chosen, quoted, dedented);
-  if (quoted)
-    note(sink, "removed the `>` quote markers of " + std::to_string(quoted) + " line(s)",
-         text.location(lines[chosen.lines.front()].begin));
-  if (dedented && (best_form == Form::Python))
-    note(sink, "removed an indentation common to every line of the block",
-         text.location(lines[chosen.lines.front()].begin));
-  MappedText plain = undiff(body, sink);
-  ImportFormat fmt = ImportFormat::NvfuserIr;
-  switch (best_form) {
-    case Form::Python: fmt = ImportFormat::NvfuserPython; break;
-    case Form::Cpp: fmt = ImportFormat::NvfuserCppTest; break;
-    case Form::Segments: fmt = ImportFormat::NvfuserSegments; break;
-    default: break;
-  }
-  std::optional<Fusion> f;
-  if (best_form == Form::Python) {
-    MappedText split = splitJoinedPython(plain, sink);
-    f = importMapped(split, sink, fmt, opts);
-  } else {
-    f = importMapped(plain, sink, fmt, opts);
-  }
+  // Printed IR may be split over several blocks (one per segment, one per piece of the fusion):
+  // those of the chosen block's form after it are read with it.
+  auto blockGroup = [&](size_t best) {
+    Block chosen = blocks[best];
+    if (chosen.form == Form::Ir || chosen.form == Form::Segments)
+      for (size_t i = best + 1; i < blocks.size(); ++i)
+        if (blocks[i].form == chosen.form)
+          chosen.lines.insert(chosen.lines.end(), blocks[i].lines.begin(), blocks[i].lines.end());
+    return chosen;
+  };
+  auto firstLine = [&](const Block& b) {
+    return text.location(lines[b.lines.empty() ? 0 : b.lines.front()].begin);
+  };
+  // Imports block `best` (with the blocks read with it) into `out`.
+  auto importBlock = [&](size_t best, DiagnosticSink& out) -> std::optional<Fusion> {
+    const Block chosen = blockGroup(best);
+    const Form form = chosen.form;
+    int others = 0;
+    for (size_t i = 0; i < blocks.size(); ++i)
+      if (i != best && blocks[i].form != Form::Other && blocks[i].form != form) ++others;
+    if (any_fence)
+      note(
+          out,
+          std::string("the paste's code block at line ") + std::to_string(firstLine(chosen).line) +
+              " holds " + formName(form) + "; it is imported" +
+              (others ? " (" + std::to_string(others) + " other block(s) of another form are skipped)" : "") +
+              "; prose and other blocks are skipped",
+          firstLine(chosen));
+    int quoted = 0, dedented = 0;
+    MappedText body = blockText(chosen, quoted, dedented);
+    if (quoted)
+      note(out, "removed the `>` quote markers of " + std::to_string(quoted) + " line(s)", firstLine(chosen));
+    if (dedented && form == Form::Python)
+      note(out, "removed an indentation common to every line of the block", firstLine(chosen));
+    MappedText plain = undiff(body, out);
+    ImportFormat fmt = ImportFormat::NvfuserIr;
+    switch (form) {
+      case Form::Python: fmt = ImportFormat::NvfuserPython; break;
+      case Form::Cpp: fmt = ImportFormat::NvfuserCppTest; break;
+      case Form::Segments: fmt = ImportFormat::NvfuserSegments; break;
+      default: break;
+    }
+    if (form == Form::Python) return importMapped(splitJoinedPython(plain, out), out, fmt, opts);
+    return importMapped(plain, out, fmt, opts);
+  };
+  const size_t mark = sink.all().size();
+  const size_t best = ranked.front().block;
+  std::optional<Fusion> f = importBlock(best, sink);
+  // The best block does not import: a block of another form that imports without an error is
+  // taken instead (a paste holding the script and the IR nvFuser printed for it), with a note
+  // naming the first error of the block it replaces.
+  if (!f)
+    for (size_t k = 1; k < ranked.size(); ++k) {
+      const size_t alt = ranked[k].block;
+      if (blocks[alt].form == blocks[best].form) continue;
+      DiagnosticSink trial;
+      std::optional<Fusion> g = importBlock(alt, trial);
+      if (!g || trial.hasErrors()) continue;
+      std::string why;
+      for (size_t d = mark; d < sink.all().size() && why.empty(); ++d)
+        if (sink.all()[d].severity == Severity::Error)
+          why = "line " + std::to_string(sink.all()[d].loc.line) + ": " + sink.all()[d].message;
+      sink.all().erase(sink.all().begin() + static_cast<std::ptrdiff_t>(mark), sink.all().end());
+      note(sink,
+           "the paste's code block at line " + std::to_string(firstLine(blocks[best]).line) + " (" +
+               formName(blocks[best].form) + ") does not import (" + why + "): the block at line " +
+               std::to_string(firstLine(blocks[alt]).line) + " (" + formName(blocks[alt].form) +
+               ") is imported instead",
+           firstLine(blocks[best]));
+      sink.append(std::move(trial));
+      f = std::move(g);
+      break;
+    }
   if (f && !f->nvfuser)
     if (auto pp = prosePoint(t, lines, blocks)) {
       f->nvfuser = pp->point;

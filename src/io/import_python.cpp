@@ -16,6 +16,9 @@
 namespace fc {
 namespace {
 
+// The first commit of nvFuser's main (pipeline/nvfuser_commits.tsv): the modelled history starts there.
+constexpr std::string_view kHistoryFirstCommit = "831821f3ae20eb0d32dad6cb3677bef99e9bc7ff";
+
 using py::Ref;
 using py::VK;
 
@@ -388,6 +391,18 @@ std::optional<Fusion> importPython(const SourceText& source, DiagnosticSink& sin
       direct ? "python-direct" : "python-legacy", direct ? "direct" : "python", "", "", {}, "", ""};
   for (const py::FusionRecorder::Spelled& k : rec->spelled)
     f.origin->keywords.push_back(KeywordUse{k.call, k.keyword, source.lineCol(k.off)});
+  // A script for nvFuser's frontend in PyTorch's tree ran only before nvFuser's own repository,
+  // whose first commit starts the modelled history: its points are all before it.
+  if (!rec->pre_repo.empty()) {
+    f.origin->printed_before = std::string(kHistoryFirstCommit);
+    f.origin->detail = "written for nvFuser's frontend in PyTorch's tree (torch._C._nvfuser; it uses " +
+                       rec->pre_repo + "), before nvFuser's own repository";
+    sink.report(Severity::Note, DiagCode::ImportNote,
+                "the script uses " + rec->pre_repo +
+                    " of nvFuser's frontend in PyTorch's tree (torch._C._nvfuser, 2022), which nvFuser's own "
+                    "repository (from 2023-03-13) never bound: it is dated before that",
+                where(rec->pre_repo_off));
+  }
   std::string_view src_text = source.text();
   for (size_t at = src_text.find("nvfuser version:"); at != std::string_view::npos;
        at = src_text.find("nvfuser version:", at + 1)) {

@@ -6,6 +6,7 @@ namespace {
 
 constexpr std::string_view kLegacy = "python-legacy";
 constexpr std::string_view kDirect = "python-direct";
+constexpr std::string_view kCpp = "cpp-test";
 constexpr std::string_view kReductions = "fd.ops.sum,fd.ops.prod,fd.ops.max,fd.ops.min";
 constexpr std::string_view kDimsOps =
     "fd.ops.sum,fd.ops.prod,fd.ops.max,fd.ops.min,fd.ops.var,fd.ops.var_mean";
@@ -26,6 +27,11 @@ constexpr DatedSpelling kSpellings[] = {
     {kLegacy, "fd.ops.squeeze", "(arg, dims)", "squeeze-form=DimsOnly"},
     {kDirect, kReductions, "keep_dim", "direct-keepdim-keyword=KeepDim"},
     {kDirect, kReductions, "keepdim", "direct-keepdim-keyword=Keepdim"},
+    // A template argument of a C++ call, in angle brackets.
+    {kCpp, "IrBuilder::create", "<Int>", "cpp-typed-scalars=Typed"},
+    {kCpp, "IrBuilder::create", "<Double>", "cpp-typed-scalars=Typed"},
+    {kCpp, "IrBuilder::create", "<Bool>", "cpp-typed-scalars=Typed"},
+    {kCpp, "IrBuilder::create", "<ComplexDouble>", "cpp-typed-scalars=Typed"},
 };
 
 }  // namespace

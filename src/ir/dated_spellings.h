@@ -1,6 +1,7 @@
 // Keyword spellings (and forms of an argument list) that date a Python repro: nvFuser's frontends
 // renamed some keywords, and pybind rejects a keyword its binding does not name, so a script that
-// spells one form ran only on the points whose frontend bound it. The importer records these uses
+// spells one form ran only on the points whose frontend bound it. Likewise a C++ test that names a
+// class nvFuser's C++ API later removed compiles only before that. The importers record these uses
 // (ReproOrigin::keywords); the pipeline reads `when`, a switch of nvFuser's history and its value
 // (pipeline/nvfuser_history.def, whose changes cite the bindings), to bound the script's points
 // (pipeline/keyword_spellings.h).
@@ -12,10 +13,12 @@
 namespace fc {
 
 struct DatedSpelling {
-  std::string_view origin_kind;  // "python-legacy" / "python-direct"
+  std::string_view origin_kind;  // "python-legacy" / "python-direct" / "cpp-test"
   std::string_view calls;        // comma-separated: "fd.ops.sum,fd.ops.prod"
-  std::string_view keyword;      // "axes"; in parentheses, a form of the whole argument list
-  std::string_view when;         // "reduction-dims-keyword=Axes": the switch key and its value
+  // "axes"; in parentheses, a form of the whole argument list; in angle brackets, a C++ call's
+  // template argument
+  std::string_view keyword;
+  std::string_view when;  // "reduction-dims-keyword=Axes": the switch key and its value
 };
 
 std::span<const DatedSpelling> datedSpellings();

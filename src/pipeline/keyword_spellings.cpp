@@ -14,6 +14,7 @@ using nv::Switch;
 
 constexpr std::string_view kLegacy = "python-legacy";
 constexpr std::string_view kDirect = "python-direct";
+constexpr std::string_view kCpp = "cpp-test";
 
 // `when` ("reduction-dims-keyword=Axes") as a switch and value of the history.
 KeywordSpelling resolve(const DatedSpelling& d) {
@@ -77,6 +78,7 @@ std::optional<std::string_view> checkedKind(const Fusion& f, Frontend fe) {
   if (!f.origin || f.origin->keywords.empty()) return std::nullopt;
   if (f.origin->kind == kLegacy && fe == Frontend::Python) return kLegacy;
   if (f.origin->kind == kDirect && fe == Frontend::Direct) return kDirect;
+  if (f.origin->kind == kCpp && fe == Frontend::Cpp) return kCpp;
   return std::nullopt;
 }
 
@@ -84,9 +86,10 @@ std::string atText(const KeywordUse& u) {
   return u.at.line > 0 ? " (line " + std::to_string(u.at.line) + ")" : std::string();
 }
 
-// "fd.ops.sum's `axes=`", or for a form of arguments "fd.ops.reshape(arg, new_shape)".
+// "fd.ops.sum's `axes=`", for a form of arguments "fd.ops.reshape(arg, new_shape)", for a C++
+// template argument "IrBuilder::create<Int>".
 std::string useText(const KeywordUse& u) {
-  if (!u.keyword.empty() && u.keyword[0] == '(') return u.call + u.keyword;
+  if (!u.keyword.empty() && (u.keyword[0] == '(' || u.keyword[0] == '<')) return u.call + u.keyword;
   return u.call + "'s `" + u.keyword + "=`";
 }
 
@@ -110,6 +113,9 @@ std::optional<SpellingConflict> spellingConflict(const Fusion& f, Frontend fe, u
 
 std::string spellingConflictText(const SpellingConflict& c) {
   const KeywordUse& u = *c.use;
+  if (isCppSpelling(u))
+    return useText(u) + atText(u) + (c.too_old ? " no longer compiles from " : " compiles only from ") +
+           c.change->label() + " (" + std::string(c.change->title) + ")";
   const std::string what = useText(u) + atText(u) + " is " + (u.keyword[0] == '(' ? "a form" : "a keyword");
   if (c.too_old)
     return what + " the frontend stopped binding with " + c.change->label() + " (" +
@@ -119,6 +125,8 @@ std::string spellingConflictText(const SpellingConflict& c) {
 }
 
 std::string keywordUseText(const KeywordUse& u) { return useText(u) + atText(u); }
+
+bool isCppSpelling(const KeywordUse& u) { return !u.keyword.empty() && u.keyword[0] == '<'; }
 
 std::optional<SpellingBound> lastPointSpelled(const Fusion& f, Frontend fe) {
   const auto kind = checkedKind(f, fe);

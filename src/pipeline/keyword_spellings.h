@@ -1,7 +1,8 @@
 // Which points of nvFuser's history ran a Python repro, by how it spells its keywords. nvFuser's
 // frontends renamed keywords (`axes=` -> `dims=` of fd.ops.sum, ...); pybind rejects a keyword
 // its binding does not name, so a script spelling the other form stops with a TypeError before
-// its fusion is defined. The importer records the dated forms a script spells
+// its fusion is defined. A C++ test naming a class the C++ API removed (IrBuilder::create<Int>)
+// does not compile after that. The importers record the dated forms a repro spells
 // (ReproOrigin::keywords, ir/dated_spellings.h); each names the history switch it depends on
 // (nvfuser_history.def has the changes that flip them, with their sources).
 #pragma once
@@ -48,6 +49,9 @@ std::optional<SpellingConflict> spellingConflict(const Fusion& f, Frontend fe, u
 std::string spellingConflictText(const SpellingConflict& c);
 // "fd.ops.sum's `axes=` (line 9)", "fd.ops.reshape(arg, original_shape, new_shape) (line 12)".
 std::string keywordUseText(const KeywordUse& u);
+// Whether the use is a C++ test's template argument (it does not compile), not a Python keyword
+// (a TypeError).
+bool isCppSpelling(const KeywordUse& u);
 
 // The last point (a position on main) whose frontend binds every keyword the repro spells, when
 // some spelling was renamed away: with the use and the change that ends the range.

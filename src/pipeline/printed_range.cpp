@@ -19,6 +19,33 @@ std::string spanText(const VerdictInterval& iv) {
   return pointDate(iv.from) + " .. " + (head ? "head" : pointDate(iv.to));
 }
 
+// A repro that no modelled point produced: what nvFuser did with it is not replayed. The first
+// point's verdict is said in a note, not given as nvFuser's.
+PipelineResult beforeHistory(PipelineResult r, const PrintedRange& range, const PipelineOptions& opts) {
+  const nv::Commit& first = nv::commits().front();
+  Diagnostic d;
+  d.severity = Severity::NotDecided;
+  d.code = DiagCode::NotDecided;
+  d.loc.file = opts.file;
+  d.message = "the repro was " + range.why +
+              ": older than the history fusecheck models (nvFuser's main from " + std::string(first.date) +
+              "), so what nvFuser did with it is not replayed";
+  const Diagnostic* finding = nullptr;
+  for (const Diagnostic& x : r.diagnostics)
+    if (!finding && (x.severity == Severity::Error || x.severity == Severity::NotDecided)) finding = &x;
+  d.note("at the history's first point (" + std::string(first.date) + ", " +
+         std::string(first.hash.substr(0, 9)) + ") the fusion is " +
+         (finding ? std::string(finding->severity == Severity::Error ? "not clean: " : "not decided: ") +
+                        std::string(diagCodeInfo(finding->code).id) + " " + finding->message
+                  : std::string("clean")));
+  d.note("--nvfuser replays a point of the history (a date from " + std::string(first.date) +
+         ", a commit of nvFuser's main, or a version)");
+  r.diagnostics.clear();
+  r.unbound.clear();
+  r.diagnostics.push_back(std::move(d));
+  return r;
+}
+
 }  // namespace
 
 PipelineResult runOverPrintedRange(const Fusion& f, const PipelineOptions& opts) {
@@ -29,6 +56,7 @@ PipelineResult runOverPrintedRange(const Fusion& f, const PipelineOptions& opts)
       walkPoints(f, at_last, range.first, range.last, WalkPath{range.frontend, range.executor, false});
   PipelineResult r = runPipeline(f, at_last);
   r.profile.printed_range = range;
+  if (range.before_history) return beforeHistory(std::move(r), range, opts);
 
   const VerdictInterval* ref = nullptr;
   bool agree = true, same_findings = true, one_path = true;

@@ -192,6 +192,11 @@ std::variant<PrintedRange, ProfileError> printedRange(const ReproOrigin& o) {
     auto p = at(o.printed_before, "printed_before");
     if (auto* e = std::get_if<ProfileError>(&p)) return *e;
     const uint32_t before = std::get<uint32_t>(p);
+    if (before == 0 && r.first == 0) {
+      r.before_history = true;
+      r.last = 0;
+      return r;
+    }
     if (before <= r.first)
       return ProfileError{"the repro's origin.printed_before (" + o.printed_before +
                               ") is not after its printed_from: no point printed it (--nvfuser overrides it)",
@@ -281,11 +286,12 @@ std::variant<Profile, ProfileError> profileAt(const nv::Point& point, std::optio
   // A script whose keywords the frontend does not bind at this point never defines its fusion.
   if (auto c = spellingConflict(f, p.frontend, point.pos)) {
     const nv::Commit& edge = nv::commits()[c->too_old ? c->change->pos - 1 : c->change->pos];
+    const bool cpp = isCppSpelling(*c->use);
     return ProfileError{std::string(frontendTitle(p.frontend)) + " at nvFuser " + point.label() +
-                            " does not run this script: " + spellingConflictText(*c) +
-                            ", so the script stops with a TypeError before its fusion is defined; replay a "
-                            "point " +
-                            (c->too_old ? "before" : "from") + " it (--nvfuser " +
+                            " does not run this " + (cpp ? "test: " : "script: ") + spellingConflictText(*c) +
+                            (cpp ? ", so the test does not compile"
+                                 : ", so the script stops with a TypeError before its fusion is defined") +
+                            "; replay a point " + (c->too_old ? "before" : "from") + " it (--nvfuser " +
                             std::string(edge.hash.substr(0, 9)) + ", " + std::string(edge.date) + ")",
                         {}};
   }
@@ -452,9 +458,13 @@ std::variant<Profile, ProfileError> resolveProfile(const ProfileRequest& req, co
       if (at && b->last_pos < at->pos) {
         const nv::Commit& c = nv::commits()[b->last_pos];
         spec = std::string(c.hash);
-        default_note = "no nvFuser point given: the script spells " + keywordUseText(*b->use) +
-                       ", which its frontend stopped binding with " + b->change->label() + ": assuming " +
-                       std::string(c.date) + " (" + std::string(c.hash.substr(0, 9)) +
+        default_note = "no nvFuser point given: the " +
+                       std::string(isCppSpelling(*b->use) ? "test spells " : "script spells ") +
+                       keywordUseText(*b->use) +
+                       (isCppSpelling(*b->use) ? ", which no longer compiles from "
+                                               : ", which its frontend stopped binding with ") +
+                       b->change->label() + ": assuming " + std::string(c.date) + " (" +
+                       std::string(c.hash.substr(0, 9)) +
                        "), the last point before it; --nvfuser replays another point";
       }
     }

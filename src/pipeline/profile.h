@@ -63,6 +63,8 @@ struct PrintedRange {
   std::optional<Frontend> frontend;  // the path asked for; nullopt: assumed at each point
   std::optional<Executor> executor;
   std::string why;  // "printed before 2024-09-04 (padded brackets, ...; nvFuser #2889 ...)"
+  // printed_before is the history's first commit: no modelled point produced the repro.
+  bool before_history = false;
 };
 
 struct Profile {

@@ -28,6 +28,12 @@ TEST(KeywordSpellings, RowsNameCallsAndKeywordsTheImporterBinds) {
   for (const KeywordSpelling& k : keywordSpellings()) {
     const DatedSpelling& r = *k.row;
     SCOPED_TRACE(std::string(r.calls) + " " + std::string(r.keyword));
+    if (r.origin_kind == "cpp-test") {  // a template argument of the C++ reader's IrBuilder::create
+      EXPECT_EQ(r.calls, "IrBuilder::create");
+      EXPECT_TRUE(r.keyword.starts_with("<") && r.keyword.ends_with(">"));
+      EXPECT_TRUE(datesScript(r.origin_kind, r.calls, r.keyword));
+      continue;
+    }
     EXPECT_TRUE(r.origin_kind == "python-legacy" || r.origin_kind == "python-direct");
     for (std::string_view call : split(r.calls)) {
       EXPECT_TRUE(datesScript(r.origin_kind, call, r.keyword));

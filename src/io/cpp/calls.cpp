@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "io/cpp/reader.h"
+#include "ir/dated_spellings.h"
 #include "support/checked.h"
 
 namespace fc::cpp_text {
@@ -592,6 +593,16 @@ std::optional<Value> Reader::call(const std::string& name, std::vector<Value>& a
     return v;
   }
   if (startsWith(name, "IrBuilder::create") || startsWith(name, "IrBuilder::createInContainer")) {
+    // IrBuilder::create<Int>: a typed scalar class that dates the test.
+    if (const size_t lt = name.find('<'); lt != std::string::npos) {
+      const std::string targ = name.substr(lt);
+      const bool seen = std::any_of(spelled_.begin(), spelled_.end(),
+                                    [&](const KeywordUse& u) { return u.keyword == targ; });
+      if (!seen && datesScript("cpp-test", "IrBuilder::create", targ)) {
+        const Location l = loc(at);
+        spelled_.push_back(KeywordUse{"IrBuilder::create", targ, LineCol{l.line, l.col}});
+      }
+    }
     Value v;
     v.k = Value::K::Scalar;
     if (args.empty() || args[0].k == Value::K::DType) {

@@ -252,6 +252,7 @@ class Reader : public lex::TokenCursor<Lexer, Token> {
   size_t param_from_ = SIZE_MAX, param_to_ = SIZE_MAX;  // the suite's generator, if found
   bool in_test_param_ = false;  // reading the generator: a GetParam() inside it is no value
   std::string executor_, executor_detail_;
+  std::vector<KeywordUse> spelled_;  // dated spellings of the C++ API (ir/dated_spellings.h), first use each
   bool devices_noted_ = false;
   std::vector<std::string> skipped_kinds_;  // notes already given, by kind
   int skip_notes_ = 0;

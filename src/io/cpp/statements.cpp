@@ -165,6 +165,7 @@ std::optional<Fusion> Reader::run() {
   origin.kind = "cpp-test";
   origin.frontend = "cpp";
   origin.executor = executor_;  // "fec", "mde", "mde-fec", "hostir" or "" (one kernel scheduled by hand)
+  origin.keywords = spelled_;
   origin.detail = test_name_.empty() ? executor_detail_
                                      : test_name_ + (executor_detail_.empty() ? "" : "; " + executor_detail_);
   f_.origin = origin;

@@ -34,7 +34,7 @@ const Ref* kwArg(const Args& a, std::string_view name) {
 
 // "nvfuser_direct.X" / "nvfuser.X" -> "X"; "" for other modules.
 std::string nvfuserMember(const std::string& dotted) {
-  for (std::string_view pre : {"nvfuser_direct.", "nvfuser."})
+  for (std::string_view pre : {"nvfuser_direct.", "nvfuser.", "torch._C._nvfuser."})
     if (dotted.rfind(pre, 0) == 0) return dotted.substr(pre.size());
   return {};
 }
@@ -45,7 +45,7 @@ Ref Interpreter::moduleAttr(const Ref& mod, const std::string& name, uint32_t of
   const std::string& m = mod->s;
   if (m == "fd.ops" || m == "fd.sched") {
     // As in Python, naming an op that does not exist fails where it is named, called or not.
-    if (m == "fd.ops" && !findFrontendOp(name)) failUnknownOp(name, off);
+    if (m == "fd.ops" && name != "view" && !findFrontendOp(name)) failUnknownOp(name, off);
     Ref b = mkBuiltin(m + "." + name, mod);
     b->rec = mod->rec;
     return b;
@@ -100,6 +100,8 @@ Ref Interpreter::moduleAttr(const Ref& mod, const std::string& name, uint32_t of
     // Used without an import: the frontend the script shows otherwise (the direct tests' fixture).
     if (name == "FusionDefinition" || name == "DataType" || name == "ParallelType" || name == "DeviceMesh")
       return mkModule((imported_ == Frontend::Direct ? "nvfuser_direct." : "nvfuser.") + name);
+    if (name == "Fusion") return mkModule("torch._C._nvfuser.Fusion");  // PyTorch's tree (2022)
+    if (name == "make_tensor") return mkModule("torch.testing.make_tensor");
     if (name == "torch" || name == "nvfuser" || name == "math" || name == "nvfuser_direct")
       return mkModule(name);
     return nullptr;
@@ -150,6 +152,18 @@ Ref Interpreter::moduleAttr(const Ref& mod, const std::string& name, uint32_t of
 Ref Interpreter::moduleCall(const std::string& dotted, Args& args) {
   std::string member = nvfuserMember(dotted);
   Frontend fe = dotted.rfind("nvfuser_direct", 0) == 0 ? Frontend::Direct : Frontend::Legacy;
+  // PyTorch's tree (torch._C._nvfuser, 2022): a Fusion object that FusionDefinition(fusion) records
+  // into and that executes; nvFuser's own repository never bound either.
+  if (member == "Fusion") {
+    Ref fusion = newFusionDefinition(args.off, Frontend::Legacy, nullptr);
+    fusion->rec->markPreRepo("`Fusion()`", args.off);
+    return fusion;
+  }
+  if (member == "FusionDefinition" && !args.pos.empty() && args.pos[0]->k == VK::FusionDef) {
+    Ref fd = mk(VK::FusionDef);
+    fd->rec = args.pos[0]->rec;
+    return fd;
+  }
   if (member == "FusionDefinition") return newFusionDefinition(args.off, fe, nullptr);
   if (member == "DeviceMesh" || member == "multidevice.DeviceMesh") return makeMesh(args);
   if (dotted.ends_with("torch_dtype_to_nvfuser_dtype")) {

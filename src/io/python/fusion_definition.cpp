@@ -67,6 +67,7 @@ Ref Interpreter::newFusionDefinition(uint32_t off, Frontend fe, const Ref& insta
   auto rec = std::make_shared<FusionRecorder>();
   rec->off = off;
   rec->frontend = fe != Frontend::Unknown ? fe : imported_;
+  if (pre_repo_import_) rec->markPreRepo("`from torch._C._nvfuser import ...`", *pre_repo_import_);
   recs_.push_back(rec);
   if (instance) {
     instance->rec = rec;
@@ -115,24 +116,79 @@ Ref Interpreter::fdAttr(const Ref& fd, const std::shared_ptr<FusionRecorder>& re
        DiagCode::ImportUnresolved);
 }
 
+void Interpreter::refuseUnentered(const FusionRecorder& rec, const std::string& name, const Args& args) {
+  const bool direct = rec.frontend == Frontend::Direct;
+  Diagnostic* d =
+      report(Severity::Error, DiagCode::FrontendRejects,
+             "nvFuser refuses `FusionDefinition." + name +
+                 "(...)` here: the FusionDefinition was never entered (no `with FusionDefinition() "
+                 "as fd:` around it, and it is no definition() method)",
+             args.off);
+  if (direct) {
+    d->note(
+        "nvfuser_direct's FusionDefinition has no fusion until `with` enters it (__init__ and __enter__, "
+        "python/nvfuser_direct/__init__.py:135-177 @ 81c4b22fd): building the tensor or scalar stops with "
+        "\"Need an active container to build IR.\" (csrc/fusion.h:699 @ 81c4b22fd)");
+  } else {
+    // The first check each call reaches (python/python_frontend/python_bindings.cpp @ 3925c6fd2^):
+    // define_tensor and from_pytorch define a tensor, define_scalar / define_constant /
+    // define_vector a scalar first, add_output only a record.
+    std::string check = "define_scalar()";
+    int line = 614;
+    if (name == "define_tensor" || name == "from_pytorch") check = "define_tensor()", line = 639;
+    if (name == "add_output") check = "defineRecord()", line = 661;
+    d->note("nvFuser stops with \"" + check +
+            " must be called from an initialized definition via a python context manager or a child class' "
+            "definition() method.\" (python/python_frontend/fusion_definition.cpp:" +
+            std::to_string(line) + "-" + std::to_string(line + 3) + " @ 3925c6fd2^)");
+    d->note(
+        "the check came with #2442 (fd2586911, 2024-06-25); before it the call crashed the Python process (a "
+        "segmentation fault, issue #2430)");
+  }
+  d->note(
+      "define the fusion inside `with FusionDefinition() as fd:` or a FusionDefinition subclass's "
+      "definition()");
+  // nvFuser raises there: the script stops, as it would.
+  throw PyError{DiagCode::FrontendRejects, std::string(), args.off, false, true, true};
+}
+
 Ref Interpreter::fdCall(const std::shared_ptr<FusionRecorder>& rec, const std::string& name, Args& args) {
   Fusion& f = rec->f;
   ImportBuilder& b = rec->b;
   rec->recorded = true;
+  if (name == "__enter__" || name == "_setup_definition") rec->opened = true;
+  if (!rec->opened && (name == "define_tensor" || name == "define_scalar" || name == "define_constant" ||
+                       name == "define_vector" || name == "from_pytorch" || name == "add_output"))
+    refuseUnentered(*rec, name, args);
   auto dtypeOf = [&](const Ref& v, uint32_t off, const char* what) -> std::optional<DType> {
     if (!v || v->k == VK::None) return std::nullopt;
     if (v->k == VK::DType || v->k == VK::TorchDType) return v->dtype;
     fail(std::string(what) + " must be a DataType, not a " + typeName(*v), off);
   };
   if (name == "define_tensor") {
-    // The 2022 form define_tensor(rank[, dtype]).
-    if (!args.pos.empty() && args.pos[0]->k == VK::Int && args.kw.empty() && args.pos.size() <= 2) {
+    // The 2022 form define_tensor(ndims[, dtype]), positional or by keyword.
+    Ref ndims =
+        !args.pos.empty() && args.pos[0]->k == VK::Int && args.pos.size() <= 2 ? args.pos[0] : nullptr;
+    Ref dtype = ndims && args.pos.size() == 2 ? args.pos[1] : nullptr;
+    uint32_t dtype_off = dtype ? args.pos_off[1] : 0;
+    bool other_kw = false;
+    for (size_t k = 0; k < args.kw.size(); ++k) {
+      const auto& [kw, v] = args.kw[k];
+      if (kw == "ndims" && v->k == VK::Int && args.pos.empty())
+        ndims = v;
+      else if (kw == "dtype" && !dtype)
+        dtype = v, dtype_off = args.kw_off[k];
+      else
+        other_kw = true;
+    }
+    if (ndims && !other_kw) {
       Args a2 = args;
-      std::vector<Ref> shape(static_cast<size_t>(std::clamp<int64_t>(args.pos[0]->i, 0, 64)), mkInt(-1));
+      std::vector<Ref> shape(static_cast<size_t>(std::clamp<int64_t>(ndims->i, 0, 64)), mkInt(-1));
       a2.pos = {mkSeq(VK::List, shape)};
       a2.pos_off = {args.off};
-      if (args.pos.size() == 2)
-        a2.kw.emplace_back("dtype", args.pos[1]), a2.kw_off.push_back(args.pos_off[1]);
+      a2.kw.clear();
+      a2.kw_off.clear();
+      if (dtype) a2.kw.emplace_back("dtype", dtype), a2.kw_off.push_back(dtype_off);
       return fdCall(rec, name, a2);
     }
     bool sizes_form = false;
@@ -394,8 +450,24 @@ Ref Interpreter::fdCall(const std::shared_ptr<FusionRecorder>& rec, const std::s
       for (TensorId t : f.outputs) items.push_back(tensorValue(rec, t));
     return mkSeq(VK::List, items);
   }
-  if (name == "add_input")
-    fail("fd.add_input is the 2022 API (before mid-2023), which fusecheck does not read", args.off);
+  if (name == "add_input") {
+    // PyTorch's tree (2022): define_tensor / define_scalar made a value and add_input made it the
+    // next fusion input. Here defining made it an input: move it to the next place.
+    rec->markPreRepo("`fd.add_input`", args.off);
+    if (args.pos.size() != 1 || (args.pos[0]->k != VK::Tensor && args.pos[0]->k != VK::Scalar) ||
+        args.pos[0]->rec != rec)
+      fail("fd.add_input takes one tensor or scalar of this FusionDefinition", args.off);
+    const ValueRef v =
+        args.pos[0]->k == VK::Tensor ? ValueRef::tensor(args.pos[0]->id) : ValueRef::scalar(args.pos[0]->id);
+    auto it = std::find(f.inputs.begin(), f.inputs.end(), v);
+    if (it == f.inputs.end())
+      fail("fd.add_input: the value is not one define_tensor or define_scalar made", args.off);
+    const auto at = static_cast<std::ptrdiff_t>(rec->added_inputs);
+    if (it - f.inputs.begin() < at) fail("fd.add_input: the value is an input already", args.off);
+    std::rotate(f.inputs.begin() + at, it, it + 1);
+    ++rec->added_inputs;
+    return mkNone();
+  }
   if (name == "definition" || name == "schedule" || name == "multidevice_schedule" || name == "__enter__" ||
       name == "__exit__" || name == "_setup_definition" || name == "_finalize_definition")
     return mkNone();

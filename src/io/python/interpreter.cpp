@@ -90,8 +90,8 @@ std::string Interpreter::identifierAt(uint32_t off) const {
   return std::string(t.substr(off, e - off));
 }
 
-void Interpreter::report(Severity sev, DiagCode code, std::string message, uint32_t off) {
-  if (sev == Severity::Note && !noted_.emplace(off, message).second) return;
+Diagnostic* Interpreter::report(Severity sev, DiagCode code, std::string message, uint32_t off) {
+  if (sev == Severity::Note && !noted_.emplace(off, message).second) return nullptr;
   if (sev == Severity::Error) ++errors_;
   LineCol lc = src_.lineCol(off);
   Diagnostic& d = sink_.report(sev, code, std::move(message), Location{src_.path(), "", lc.line, lc.col});
@@ -102,6 +102,7 @@ void Interpreter::report(Severity sev, DiagCode code, std::string message, uint3
   if (sev == Severity::Error && code == DiagCode::ImportUnresolved && e > off &&
       t.find_first_not_of(" \t\r\n`", e) == std::string_view::npos)
     d.note("the text ends in this name: if the repro was cut when it was pasted, paste it whole");
+  return &d;
 }
 
 void Interpreter::fail(std::string message, uint32_t off, DiagCode code) {
@@ -137,7 +138,7 @@ std::vector<std::shared_ptr<FusionRecorder>> Interpreter::run() {
   try {
     execBlock(m_.body, globals_);
   } catch (const PyError& e) {  // a limit, or pytest.skip under stop_at_skip: the run stops here
-    if (!skipped_at_) report(Severity::Error, e.code, e.message, e.off);
+    if (!skipped_at_ && !e.silent) report(Severity::Error, e.code, e.message, e.off);
     return recs_;
   }
   bool any = std::any_of(recs_.begin(), recs_.end(), [](const auto& r) { return r->recorded; });
@@ -157,7 +158,7 @@ Interpreter::Flow Interpreter::execBlock(const std::vector<NodeId>& body, const 
       if (recording_ > 0 && !e.skip) {
         if (!e.silent) report(Severity::Error, e.code, e.message, e.off);
         poisonTargets(s, sc);  // later uses of what it would have bound are not reported again
-      } else {
+      } else if (!e.silent) {
         report(Severity::Note, e.code, "skipped: " + e.message, m_[s].off);
       }
     }
@@ -324,6 +325,7 @@ Ref Interpreter::withStmt(const Node& n, const std::shared_ptr<Scope>& sc, Flow&
     if (ctx->k == VK::FusionDef || (ctx->k == VK::Instance && ctx->rec)) {
       ++entered;
       ctx->rec->recorded = true;
+      ctx->rec->opened = true;
     }
     if (it.a[1] != kNoNode) assign(it.a[1], ctx, sc);
   }
@@ -340,9 +342,11 @@ Ref Interpreter::withStmt(const Node& n, const std::shared_ptr<Scope>& sc, Flow&
 
 void Interpreter::importStmt(const Node& n, const std::shared_ptr<Scope>& sc) {
   auto note = [&](const std::string& mod) {
+    if (mod.rfind("torch._C._nvfuser", 0) == 0 && !pre_repo_import_) pre_repo_import_ = n.off;
     if (mod.rfind("nvfuser_direct", 0) == 0)
       imported_ = Frontend::Direct;
-    else if (mod.rfind("nvfuser", 0) == 0 && imported_ == Frontend::Unknown)
+    else if ((mod.rfind("nvfuser", 0) == 0 || mod.rfind("torch._C._nvfuser", 0) == 0) &&
+             imported_ == Frontend::Unknown)
       imported_ = Frontend::Legacy;
   };
   if (n.s.empty()) {  // import a.b.c [as x]
@@ -817,6 +821,7 @@ Ref Interpreter::instantiate(const Ref& cls, Args& args) {
 // bound method takes no argument, a function takes fd first.
 void Interpreter::runDefinition(const Ref& fn, const Ref& fd, Args& args) {
   fd->rec->recorded = true;
+  fd->rec->opened = true;
   if (fd->rec->name.empty() && fn->s != "definition" && fn->s != "multidevice_schedule" &&
       fn->s != "schedule")
     fd->rec->name = fn->s;

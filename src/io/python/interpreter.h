@@ -79,7 +79,8 @@ class Interpreter {
     auto it = global_off_.find(name);
     return it == global_off_.end() ? 0 : it->second;
   }
-  void report(Severity sev, DiagCode code, std::string message, uint32_t off);
+  // The diagnostic reported, or nullptr for a note already made at `off`.
+  Diagnostic* report(Severity sev, DiagCode code, std::string message, uint32_t off);
 
   // ---- used by the op and frontend files
   [[noreturn]] void fail(std::string message, uint32_t off, DiagCode code = DiagCode::ImportUnsupported);
@@ -164,6 +165,9 @@ class Interpreter {
   Ref fdAttr(const Ref& fd, const std::shared_ptr<FusionRecorder>& rec, const std::string& name,
              uint32_t off);
   Ref fdCall(const std::shared_ptr<FusionRecorder>& rec, const std::string& name, Args& args);
+  // FC0315 for a define call (define_tensor, define_scalar, add_output, ...) on a FusionDefinition
+  // never entered, with the check nvFuser stops at; then a silent error ends the statement.
+  [[noreturn]] void refuseUnentered(const FusionRecorder& rec, const std::string& name, const Args& args);
   Ref schedCall(const std::shared_ptr<FusionRecorder>& rec, const std::string& name, Args& args);
   Ref tensorAttr(const Ref& t, const std::string& name, uint32_t off);
   Ref tensorMethod(const Ref& t, const std::string& name, Args& args);
@@ -197,18 +201,19 @@ class Interpreter {
   std::vector<std::pair<NodeId, std::shared_ptr<Scope>>> defs_;  // every def run, in order
   std::vector<NodeId> called_;                                   // defs that were called
   Frontend imported_ = Frontend::Unknown;
+  // `from torch._C._nvfuser import ...`: where, given to each FusionDefinition made after it.
+  std::optional<uint32_t> pre_repo_import_;
   int recording_ = 0;
   int calls_ = 0;
   int64_t iterations_ = 0;
-  int64_t enum_auto_ = 0;
+  int64_t enum_auto_ = 0;  // enum.auto()'s last value in the class body being run
   int64_t devices_ = 2;
   bool stop_at_skip_ = false;
   bool devices_read_ = false;
   std::optional<uint32_t> skipped_at_;
   // The fixture's device count and rank, with a note (once per place) saying what is assumed.
   Ref assumedDevices(const std::string& what, uint32_t off);
-  Ref assumedRank(const std::string& what,
-                  uint32_t off);  // enum.auto()'s last value in the class body being run
+  Ref assumedRank(const std::string& what, uint32_t off);
   int errors_ = 0;
   // The notes reported so far, by place and text: a line that a loop runs again is noted once.
   std::set<std::pair<uint32_t, std::string>> noted_;

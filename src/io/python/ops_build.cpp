@@ -58,7 +58,11 @@ void Interpreter::failUnknownOp(const std::string& name, uint32_t off) {
        DiagCode::ImportUnresolved);
 }
 
-Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::string& name, Args& in_args) {
+Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::string& called,
+                         Args& in_args) {
+  // fd.ops.view(arg, original_shape, new_shape): reshape's name in PyTorch's tree (2022).
+  if (called == "view") rec->markPreRepo("`fd.ops.view`", in_args.off);
+  const std::string name = called == "view" ? std::string("reshape") : called;
   const FrontendOp* op = findFrontendOp(name);
   const std::string fname = "fd.ops." + name;
   if (!op) failUnknownOp(name, in_args.off);

@@ -26,9 +26,23 @@ class FusionRecorder {
   Fusion f;
   ImportBuilder b;
   Frontend frontend = Frontend::Unknown;
-  std::string name;         // the definition function's name
-  uint32_t off = 0;         // where the FusionDefinition was created
-  bool recorded = false;    // a definition ran into it
+  std::string name;       // the definition function's name
+  uint32_t off = 0;       // where the FusionDefinition was created
+  bool recorded = false;  // a definition ran into it
+  // Entered: by `with`, as a definition (a subclass's definition(), a function handed the
+  // FusionDefinition by a harness) or by `__enter__` / `_setup_definition`; nvFuser refuses the
+  // define calls of one never entered.
+  bool opened = false;
+  // The first construct of nvFuser's frontend in PyTorch's tree (torch._C._nvfuser, before nvFuser's
+  // own repository) the script uses: `Fusion()`, `fd.add_input`, `fd.ops.view`; "" if none.
+  std::string pre_repo;
+  uint32_t pre_repo_off = 0;
+  void markPreRepo(std::string what, uint32_t at) {
+    if (!pre_repo.empty()) return;
+    pre_repo = std::move(what);
+    pre_repo_off = at;
+  }
+  int added_inputs = 0;     // fd.add_input calls: the inputs' order is theirs
   bool executed = false;    // fd.execute(...) gave concrete inputs
   std::vector<Ref> inputs;  // the values fd.execute(...) was given
   uint32_t inputs_off = 0;
