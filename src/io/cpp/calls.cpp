@@ -574,6 +574,10 @@ std::optional<Value> Reader::call(const std::string& name, std::vector<Value>& a
   if (fn == "makeSymbolicTensor" || fn == "makeContigTensor" || fn == "makeConcreteTensor" ||
       fn == "makeContigConcreteTensor")
     return makeTensor(fn, args, at);
+  if (fn == "makeDummyTensor") {  // makeSymbolicTensor's name in PyTorch's tree (2020)
+    markPreRepo("`makeDummyTensor(...)`", at);
+    return makeTensor("makeSymbolicTensor", args, at);
+  }
   if (fn == "TensorViewBuilder") {
     Value v;
     v.k = Value::K::Builder;

@@ -398,6 +398,32 @@ std::optional<Value> Reader::primary(int depth) {
     error(DiagCode::ImportSyntax, "expected an expression" + found(), p_);
     return std::nullopt;
   }
+  // `new Float(1.0)`: a constant scalar as PyTorch's tree built one (before IrBuilder::create).
+  if (str(p_) == "new" && isIdent(p_ + 1) && isPunct(p_ + 2, "(")) {
+    const std::string cls(str(p_ + 1));
+    const std::optional<DType> d = cls == "Float"    ? std::optional<DType>(DType::Float)
+                                   : cls == "Double" ? std::optional<DType>(DType::Double)
+                                   : cls == "Int"    ? std::optional<DType>(DType::Int)
+                                   : cls == "Bool"   ? std::optional<DType>(DType::Bool)
+                                                     : std::nullopt;
+    if (d) {
+      p_ += 3;
+      auto v = expr(depth + 1);
+      if (!v || !expect(")")) return std::nullopt;
+      markPreRepo("`new " + cls + "(...)`", at);
+      Value s;
+      s.k = Value::K::Scalar;
+      if (v->k == Value::K::Int && *d != DType::Bool && isIntegral(*d))
+        s.scalar = b_.constInt(v->i, *d);
+      else if ((v->k == Value::K::Int || v->k == Value::K::Float) && isFloatingPoint(*d))
+        s.scalar = b_.constFloat(v->k == Value::K::Int ? static_cast<double>(v->i) : v->f, *d);
+      else if ((v->k == Value::K::Int || v->k == Value::K::Bool) && *d == DType::Bool)
+        s.scalar = b_.constBool(v->i != 0);
+      else
+        return error(DiagCode::ImportSyntax, "`new " + cls + "(...)` takes a number", at), std::nullopt;
+      return s;
+    }
+  }
   // A qualified name, with template arguments where a template is called.
   std::string name(str(p_++));
   while (isPunct(p_, "::") && isIdent(p_ + 1)) {

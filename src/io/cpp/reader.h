@@ -253,6 +253,10 @@ class Reader : public lex::TokenCursor<Lexer, Token> {
   bool in_test_param_ = false;  // reading the generator: a GetParam() inside it is no value
   std::string executor_, executor_detail_;
   std::vector<KeywordUse> spelled_;  // dated spellings of the C++ API (ir/dated_spellings.h), first use each
+  // The first construct of nvFuser's C++ API in PyTorch's tree (before nvFuser's own repository)
+  // the test uses: `makeDummyTensor(...)`, `new Float(...)`; "" if none.
+  std::string pre_repo_;
+  void markPreRepo(const std::string& what, size_t at);
   bool devices_noted_ = false;
   std::vector<std::string> skipped_kinds_;  // notes already given, by kind
   int skip_notes_ = 0;
