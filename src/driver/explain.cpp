@@ -30,6 +30,7 @@ DiagCode codeOfCheck(std::string_view check) {
   static const Map kMap[] = {
       {"ConcretizeExtent", DiagCode::UnboundExtent},
       {"InferShape", DiagCode::UnboundExtent},
+      {"OutputSizeMismatch", DiagCode::DuplicateOutput},
       {"MdeNoBuffer", DiagCode::MissingSegmentInput},
       {"MdeScalarInput", DiagCode::MissingSegmentInput},
       {"HieNoBuffer", DiagCode::MissingSegmentInput},

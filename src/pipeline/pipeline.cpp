@@ -28,6 +28,7 @@
 #include "passes/segment.h"
 #include "passes/sharding.h"
 #include "pipeline/context.h"
+#include "pipeline/duplicate_outputs.h"
 #include "pipeline/frontend_binding.h"
 #include "pipeline/nvfuser_checks.h"
 #include "pipeline/opaque_ops.h"
@@ -706,10 +707,13 @@ PipelineResult runPipeline(const Fusion& f_in, const PipelineOptions& opts) {
   // The executor, per compute segment -- unless nvFuser stopped in the
   // sharding passes.
   r.stopped_in_sharding = sharding.failed;
-  if (!sharding.failed)
+  if (!sharding.failed) {
     pipeline_detail::runSegmentLanes(c);
-  else
+    // At run time, after compiling: reached only when nothing before stopped nvFuser.
+    if (!c.sink.hasErrors()) duplicateOutputFails(f, r.segmented, p, opts.file, c.sink);
+  } else {
     c.sink.all().erase(c.sink.all().begin() + static_cast<std::ptrdiff_t>(after_passes), c.sink.all().end());
+  }
 
   // The whole-fusion binding and a segment's binding can report the same
   // input problem: keep the first of identical diagnostics (same code,

@@ -59,11 +59,14 @@ CHECKS = {
     "ExpandMismatch": (["csrc/dynamic_transform.cpp"], "Mismatch in sizes when concretizing expand", None, None),
     "OneDSharding": (["csrc/multidevice/device_mesh.cpp"], "We support only 1-D sharding for now", None, None),
     "OneShardingChange": (["csrc/host_ir/lower_to_communication.cpp"], "Expected at most one sharding change", None, None),
+    "OutputSizeMismatch": (["csrc/kernel_cache.cpp", "csrc/runtime/fusion_cache_utils.cpp"],
+                           "utput size does not match", None, None),
     "InferShape": (["csrc/executor.cpp", "csrc/fusion_executor/allocations.cpp", "csrc/runtime/allocations.cpp"],
                    "Could not launch kernel as program could not infer", None, None),
 }
 
-MACROS = ("NVF_ERROR(", "NVF_CHECK(", "NVF_THROW(", "TORCH_INTERNAL_ASSERT(", "TORCH_CHECK(")
+MACROS = ("NVF_ERROR_EQ(", "NVF_CHECK_EQ(", "NVF_ERROR(", "NVF_CHECK(", "NVF_THROW(", "TORCH_INTERNAL_ASSERT(",
+          "TORCH_CHECK(")
 
 
 def git(mirror, *args):
@@ -71,12 +74,12 @@ def git(mirror, *args):
                           errors="replace").stdout
 
 
-def condition(lines, start, macro):
-    """The first macro argument (the condition), whitespace collapsed."""
+def arguments(lines, start, macro, count):
+    """The first `count` macro arguments, whitespace collapsed."""
     text = "\n".join(lines[start:start + 20])
     i = text.index(macro) + len(macro)
-    depth, out = 0, []
-    while i < len(text):
+    depth, out, args = 0, [], []
+    while i < len(text) and len(args) < count:
         c = text[i]
         if c in "([{":
             depth += 1
@@ -85,10 +88,24 @@ def condition(lines, start, macro):
                 break
             depth -= 1
         elif c == "," and depth == 0:
-            break
+            args.append(" ".join("".join(out).split()))
+            out = []
+            i += 1
+            continue
         out.append(c)
         i += 1
-    return " ".join("".join(out).split())
+    if len(args) < count:
+        args.append(" ".join("".join(out).split()))
+    return args
+
+
+def condition(lines, start, macro):
+    """The macro's condition: its first argument; for NVF_ERROR_EQ / NVF_CHECK_EQ (an NVF_ERROR /
+    NVF_CHECK of `(lhs) == (rhs)`, csrc/exceptions.h) the comparison of its first two."""
+    if macro.endswith("_EQ("):
+        lhs, rhs = (arguments(lines, start, macro, 2) + [""])[:2]
+        return f"({lhs}) == ({rhs})"
+    return arguments(lines, start, macro, 1)[0]
 
 
 def locate(blob, needle, after=False):
@@ -100,7 +117,7 @@ def locate(blob, needle, after=False):
         for j in span:
             for m in MACROS:
                 if m in lines[j]:
-                    macro = m[:-1]
+                    macro = m[:-1].removesuffix("_EQ")
                     cond = "" if macro == "NVF_THROW" else condition(lines, j, m)
                     return j + 1, macro, cond
         return None
