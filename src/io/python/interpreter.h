@@ -166,7 +166,8 @@ class Interpreter {
              uint32_t off);
   Ref fdCall(const std::shared_ptr<FusionRecorder>& rec, const std::string& name, Args& args);
   // FC0315 for a define call (define_tensor, define_scalar, add_output, ...) on a FusionDefinition
-  // never entered, with the check nvFuser stops at; then a silent error ends the statement.
+  // never entered, with the check nvFuser stops at; then a silent fatal error ends the run, as
+  // nvFuser's exception ends the script.
   [[noreturn]] void refuseUnentered(const FusionRecorder& rec, const std::string& name, const Args& args);
   Ref schedCall(const std::shared_ptr<FusionRecorder>& rec, const std::string& name, Args& args);
   Ref tensorAttr(const Ref& t, const std::string& name, uint32_t off);
