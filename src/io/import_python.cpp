@@ -12,12 +12,10 @@
 #include "io/packed_fp4.h"
 #include "io/python/interpreter.h"
 #include "io/python/parser.h"
+#include "ir/history_start.h"
 
 namespace fc {
 namespace {
-
-// The first commit of nvFuser's main (pipeline/nvfuser_commits.tsv): the modelled history starts there.
-constexpr std::string_view kHistoryFirstCommit = "831821f3ae20eb0d32dad6cb3677bef99e9bc7ff";
 
 using py::Ref;
 using py::VK;

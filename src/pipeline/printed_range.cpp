@@ -52,11 +52,12 @@ PipelineResult runOverPrintedRange(const Fusion& f, const PipelineOptions& opts)
   const PrintedRange range = *opts.profile.printed_range;
   PipelineOptions at_last = opts;
   at_last.profile.printed_range.reset();
-  std::vector<VerdictInterval> ivs =
-      walkPoints(f, at_last, range.first, range.last, WalkPath{range.frontend, range.executor, false});
   PipelineResult r = runPipeline(f, at_last);
   r.profile.printed_range = range;
+  // Before the history there is no range to walk: the one run above is the first point's.
   if (range.before_history) return beforeHistory(std::move(r), range, opts);
+  std::vector<VerdictInterval> ivs =
+      walkPoints(f, at_last, range.first, range.last, WalkPath{range.frontend, range.executor, false});
 
   const VerdictInterval* ref = nullptr;
   bool agree = true, same_findings = true, one_path = true;

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "io/cpp/reader.h"
+#include "ir/history_start.h"
 
 namespace fc::cpp_text {
 namespace {
@@ -182,7 +183,7 @@ std::optional<Fusion> Reader::run() {
   // A test for nvFuser in PyTorch's tree ran only before nvFuser's own repository, whose first
   // commit starts the modelled history (pipeline/nvfuser_commits.tsv).
   if (!pre_repo_.empty()) {
-    origin.printed_before = "831821f3ae20eb0d32dad6cb3677bef99e9bc7ff";
+    origin.printed_before = std::string(kHistoryFirstCommit);
     origin.detail = "written for nvFuser in PyTorch's tree (it uses " + pre_repo_ +
                     "), before nvFuser's own repository" +
                     (origin.detail.empty() ? "" : "; " + origin.detail);
