@@ -26,7 +26,8 @@ except ImportError:  # pragma: no cover
 
 ATTR_KEYS = {"DType": "dtype", "Approximate": "approximate", "Flags": "flags", "Shape": "shape", "Dims": "dims",
              "Ranges": "ranges", "Pad": "pad", "Value": "value", "Dim": "dim", "Keepdim": "keepdim",
-             "Correction": "correction", "Start": "start", "Step": "step", "Name": "name"}
+             "Correction": "correction", "Start": "start", "Step": "step", "Name": "name",
+             "OriginalShape": "original_shape"}
 
 
 def read_ops(root):

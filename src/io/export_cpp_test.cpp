@@ -252,8 +252,20 @@ class CppExporter : ExporterBase {
         call = "expand(" + b + ", " + vals(a.shape) + ")";
         break;
       }
-      case OpForm::Expand:
-      case OpForm::Reshape: call = fn + "(" + in(0) + ", " + vals(a.shape) + ")"; break;
+      case OpForm::Reshape:
+        if (!a.original_shape.empty()) {  // reshape(x, original_sizes, new_sizes): every size a constant
+          std::vector<int64_t> sizes;
+          for (ScalarId s : a.shape)
+            if (auto c = constIntOf(f_, s)) sizes.push_back(*c);
+          if (sizes.size() == a.shape.size()) {
+            call = fn + "(" + in(0) + ", std::vector<int64_t>" + ints(a.original_shape) +
+                   ", std::vector<int64_t>" + ints(sizes) + ")";
+            break;
+          }
+        }
+        call = fn + "(" + in(0) + ", " + vals(a.shape) + ")";
+        break;
+      case OpForm::Expand: call = fn + "(" + in(0) + ", " + vals(a.shape) + ")"; break;
       case OpForm::Squeeze: call = fn + "(" + in(0) + ", std::vector<int64_t>" + ints(a.dims) + ")"; break;
       case OpForm::Permute: call = fn + "(" + in(0) + ", " + ints(a.dims) + ")"; break;
       case OpForm::Slice: {

@@ -265,7 +265,13 @@ class Exporter : ExporterBase {
         call = op + "(" + in(0) + ", dims=" + ints(a.dims) + ", squeeze_expanded=False)";
         break;
       case OpForm::Permute: call = op + "(" + in(0) + ", dims=" + ints(a.dims) + ")"; break;
-      case OpForm::Reshape: call = op + "(" + in(0) + ", new_shape=" + scalars(a.shape) + ")"; break;
+      case OpForm::Reshape:
+        // A static reshape keeps its form (the legacy frontend's until #1043): new_shape alone
+        // would make it dynamic over symbolic extents.
+        call = op + "(" + in(0) +
+               (a.original_shape.empty() ? "" : ", original_shape=" + ints(a.original_shape)) +
+               ", new_shape=" + scalars(a.shape) + ")";
+        break;
       case OpForm::Slice: {
         std::vector<ScalarId> st, en, sp;
         std::vector<AxisId> ax;

@@ -10,9 +10,9 @@ namespace fc::reader_detail {
 namespace {
 
 // Expr keys: op, inputs, outputs, then the attributes in Attr bit order.
-constexpr std::array<std::string_view, 17> kExprKeys = {
+constexpr std::array<std::string_view, 18> kExprKeys = {
     "op",  "inputs", "outputs", "dtype",   "approximate", "flags", "shape", "dims", "ranges",
-    "pad", "value",  "dim",     "keepdim", "correction",  "start", "step",  "name"};
+    "pad", "value",  "dim",     "keepdim", "correction",  "start", "step",  "name", "original_shape"};
 constexpr int kFirstAttrKey = 3;
 constexpr std::array<std::string_view, 3> kRangeKeys = {"start", "stop", "step"};
 
@@ -106,6 +106,10 @@ bool Reader::readExpr(size_t i, sj::value& x) {
         at.name = std::string(name);
         break;
       }
+      case 17:
+        ok = readIntArray(y, INT64_MIN, INT64_MAX, "a size",
+                          [&](int64_t n) { at.original_shape.push_back(n); });
+        break;
     }
     if (!ok) bad = true;
   });

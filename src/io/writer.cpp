@@ -470,6 +470,7 @@ class Writer {
            [&] { row(a.flags.size(), [&](size_t i) { out_ += a.flags[i] ? "true" : "false"; }); });
     member(!a.shape.empty(), "shape", [&] { scalarList(a.shape); });
     member(!a.dims.empty(), "dims", [&] { ints(a.dims); });
+    member(!a.original_shape.empty(), "original_shape", [&] { ints(a.original_shape); });
     if (!a.ranges.empty()) {
       out_ += ", \"ranges\": ";
       row(a.ranges.size(), [&](size_t i) {

@@ -36,6 +36,9 @@ struct Attrs {
   int64_t correction = 1;          // var / var_mean
   bool keepdim = false;
   bool approximate_tanh = false;  // gelu(approximate="tanh")
+  // reshape(x, original_sizes, new_sizes): the sizes the reshape was analysed for at definition
+  // (a static reshape, never Symbolic); empty for reshape(x, new_sizes).
+  std::vector<int64_t> original_shape;
 };
 
 struct Expr {

@@ -37,6 +37,8 @@ enum class Attr : uint32_t {
   Start = 1u << 11,       // "start" (iota)
   Step = 1u << 12,        // "step" (iota)
   Name = 1u << 13,        // "name": the op's own name (opaque)
+  // "original_shape": reshape(x, original_sizes, new_sizes), analysed at definition
+  OriginalShape = 1u << 14,
 };
 constexpr uint32_t A(Attr a) { return static_cast<uint32_t>(a); }
 

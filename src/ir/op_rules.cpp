@@ -392,8 +392,17 @@ class RuleBuilder {
         }
       if (numel && others) inferred = checkedDiv(*numel, *others);
     }
-    // Any non-constant size makes every output axis Symbolic; a non-constant
-    // -1 makes its axis and the ones after it Symbolic.
+    // nvFuser's reshape(tv, sizes) is static only when every input extent
+    // (expanded where expanded) and every size is a constant (tryStaticReshape,
+    // csrc/ops/alias.cpp:103-128 @ 81c4b22fd); else every output axis is
+    // Symbolic until concretization. reshape(tv, original_sizes, new_sizes) is
+    // analysed at definition from the sizes it is given (alias.cpp:61).
+    if (!dynamic && e_.attrs.original_shape.empty())
+      for (AxisId a : axesOf(0)) {
+        const Axis& ax = f_.axes[a];
+        if (!value(ax.expanded != kNone ? ax.expanded : ax.extent)) dynamic = true;
+      }
+    // A non-constant -1 makes its axis and the ones after it Symbolic.
     for (size_t d = 0; d < at.shape.size(); ++d) {
       auto c = static_cast<int>(d) == minus_one ? inferred : value(at.shape[d]);
       dynamic = dynamic || !c;
@@ -907,7 +916,8 @@ std::vector<std::string_view> attrKeys(OpKind op) {
                                                                 {Attr::Correction, "correction"},
                                                                 {Attr::Start, "start"},
                                                                 {Attr::Step, "step"},
-                                                                {Attr::Name, "name"}};
+                                                                {Attr::Name, "name"},
+                                                                {Attr::OriginalShape, "original_shape"}};
   std::vector<std::string_view> out;
   for (const auto& [a, key] : kKeys)
     if (opAccepts(op, a)) out.push_back(key);

@@ -317,11 +317,13 @@ void Ctx::segmentPasses(const Segment& seg, Lane& lane) {
   // 3. Never concretized: a dynamic transform reaches lowering.
   if (p.order == ConcretizeOrder::None) {
     std::vector<std::string> dynamic;
+    ExprId first = kNone;  // where the first Symbolic axis is made
     for (ExprId e : seg.exprs)
       for (TensorId t : f.exprs[e].outputs)
         for (AxisId a : f.tensors[t].logical)
           if (f.axes[a].iter == IterType::Symbolic) {
             dynamic.push_back(std::string(f.tensorName(t)));
+            if (first == kNone) first = e;
             break;
           }
     if (!dynamic.empty()) {
@@ -331,7 +333,7 @@ void Ctx::segmentPasses(const Segment& seg, Lane& lane) {
           lane.sink->error(DiagCode::UnconcretizedDynamic,
                            "segment " + std::to_string(seg.id) + " (" + describeSegment(f, seg) +
                                ") holds a dynamic transform, and this path compiles it without concretizing",
-                           Location{opts.file, "", 0, 0});
+                           exprLoc(first));
       d.note(list + " " + (dynamic.size() == 1 ? "has" : "have") +
              " Symbolic axes that only concretization decides");
       d.check = CheckRef{"DynamicBeforeLowering", {{"tensors", list}}};

@@ -245,5 +245,48 @@ TEST(OpRulesShape, BroadcastAndReduction) {
   EXPECT_TRUE(r.ok());  // a frontend reduces every axis when no dims are given
 }
 
+// reshape(x, new_sizes) is static only when every input extent and every size is a constant
+// (tryStaticReshape, csrc/ops/alias.cpp:103-128 @ 81c4b22fd750); reshape(x, original_sizes,
+// new_sizes) is analysed from the sizes it is given (alias.cpp:61).
+TEST(OpRulesShape, ReshapeIsStaticOnlyOverConstantExtents) {
+  // Constants only: a scalar is known when it is a constant of the fusion.
+  struct Constants final : KnownValues {
+    const Fusion& f;
+    explicit Constants(const Fusion& fu) : f(fu) {}
+    std::optional<int64_t> intValue(ScalarId s) const override { return constIntOf(f, s); }
+  };
+  One a;
+  a.tensor(DType::Float);  // extents i0, i1: symbolic
+  Attrs sizes;
+  sizes.shape = {a.f.addConstInt(6, DType::Index), a.f.addConstInt(1, DType::Index)};
+  Constants known(a.f);
+  ShapeRule r;
+  outputShape(a.f, Expr{OpKind::Reshape, a.in, {}, sizes}, known, RuleMode::Build, r);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r.axes.size(), 2u);
+  EXPECT_EQ(r.axes[0].make, IterType::Symbolic);
+  EXPECT_EQ(r.axes[1].make, IterType::Symbolic);
+
+  Attrs given = sizes;
+  given.original_shape = {2, 3};
+  outputShape(a.f, Expr{OpKind::Reshape, a.in, {}, given}, known, RuleMode::Build, r);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.axes[0].make, IterType::Iteration);
+  EXPECT_EQ(r.axes[1].make, IterType::Broadcast);
+
+  One c;  // constant extents 2 and 3
+  std::vector<AxisId> axes = {
+      c.f.addAxis(0, IterType::Iteration, ParallelType::Serial, c.f.addConstInt(2, DType::Index)),
+      c.f.addAxis(1, IterType::Iteration, ParallelType::Serial, c.f.addConstInt(3, DType::Index))};
+  c.in.push_back(ValueRef::tensor(c.f.addTensor("T0", DType::Float, MemoryType::Global, axes)));
+  Attrs csizes;
+  csizes.shape = {c.f.addConstInt(6, DType::Index), c.f.addConstInt(1, DType::Index)};
+  Constants cknown(c.f);
+  outputShape(c.f, Expr{OpKind::Reshape, c.in, {}, csizes}, cknown, RuleMode::Build, r);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.axes[0].make, IterType::Iteration);
+  EXPECT_EQ(r.axes[1].make, IterType::Broadcast);
+}
+
 }  // namespace
 }  // namespace fc

@@ -343,8 +343,10 @@ std::optional<Value> Reader::op(OpKind k, const std::string& fn, std::vector<Val
       break;
     }
     case OpForm::Reshape:
-      // reshape(x, new_sizes) or reshape(x, original_sizes, new_sizes).
-      ok = operand(0, true) && args.size() > 1 && scalars(args.back(), attrs.shape, "the sizes of reshape");
+      // reshape(x, new_sizes) or reshape(x, original_sizes, new_sizes); the second is analysed at
+      // definition from original_sizes.
+      ok = operand(0, true) && args.size() > 1 && scalars(args.back(), attrs.shape, "the sizes of reshape") &&
+           (args.size() != 3 || toInts(args[1], attrs.original_shape, at, "the original sizes of reshape"));
       break;
     case OpForm::Slice: {
       ok = operand(0, true) && args.size() > 1;

@@ -85,12 +85,21 @@ Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::
                         : (reshape ? "(arg, new_shape)" : "(arg, dims)"),
                args.off);
   }
+  // reshape(arg, original_shape, new_shape) is analysed at definition from original_shape.
+  std::vector<int64_t> original_shape;
+  auto keepOriginal = [&](const Ref& v, uint32_t off) {
+    if (op->form != PyForm::Reshape) return;
+    for (const Ref& x : asList(v, off, "fd.ops.reshape original_shape"))
+      original_shape.push_back(asInt(x, off, "original_shape"));
+  };
   if ((op->form == PyForm::Reshape || op->form == PyForm::Squeeze) && three_lists) {
+    keepOriginal(args.pos[1], args.pos_off[1]);
     args.pos.erase(args.pos.begin() + 1);
     args.pos_off.erase(args.pos_off.begin() + 1);
   }
   for (size_t k = 0; k < args.kw.size(); ++k)
     if (args.kw[k].first == "original_shape") {
+      keepOriginal(args.kw[k].second, args.kw_off[k]);
       args.kw.erase(args.kw.begin() + static_cast<long>(k));
       args.kw_off.erase(args.kw_off.begin() + static_cast<long>(k));
       break;
@@ -396,6 +405,7 @@ Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::
                offOf("new_shape"));
         rec->noteScalar(sz, args.off);
       }
+      attrs.original_shape = original_shape;
       return finish(OpKind::Reshape, {ValueRef::tensor(t)}, attrs);
     }
     case PyForm::Slice: {
