@@ -31,6 +31,7 @@ DiagCode codeOfCheck(std::string_view check) {
       {"ConcretizeExtent", DiagCode::UnboundExtent},
       {"InferShape", DiagCode::UnboundExtent},
       {"OutputSizeMismatch", DiagCode::DuplicateOutput},
+      {"NoTensorInputs", DiagCode::ReductionWithoutInputs},
       {"MdeNoBuffer", DiagCode::MissingSegmentInput},
       {"MdeScalarInput", DiagCode::MissingSegmentInput},
       {"HieNoBuffer", DiagCode::MissingSegmentInput},

@@ -1,4 +1,6 @@
 // What a path's executor does with one compute segment, in its order:
+//  0. paths that schedule, before #143: a reduction segment without tensor
+//     inputs, which the reduction and persistent schedulers asserted on (FC0319);
 //  1. find the segment's inputs: tensors, fusion scalar inputs, and the
 //     integral scalars SegmentedGroup::finalize forwards (extents a segment
 //     uses as values); a per-segment multi-device executor that cannot
@@ -142,10 +144,49 @@ bool looksTransposed(const Fusion& f, const Segment& seg) {
   return false;
 }
 
+// nvFuser before #143: the reduction and persistent schedulers accept a fusion without tensor
+// inputs (no check in canScheduleCompileTime) and then assert on it computing their heuristics
+// (csrc/scheduler/reduction.cpp:926, normalization.cpp:998 @ 2c6d0cf932c8). Reports FC0319 and
+// returns true when `seg` is such a segment on a path that schedules it.
+bool reductionWithoutInputs(const Fusion& f, const Segment& seg, const Profile& p, const std::string& file,
+                            DiagnosticSink& sink) {
+  if (p.kernel_without_scheduler || p.state.get<nv::ReductionNoInputs>() != nv::ReductionNoInputs::Asserted ||
+      seg.scheduler == "expr_eval")
+    return false;
+  if (std::any_of(seg.inputs.begin(), seg.inputs.end(), [](const ValueRef& v) { return v.isTensor(); }))
+    return false;
+  ExprId red = kNone;
+  for (ExprId e : seg.exprs)
+    if (opInfo(f.exprs[e].op).category == OpCategory::Reduction) {
+      red = e;
+      break;
+    }
+  if (red == kNone) return false;
+  auto& d = sink.error(DiagCode::ReductionWithoutInputs,
+                       "segment " + std::to_string(seg.id) + " (" + describeSegment(f, seg) +
+                           ") reduces without a tensor input, and the reduction scheduler asserts on it",
+                       Location::at(file, Place::expr(red)));
+  d.note("every tensor the segment reads is made inside it (" + exprLabel(f, seg.exprs.front()) +
+         " first): the reduction and persistent schedulers accept such a segment, then fail computing "
+         "their heuristics");
+  d.note(
+      "which exprs share the segment is approximated by the path's hard rules: a fusion the segmenter "
+      "cuts so that the reduction reads a tensor from another segment runs");
+  d.check = CheckRef{"NoTensorInputs", {}};
+  if (const nv::Change* fixed = nv::firstChangeTo(nv::ReductionNoInputs::Rejected))
+    d.note("fixed by " + fixed->label() +
+           ": the schedulers refuse a fusion without tensor inputs, and the segmenter gives the reduction "
+           "one");
+  return true;
+}
+
 }  // namespace
 
 void Ctx::segmentPasses(const Segment& seg, Lane& lane) {
   if (seg.kind != SegmentKind::Compute) return;
+  // At scheduling, after the whole fusion's concretization (FusionExecutorCache, the one path of
+  // nvFuser before #143).
+  if (reductionWithoutInputs(f, seg, p, opts.file, *lane.sink)) return;
   // Per-segment trace (the whole-fusion passes are traced regardless).
   const bool tr =
       opts.trace && (opts.trace_segment < 0 || static_cast<uint32_t>(opts.trace_segment) == seg.id);

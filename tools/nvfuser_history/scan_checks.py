@@ -61,6 +61,8 @@ CHECKS = {
     "OneShardingChange": (["csrc/host_ir/lower_to_communication.cpp"], "Expected at most one sharding change", None, None),
     "OutputSizeMismatch": (["csrc/kernel_cache.cpp", "csrc/runtime/fusion_cache_utils.cpp"],
                            "utput size does not match", None, None),
+    "NoTensorInputs": (["csrc/scheduler/reduction.cpp"], "Tried to schedule a fusion with no tensor inputs", None,
+                       None),
     "InferShape": (["csrc/executor.cpp", "csrc/fusion_executor/allocations.cpp", "csrc/runtime/allocations.cpp"],
                    "Could not launch kernel as program could not infer", None, None),
 }
