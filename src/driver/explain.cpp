@@ -32,6 +32,8 @@ DiagCode codeOfCheck(std::string_view check) {
       {"InferShape", DiagCode::UnboundExtent},
       {"OutputSizeMismatch", DiagCode::DuplicateOutput},
       {"NoTensorInputs", DiagCode::ReductionWithoutInputs},
+      {"SqueezeNonBroadcast", DiagCode::SymbolicSqueeze},
+      {"SqueezedProducerBroadcast", DiagCode::SymbolicSqueeze},
       {"MdeNoBuffer", DiagCode::MissingSegmentInput},
       {"MdeScalarInput", DiagCode::MissingSegmentInput},
       {"HieNoBuffer", DiagCode::MissingSegmentInput},
@@ -124,6 +126,8 @@ std::vector<NvfuserErrorMatch> matchNvfuserError(const std::string& text) {
       {"does not have parallel type", "", DiagCode::DidMeshMismatch},
       {"not supported for communication", "", DiagCode::UnlowerableResharding},
       {"vector::_M_range_check", "", DiagCode::FrontendRejects},
+      {"producer_id->isBroadcast() INTERNAL ASSERT FAILED", "SqueezedProducerBroadcast",
+       DiagCode::SymbolicSqueeze},
   };
   for (const Pattern& p : kPatterns)
     if (low.find(lower(p.needle)) != std::string::npos) add(p.check[0] ? p.check : p.needle, p.code);

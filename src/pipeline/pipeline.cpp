@@ -33,6 +33,7 @@
 #include "pipeline/nvfuser_checks.h"
 #include "pipeline/opaque_ops.h"
 #include "pipeline/printed_range.h"
+#include "pipeline/symbolic_squeeze.h"
 #include "support/parallel.h"
 #include "support/phase_times.h"
 #include "support/step_counters.h"
@@ -625,6 +626,8 @@ PipelineResult runPipeline(const Fusion& f_in, const PipelineOptions& opts) {
     ConcretizationInfo info = analyzeConcretization(f, wv, c.whole, p.did_rule, c.sink, opts.file,
                                                     &c.concretize_scratch, concretize_threads);
     c.reportUnbound(info, -1, nullptr, wv.inputs, InputRewrite::StripReductions, false, c.sink, r.unbound);
+    // The reshapes are rebuilt before the axes they read are concretized.
+    if (!c.sink.hasErrors()) symbolicSqueezeFails(f, t, c.whole, p, opts.file, c.sink);
     c.traceConcretize("whole fusion", info, false);
     if (opts.trace) c.apply("whole fusion", t, c.whole);
   };

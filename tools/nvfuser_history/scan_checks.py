@@ -63,6 +63,8 @@ CHECKS = {
                            "utput size does not match", None, None),
     "NoTensorInputs": (["csrc/scheduler/reduction.cpp"], "Tried to schedule a fusion with no tensor inputs", None,
                        None),
+    "SqueezeNonBroadcast": (["csrc/ops/alias.cpp"], "Can not squeeze non-broadcasting dimension", None, None),
+    "SqueezedProducerBroadcast": (["csrc/root_domain_map.cpp"], "(producer_id->isBroadcast());", None, None),
     "InferShape": (["csrc/executor.cpp", "csrc/fusion_executor/allocations.cpp", "csrc/runtime/allocations.cpp"],
                    "Could not launch kernel as program could not infer", None, None),
 }
