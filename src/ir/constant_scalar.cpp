@@ -61,4 +61,11 @@ std::optional<ConstValue> evaluate(const Fusion& f, ScalarId s, int depth) {
 
 std::optional<ConstValue> constantScalarValue(const Fusion& f, ScalarId s) { return evaluate(f, s, 0); }
 
+std::optional<int64_t> ConstantValues::intValue(ScalarId s) const {
+  if (s == kNone || s >= f_.scalars.size()) return std::nullopt;
+  std::optional<ConstValue> v = constantScalarValue(f_, s);
+  if (!v || v->kind != ConstValue::Kind::Int) return std::nullopt;
+  return v->i;
+}
+
 }  // namespace fc

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "ir/fusion.h"
+#include "ir/op_rules.h"
 
 namespace fc {
 
@@ -14,5 +15,15 @@ namespace fc {
 // arithmetic (7 / 2 is 3), a floating one in double. Nothing on overflow, division by zero, an
 // expression deeper than 64 nodes, or anything that is not a constant.
 std::optional<ConstValue> constantScalarValue(const Fusion& f, ScalarId s);
+
+// constantScalarValue's integers, as the op rules read known values.
+class ConstantValues final : public KnownValues {
+ public:
+  explicit ConstantValues(const Fusion& f) : f_(f) {}
+  std::optional<int64_t> intValue(ScalarId s) const override;
+
+ private:
+  const Fusion& f_;
+};
 
 }  // namespace fc

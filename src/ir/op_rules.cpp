@@ -380,10 +380,15 @@ class RuleBuilder {
     // extent and every other size is.
     std::optional<int64_t> inferred;
     if (minus_one >= 0) {
+      // From the original sizes when the reshape was given them.
       std::optional<int64_t> numel = 1, others = 1;
-      for (AxisId a : axesOf(0)) {
-        auto c = value(f_.axes[a].extent);
-        numel = numel && c ? checkedMul(*numel, *c) : std::nullopt;
+      if (at.original_shape.empty()) {
+        for (AxisId a : axesOf(0)) {
+          auto c = value(f_.axes[a].extent);
+          numel = numel && c ? checkedMul(*numel, *c) : std::nullopt;
+        }
+      } else {
+        for (int64_t c : at.original_shape) numel = numel ? checkedMul(*numel, c) : std::nullopt;
       }
       for (size_t d = 0; d < at.shape.size(); ++d)
         if (static_cast<int>(d) != minus_one) {
@@ -392,16 +397,8 @@ class RuleBuilder {
         }
       if (numel && others) inferred = checkedDiv(*numel, *others);
     }
-    // nvFuser's reshape(tv, sizes) is static only when every input extent
-    // (expanded where expanded) and every size is a constant (tryStaticReshape,
-    // csrc/ops/alias.cpp:103-128 @ 81c4b22fd); else every output axis is
-    // Symbolic until concretization. reshape(tv, original_sizes, new_sizes) is
-    // analysed at definition from the sizes it is given (alias.cpp:61).
-    if (!dynamic && e_.attrs.original_shape.empty())
-      for (AxisId a : axesOf(0)) {
-        const Axis& ax = f_.axes[a];
-        if (!value(ax.expanded != kNone ? ax.expanded : ax.extent)) dynamic = true;
-      }
+    // A dynamic reshape's output axes are Symbolic until concretization.
+    dynamic = dynamic || !isStaticReshape(f_, e_, v_);
     // A non-constant -1 makes its axis and the ones after it Symbolic.
     for (size_t d = 0; d < at.shape.size(); ++d) {
       auto c = static_cast<int>(d) == minus_one ? inferred : value(at.shape[d]);
@@ -553,6 +550,20 @@ class RuleBuilder {
 };
 
 }  // namespace
+
+bool isStaticReshape(const Fusion& f, const Expr& e, const KnownValues& values) {
+  auto constant = [&](ScalarId s) { return s != kNone && s < f.scalars.size() && values.intValue(s); };
+  for (ScalarId s : e.attrs.shape)
+    if (!constant(s)) return false;
+  if (!e.attrs.original_shape.empty()) return true;
+  if (e.inputs.empty() || !e.inputs[0].isTensor() || e.inputs[0].id >= f.tensors.size()) return false;
+  for (AxisId a : f.tensors[e.inputs[0].id].logical) {
+    const Axis& ax = f.axes[a];
+    if (ax.iter != IterType::Reduction && !constant(ax.expanded != kNone ? ax.expanded : ax.extent))
+      return false;
+  }
+  return true;
+}
 
 void outputShape(const Fusion& f, const Expr& e, const KnownValues& values, RuleMode mode, ShapeRule& out) {
   thread_local RuleScratch scratch;

@@ -143,6 +143,15 @@ enum class RuleMode : uint8_t { Check, Build };
 // where a tensor is needed give an issue, never a crash.
 void outputShape(const Fusion& f, const Expr& e, const KnownValues& values, RuleMode mode, ShapeRule& out);
 
+// Whether nvFuser builds reshape `e` statically: its output axes Iteration or
+// Broadcast at definition, not Symbolic until concretization. reshape(tv, sizes)
+// is static only when every size (a -1 aside) and every input extent (expanded
+// where expanded) is a constant (tryStaticReshape, csrc/ops/alias.cpp:103-128
+// @ 81c4b22fd); reshape(tv, original_sizes, new_sizes) is analysed at definition
+// from the sizes it is given (alias.cpp:61), so only its new sizes count. The
+// op rules and the replay of the op builders' sharding both ask this.
+bool isStaticReshape(const Fusion& f, const Expr& e, const KnownValues& values);
+
 // The attributes nvFuser stores for an op built from a frontend call:
 // negative dims normalized, a reduction's dims sorted and de-duplicated
 // (every axis when none are given), a cat dim normalized.

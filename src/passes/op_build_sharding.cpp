@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "analysis/axis_map.h"
+#include "ir/constant_scalar.h"
+#include "ir/op_rules.h"
 
 namespace fc {
 
@@ -67,20 +69,6 @@ std::vector<Step> chainOf(const Fusion& f, const Expr& x, size_t oi) {
   }
 }
 
-bool constantExtent(const Fusion& f, const Axis& a) {
-  const ScalarId s = a.expanded != kNone ? a.expanded : a.extent;
-  return s != kNone && f.scalars[s].kind == ScalarKind::Constant;
-}
-
-// ops/alias.cpp tryStaticReshape: every input and output extent a constant.
-bool staticReshape(const Fusion& f, const Expr& x) {
-  for (AxisId a : noReductions(f, f.tensors[x.inputs[0].id].logical))
-    if (!constantExtent(f, f.axes[a])) return false;
-  for (AxisId a : f.tensors[x.outputs[0]].logical)
-    if (!constantExtent(f, f.axes[a])) return false;
-  return true;
-}
-
 bool passesMesh(Step s, const OpBuildRules& r) {
   switch (s) {
     case Step::NewOutput: return r.new_output_mesh;
@@ -130,6 +118,7 @@ BuiltSharding opBuildSharding(const Fusion& f, const OpBuildRules& rules) {
     return setBy(t, e) && isDeviceDim(f.axes[a].parallel) ? f.axes[a].parallel : built_did[a];
   };
   std::vector<AxisPair> pairs;
+  const ConstantValues constants(f);
   for (ExprId e = 0; e < f.exprs.size(); ++e) {
     const Expr& x = f.exprs[e];
     bool sharded_input = false;
@@ -139,7 +128,7 @@ BuiltSharding opBuildSharding(const Fusion& f, const OpBuildRules& rules) {
       for (AxisId a : f.tensors[v.id].logical) sharded_input |= isDeviceDim(didAt(v.id, a, e));
     }
     if (!sharded_input) continue;
-    if (x.op == OpKind::Reshape && staticReshape(f, x)) {
+    if (x.op == OpKind::Reshape && isStaticReshape(f, x, constants)) {
       const TensorId in = x.inputs[0].id;
       for (AxisId a : f.tensors[in].logical)
         if (isDeviceDim(didAt(in, a, e))) {

@@ -17,7 +17,7 @@
 // - Matmul, Linear, Cat: per axis the inputs' DID types while NewOutput
 //   copies them (matmul's rK too); Linear's input mesh from #4362; no mesh
 //   otherwise;
-// - Reshape: static (every extent constant) the input's mesh from #3482;
+// - Reshape: static (ir/op_rules.h isStaticReshape) the input's mesh from #3482;
 //   dynamic nothing. A static reshape of an input with a DID axis is left
 //   open (its merges and splits are not replayed).
 // Mean is Reduction, NewOutput; Var NewOutput, Reduction, NewOutput; VarMean's

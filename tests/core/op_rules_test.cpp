@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "ir/constant_scalar.h"
 #include "ir/fusion.h"
 
 namespace fc {
@@ -273,6 +274,27 @@ TEST(OpRulesShape, ReshapeIsStaticOnlyOverConstantExtents) {
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r.axes[0].make, IterType::Iteration);
   EXPECT_EQ(r.axes[1].make, IterType::Broadcast);
+  EXPECT_TRUE(isStaticReshape(a.f, Expr{OpKind::Reshape, a.in, {}, given}, known));
+  EXPECT_FALSE(isStaticReshape(a.f, Expr{OpKind::Reshape, a.in, {}, sizes}, known));
+
+  // Given original sizes, a -1 is numel of those sizes over the others: constant.
+  Attrs inferred;
+  inferred.shape = {a.f.addConstInt(-1, DType::Index), a.f.addConstInt(2, DType::Index)};
+  inferred.original_shape = {4, 6};
+  outputShape(a.f, Expr{OpKind::Reshape, a.in, {}, inferred}, known, RuleMode::Build, r);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.axes[0].make, IterType::Iteration);
+  EXPECT_EQ(r.axes[1].make, IterType::Iteration);
+
+  // A size that constants alone determine (2 * 3) counts as constant where the
+  // known values fold it (ir/constant_scalar.h ConstantValues); a symbol never does.
+  Attrs folded = given;
+  folded.shape[0] =
+      a.f.addDerived(ScalarOp::Mul, a.f.addConstInt(2, DType::Index), a.f.addConstInt(3, DType::Index));
+  EXPECT_TRUE(isStaticReshape(a.f, Expr{OpKind::Reshape, a.in, {}, folded}, ConstantValues(a.f)));
+  EXPECT_FALSE(isStaticReshape(a.f, Expr{OpKind::Reshape, a.in, {}, folded}, known));
+  folded.shape[0] = a.f.addSymbol("n");
+  EXPECT_FALSE(isStaticReshape(a.f, Expr{OpKind::Reshape, a.in, {}, folded}, ConstantValues(a.f)));
 
   One c;  // constant extents 2 and 3
   std::vector<AxisId> axes = {
