@@ -34,6 +34,7 @@ DiagCode codeOfCheck(std::string_view check) {
       {"NoTensorInputs", DiagCode::ReductionWithoutInputs},
       {"SqueezeNonBroadcast", DiagCode::SymbolicSqueeze},
       {"SqueezedProducerBroadcast", DiagCode::SymbolicSqueeze},
+      {"UnmappedSymbolicOutput", DiagCode::UnmappedSymbolicAxis},
       {"MdeNoBuffer", DiagCode::MissingSegmentInput},
       {"MdeScalarInput", DiagCode::MissingSegmentInput},
       {"HieNoBuffer", DiagCode::MissingSegmentInput},

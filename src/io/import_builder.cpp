@@ -342,9 +342,10 @@ std::optional<TensorId> ImportBuilder::opaqueLike(std::string name, OpKind like,
 }
 
 std::vector<TensorId> ImportBuilder::opaque(std::string name, std::vector<ValueRef> in,
-                                            std::vector<TensorId> outs) {
+                                            std::vector<TensorId> outs, std::vector<int64_t> dims) {
   Attrs attrs;
   attrs.name = std::move(name);
+  attrs.dims = std::move(dims);
   f_.addExpr(OpKind::Opaque, std::move(in), outs, std::move(attrs));
   return outs;
 }

@@ -61,9 +61,11 @@ class ImportBuilder {
   // broadcast exprs, as nvFuser's ops::maybeBroadcast does; false (with `error`) on failure.
   bool maybeBroadcast(std::vector<ValueRef>& in, std::string& error);
 
-  // Appends an op fusecheck has no rule for (OpKind::Opaque, attrs.name = `name`) whose
+  // Appends an op fusecheck has no rule for (OpKind::Opaque, attrs.name = `name`, attrs.dims =
+  // `dims`: the axes it works on, where the pipeline reads them) whose
   // outputs the caller built from nvFuser's definition of that op, with axis() / copyAxis().
-  std::vector<TensorId> opaque(std::string name, std::vector<ValueRef> in, std::vector<TensorId> outs);
+  std::vector<TensorId> opaque(std::string name, std::vector<ValueRef> in, std::vector<TensorId> outs,
+                               std::vector<int64_t> dims = {});
   // An opaque op whose one output nvFuser builds with the same function as op `like`'s (scaled_mm's
   // newForMatmul): the output `like` would give `like_in`, in dtype `dtype`; the op records all of
   // `in`. Sets `error` and returns nothing when `like`'s rule rejects the operands.

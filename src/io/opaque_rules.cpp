@@ -36,11 +36,14 @@ ValueRef tv(TensorId t) { return ValueRef::tensor(t); }
 
 using Out = std::pair<DType, std::vector<AxisId>>;
 
-// Records op `name` with operands `in` and outputs built from `outs`; the call returns them all.
-OpaqueCall finish(OpaqueArgs& a, std::string_view name, std::vector<ValueRef> in, std::vector<Out> outs) {
+// Records op `name` with operands `in`, outputs built from `outs` and the axes `dims` it works on
+// (an indexing op's `dim`, which the pipeline's concretization model reads); the call returns
+// them all.
+OpaqueCall finish(OpaqueArgs& a, std::string_view name, std::vector<ValueRef> in, std::vector<Out> outs,
+                  std::vector<int64_t> dims = {}) {
   OpaqueCall r;
   for (auto& [dt, axes] : outs) r.outputs.push_back(a.b().tensor(dt, std::move(axes)));
-  a.b().opaque(std::string(name), std::move(in), r.outputs);
+  a.b().opaque(std::string(name), std::move(in), r.outputs, std::move(dims));
   r.results.assign(r.outputs.begin(), r.outputs.end());
   return r;
 }
@@ -138,7 +141,7 @@ std::optional<OpaqueCall> recordOpaqueOp(std::string_view n, OpaqueArgs& a) {
       else
         axes.push_back(b.copyAxis(ia.size() == 1 ? ia[0] : ia[d]));
     }
-    return finish(a, n, {tv(t), tv(idx)}, {Out{a.dtypeOf(t), std::move(axes)}});
+    return finish(a, n, {tv(t), tv(idx)}, {Out{a.dtypeOf(t), std::move(axes)}}, {static_cast<int64_t>(d)});
   }
   // select (ops/indexing.cpp:23-48): the operand without axis `dim`.
   if (n == "select") {
@@ -172,7 +175,7 @@ std::optional<OpaqueCall> recordOpaqueOp(std::string_view n, OpaqueArgs& a) {
           (ax.iter == IterType::Broadcast && ix.iter == IterType::Broadcast && ix.expanded != kNone);
       axes.push_back(b.copyAxis(from_index ? ia[i] : ta[i]));
     }
-    return finish(a, n, {tv(t), tv(idx)}, {Out{a.dtypeOf(t), std::move(axes)}});
+    return finish(a, n, {tv(t), tv(idx)}, {Out{a.dtypeOf(t), std::move(axes)}}, {static_cast<int64_t>(d)});
   }
   // scatter (ops/indexing.cpp:197-304): the operand's axes, Iteration made GatherScatter.
   if (n == "scatter") {

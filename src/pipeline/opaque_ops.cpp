@@ -5,6 +5,7 @@
 
 #include "analysis/scalar_eval.h"
 #include "ir/printer.h"
+#include "pipeline/indexing_ops.h"
 
 namespace fc::pipeline_detail {
 namespace {
@@ -34,6 +35,10 @@ std::optional<std::string> whyOpen(const Fusion& f, const Profile& p, ExprId e, 
   if (!p.wholeFirst())
     return "this path binds and concretizes each segment alone, and which segment nvFuser gives this op is "
            "not modelled";
+  // An indexing op carries IterTypes by its root-domain map (pipeline/indexing_ops.h): its
+  // Symbolic axes concretize as the index's, or fail before #1194 (FC0321).
+  const std::optional<IndexingOp> indexing = indexingOp(f, x);
+  const bool carries_symbolic = indexing.has_value();
   // Operands: their axes' extents and scalar operands bound the symbols the outputs may use.
   std::vector<ScalarId> known;
   for (const ValueRef& v : x.inputs) {
@@ -45,7 +50,7 @@ std::optional<std::string> whyOpen(const Fusion& f, const Profile& p, ExprId e, 
     const Tensor& t = f.tensors[v.id];
     for (const std::vector<AxisId>* dom : {&t.root, &t.logical})
       for (AxisId a : *dom) {
-        if (f.axes[a].iter == IterType::Symbolic)
+        if (f.axes[a].iter == IterType::Symbolic && !carries_symbolic)
           return "its operand " + std::string(f.tensorName(v.id)) + " has the Symbolic axis " +
                  axisToString(f, a) +
                  ", and how concretization carries IterTypes through this op is not modelled";
@@ -56,10 +61,25 @@ std::optional<std::string> whyOpen(const Fusion& f, const Profile& p, ExprId e, 
   std::sort(known.begin(), known.end());
   for (TensorId o : x.outputs) {
     const Tensor& t = f.tensors[o];
+    if (indexing) {
+      size_t pos = 0;
+      for (AxisId a : t.logical) {
+        if (f.axes[a].iter == IterType::Reduction) continue;
+        if (f.axes[a].iter == IterType::Symbolic && !indexing->followsSymbolic(pos))
+          return "its output " + std::string(f.tensorName(o)) + " has the Symbolic axis " +
+                 axisToString(f, a) + " at axis " + std::to_string(pos) +
+                 ", which both its lookup and its index map, and concretization gives it the promoted "
+                 "IterType "
+                 "of the two, which fusecheck does not model (a lookup axis of extent 1 against an index "
+                 "axis "
+                 "of another extent concretizes Iteration)";
+        ++pos;
+      }
+    }
     for (const std::vector<AxisId>* dom : {&t.root, &t.logical})
       for (AxisId a : *dom) {
         const Axis& ax = f.axes[a];
-        if (ax.iter == IterType::Symbolic)
+        if (ax.iter == IterType::Symbolic && !carries_symbolic)
           return "its output " + std::string(f.tensorName(o)) + " has the Symbolic axis " +
                  axisToString(f, a) +
                  ", and how concretization carries IterTypes through this op is not modelled";
@@ -116,8 +136,10 @@ bool opaqueOpsOpen(const Fusion& f, const Profile& p, const std::string& file, D
         Location::at(file, Place::expr(e)));
     d.note(
         "fusecheck follows an opaque op only on a single-device path that concretizes the complete fusion "
-        "first, when the op takes and gives no Symbolic axis and its outputs take their extents from its "
-        "operands, and where no Reduction axis can reach the transpose scheduler (no reduction in the "
+        "first, when the op takes and gives no Symbolic axis (an indexing op with a recorded dim may) and "
+        "its "
+        "outputs take their extents from its operands, and where no Reduction axis can reach the transpose "
+        "scheduler (no reduction in the "
         "fusion, or a point where it no longer merges the Reduction axes of segment inputs)");
     d.note(kWholeFirstSource);
   }

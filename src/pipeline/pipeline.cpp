@@ -30,6 +30,7 @@
 #include "pipeline/context.h"
 #include "pipeline/duplicate_outputs.h"
 #include "pipeline/frontend_binding.h"
+#include "pipeline/indexing_ops.h"
 #include "pipeline/nvfuser_checks.h"
 #include "pipeline/opaque_ops.h"
 #include "pipeline/printed_range.h"
@@ -628,6 +629,7 @@ PipelineResult runPipeline(const Fusion& f_in, const PipelineOptions& opts) {
     c.reportUnbound(info, -1, nullptr, wv.inputs, InputRewrite::StripReductions, false, c.sink, r.unbound);
     // The reshapes are rebuilt before the axes they read are concretized.
     if (!c.sink.hasErrors()) symbolicSqueezeFails(f, t, c.whole, p, opts.file, c.sink);
+    if (!c.sink.hasErrors()) unmappedSymbolicFails(f, t, p, opts.file, c.sink);
     c.traceConcretize("whole fusion", info, false);
     if (opts.trace) c.apply("whole fusion", t, c.whole);
   };

@@ -596,6 +596,9 @@ bool Reader::applyForm(OpKind op, std::string_view fn, size_t at, std::vector<Ar
           pd.in.push_back(ValueRef::tensor(x.tensor));
         } else if (x.kind == Arg::Kind::Scalar) {
           pd.in.push_back(ValueRef::scalar(x.scalar));
+          // An indexing op's `dim = 0`: the axis it works on, which concretization's model reads.
+          if (x.key == "dim")
+            if (std::optional<int64_t> d = constIntOf(f_, x.scalar)) pd.attrs.dims = {*d};
         } else if (x.kind == Arg::Kind::Word && x.key != "cache_op") {
           ScalarId s = kNone;
           if (x.word == "true" || x.word == "false" || scalarName(x.word)) {
