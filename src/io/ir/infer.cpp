@@ -262,11 +262,33 @@ void Reader::inferDTypes(std::vector<char>& known) {
     if (form == OpForm::Cast && ex.attrs.dtype) setKnown(known, ex.outputs[0], *ex.attrs.dtype);
     if (expr_in_dtype_[e] && !ex.inputs.empty() && ex.inputs[0].isTensor())
       setKnown(known, ex.inputs[0].id, *expr_in_dtype_[e]);
-    if (expr_init_dtype_[e]) setKnown(known, ex.outputs[0], *expr_init_dtype_[e]);
+    // A Double initial value says only that the dtype is floating: until its zero values were typed,
+    // nvFuser gave every floating reduction the init Double 0.0 (IrContainer::zeroVal(DataType),
+    // csrc/ir_container.cpp:232-236 @ 831821f3a), whatever the tensor's dtype. It decides below
+    // only where nothing else does.
+    if (expr_init_dtype_[e] && *expr_init_dtype_[e] != DType::Double)
+      setKnown(known, ex.outputs[0], *expr_init_dtype_[e]);
     if (form == OpForm::Full && ex.attrs.value != kNone && f_.scalars[ex.attrs.value].dtype != DType::Index)
       setKnown(known, ex.outputs[0], f_.scalars[ex.attrs.value].dtype);
     if (form == OpForm::Iota && ex.attrs.dtype) setKnown(known, ex.outputs[0], *ex.attrs.dtype);
   }
+  propagateDTypes(known);
+  bool weak = false;
+  for (ExprId e = 0; e < f_.exprs.size(); ++e)
+    if (expr_init_dtype_[e] == DType::Double && !known[f_.exprs[e].outputs[0]]) {
+      setKnown(known, f_.exprs[e].outputs[0], DType::Double);
+      weak = true;
+    }
+  if (weak) propagateDTypes(known);
+  // A sum or product whose output dtype differs from its operand's was given that dtype.
+  for (Expr& ex : f_.exprs)
+    if (opInfo(ex.op).form == OpForm::Reduction && opAccepts(ex.op, Attr::DType) && !ex.inputs.empty() &&
+        ex.inputs[0].isTensor() && known[ex.inputs[0].id] && known[ex.outputs[0]] &&
+        f_.tensors[ex.inputs[0].id].dtype != f_.tensors[ex.outputs[0]].dtype)
+      ex.attrs.dtype = f_.tensors[ex.outputs[0]].dtype;
+}
+
+void Reader::propagateDTypes(std::vector<char>& known) {
   // Forward, with nvFuser's promotion where every operand is known.
   for (int pass = 0; pass < 3; ++pass)
     for (const Expr& ex : f_.exprs) {
@@ -321,12 +343,6 @@ void Reader::inferDTypes(std::vector<char>& known) {
             if (!known[o]) setKnown(known, o, f_.tensors[ex2.inputs[0].id].dtype);
       }
     }
-  // A sum or product whose output dtype differs from its operand's was given that dtype.
-  for (Expr& ex : f_.exprs)
-    if (opInfo(ex.op).form == OpForm::Reduction && opAccepts(ex.op, Attr::DType) && !ex.inputs.empty() &&
-        ex.inputs[0].isTensor() && known[ex.inputs[0].id] && known[ex.outputs[0]] &&
-        f_.tensors[ex.inputs[0].id].dtype != f_.tensors[ex.outputs[0]].dtype)
-      ex.attrs.dtype = f_.tensors[ex.outputs[0]].dtype;
 }
 
 }  // namespace fc::ir_text

@@ -161,6 +161,8 @@ class Reader : private lex::TokenCursor<Lexer, Token> {
   // ------------------------------------------------------------ inference (infer.cpp)
   void finish();
   void inferDTypes(std::vector<char>& known);
+  // Forward through nvFuser's promotion, backward through ops that keep their operands' dtype.
+  void propagateDTypes(std::vector<char>& known);
   void setKnown(std::vector<char>& known, TensorId t, DType d);
 
   // ------------------------------------------------------------ state
