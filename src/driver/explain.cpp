@@ -35,6 +35,7 @@ DiagCode codeOfCheck(std::string_view check) {
       {"SqueezeNonBroadcast", DiagCode::SymbolicSqueeze},
       {"SqueezedProducerBroadcast", DiagCode::SymbolicSqueeze},
       {"UnmappedSymbolicOutput", DiagCode::UnmappedSymbolicAxis},
+      {"UnexpectedAxisSize", DiagCode::MinusOneExtent},
       {"MdeNoBuffer", DiagCode::MissingSegmentInput},
       {"MdeScalarInput", DiagCode::MissingSegmentInput},
       {"HieNoBuffer", DiagCode::MissingSegmentInput},

@@ -34,6 +34,7 @@
 #include "pipeline/nvfuser_checks.h"
 #include "pipeline/opaque_ops.h"
 #include "pipeline/printed_range.h"
+#include "pipeline/reshape_minus_one.h"
 #include "pipeline/symbolic_squeeze.h"
 #include "support/parallel.h"
 #include "support/phase_times.h"
@@ -630,6 +631,7 @@ PipelineResult runPipeline(const Fusion& f_in, const PipelineOptions& opts) {
     // The reshapes are rebuilt before the axes they read are concretized.
     if (!c.sink.hasErrors()) symbolicSqueezeFails(f, t, c.whole, p, opts.file, c.sink);
     if (!c.sink.hasErrors()) unmappedSymbolicFails(f, t, p, opts.file, c.sink);
+    if (!c.sink.hasErrors()) minusOneExtentFails(f, t, p, opts.file, c.sink);
     c.traceConcretize("whole fusion", info, false);
     if (opts.trace) c.apply("whole fusion", t, c.whole);
   };

@@ -66,6 +66,8 @@ CHECKS = {
     "SqueezeNonBroadcast": (["csrc/ops/alias.cpp"], "Can not squeeze non-broadcasting dimension", None, None),
     "SqueezedProducerBroadcast": (["csrc/root_domain_map.cpp"], "(producer_id->isBroadcast());", None, None),
     "UnmappedSymbolicOutput": (["csrc/dynamic_transform.cpp"], "No input ID found to map with output ID", None, None),
+    "UnexpectedAxisSize": (["csrc/scheduler/registry.cpp", "csrc/scheduler/registry_utils.cpp"],
+                           "Unexpected size of axis", None, None),
     "InferShape": (["csrc/executor.cpp", "csrc/fusion_executor/allocations.cpp", "csrc/runtime/allocations.cpp"],
                    "Could not launch kernel as program could not infer", None, None),
 }
