@@ -55,6 +55,7 @@ std::string pipelineJson(const Fusion& f, const PipelineResult& r, const std::st
     };
     ordered_json range;
     range["printed"] = pr.why;
+    range["before_history"] = pr.before_history;
     range["from"] = point(pr.first);
     range["to"] = point(pr.last);
     range["intervals"] = ordered_json::array();
