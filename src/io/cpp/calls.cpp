@@ -765,6 +765,8 @@ std::optional<Value> Reader::call(const std::string& name, std::vector<Value>& a
     }
     return list;
   }
+  if ((fn == "unaryOp" || fn == "binaryOp" || fn == "reductionOp") && !startsWith(name, "at::"))
+    return enumOp(fn, args, at);
   // The ops of csrc/ops/*.h by their C++ names; on Val* operands only, scalar arithmetic.
   bool any_tensor = false;
   for (const Value& a : args)

@@ -79,6 +79,25 @@ std::optional<Value> Reader::assignment(int depth) {
       field += (field.empty() ? "" : ".") + std::string(str(q + 1));
       q += 2;
     }
+    // `name[i] = e`: a list element takes e where i is known; anything else is not about the fusion.
+    if (field.empty() && isPunct(q, "[")) {
+      const size_t close = matching(q);
+      if (close < end_ && isPunct(close + 1, "=")) {
+        std::string name(str(p_));
+        p_ = q + 1;
+        auto i = expr(depth + 1);
+        if (!i || !expect("]") || !expect("=")) return std::nullopt;
+        auto v = expr(depth + 1);
+        if (!v) return std::nullopt;
+        auto it = vars_.find(name);
+        if (it != vars_.end() && it->second.k == Value::K::List && i->k == Value::K::Int && i->i >= 0 &&
+            static_cast<size_t>(i->i) < it->second.items.size()) {
+          it->second.items[static_cast<size_t>(i->i)] = *v;
+          return *v;
+        }
+        return Value::opaque(name + "[...] = ...", at);
+      }
+    }
     static const char* ops[] = {"=", "+=", "-=", "*=", "/=", "%="};
     for (const char* o : ops) {
       if (!isPunct(q, o)) continue;

@@ -171,6 +171,9 @@ class Reader : public lex::TokenCursor<Lexer, Token> {
   // `into`.
   bool designatedInit(const std::string& prefix, Value& into);
   size_t typeEnd(size_t i) const;  // the first token after a type at i, or i when none
+  // Whether the type at [i, te) followed by `[` opens a structured binding (`const auto& [a, b]`):
+  // its type is `auto`; `outputs[1] = ...` is an expression.
+  bool structuredBinding(size_t i, size_t te) const;
   bool forStatement();
   bool ifStatement();
   // `std::transform(a.begin(), a.end(), out, [](T x) { return E; });` over a list; false
@@ -208,6 +211,9 @@ class Reader : public lex::TokenCursor<Lexer, Token> {
   std::optional<Value> meshOf(const Value& v, size_t at, const std::vector<int64_t>* given_shape = nullptr);
   // reorderParallelizedToFront(tv): Stream, DIDz, DIDy, DIDx axes of the loop domain to the front.
   std::optional<Value> reorderParallelizedToFront(std::vector<Value>& args, size_t at);
+  // ------------------------------------------------------------ enum-named ops (enum_ops.cpp)
+  // unaryOp, binaryOp and reductionOp: the named op their UnaryOpType / BinaryOpType stands for.
+  std::optional<Value> enumOp(const std::string& fn, std::vector<Value>& args, size_t at);
   // ------------------------------------------------------------ opaque ops (opaque_calls.cpp)
   // Whether `fn` is an nvFuser op imported through its output rule (io/opaque_rules.h).
   bool isOpaqueOp(const std::string& fn) const;

@@ -324,7 +324,7 @@ bool Reader::statement() {
   size_t te = typeEnd(p_);
   if (te > p_ && ((isIdent(te) && (isPunct(te + 1, "=") || isPunct(te + 1, ";") || isPunct(te + 1, "(") ||
                                    isPunct(te + 1, "{") || isPunct(te + 1, ",") || isPunct(te + 1, "["))) ||
-                  isPunct(te, "[")))
+                  (isPunct(te, "[") && structuredBinding(p_, te))))
     return declaration(te);
   auto v = expr();
   if (!v) return false;
@@ -364,6 +364,12 @@ size_t Reader::typeEnd(size_t i) const {
   }
   while (isPunct(j, "*") || isPunct(j, "&") || isPunct(j, "&&") || isIdent(j, "const")) ++j;
   return j;
+}
+
+bool Reader::structuredBinding(size_t i, size_t te) const {
+  for (size_t k = i; k < te; ++k)
+    if (isIdent(k, "auto")) return true;
+  return false;
 }
 
 bool Reader::declaration(size_t te) {
