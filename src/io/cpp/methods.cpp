@@ -129,8 +129,14 @@ std::optional<Value> Reader::method(Value& obj, const std::string& name, std::ve
             return opaqueUse(v, at, "a fusion input"), std::nullopt;
           }
           if (r.isTensor() && f_.tensors[r.id].definition != kNone)
-            return error(DiagCode::ImportSyntax,
-                         std::string(f_.tensorName(r.id)) + " is added as an input but an op defines it", at),
+            return error(
+                       DiagCode::ImportUnsupported,
+                       std::string(f_.tensorName(r.id)) +
+                           " is added as an input but an op defines it: nvFuser then takes it as an input "
+                           "whose logical domain that op's transforms make from its root (Fusion::addInput, "
+                           "csrc/fusion.cpp:344-368 @ 81c4b22fd, does not refuse a defined tensor), which "
+                           "fusecheck does not model",
+                       at),
                    std::nullopt;
           if (std::find(f_.inputs.begin(), f_.inputs.end(), r) == f_.inputs.end()) f_.inputs.push_back(r);
           return Value();
