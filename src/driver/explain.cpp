@@ -21,6 +21,15 @@ std::string lower(std::string s) {
   return s;
 }
 
+// nvFuser checks that fail for more reasons than the diagnostic they map to models: what else
+// raises them, said with the code.
+std::string_view otherCauses(std::string_view check) {
+  if (check == "NoSchedulerForSegment")
+    return "nvFuser raises this for any final segment that no scheduler takes; fusecheck models one cause "
+           "(a forwarded chain of unary ops before #1825), not the schedulers' other refusals";
+  return {};
+}
+
 // The diagnostic each nvFuser check is reported as.
 DiagCode codeOfCheck(std::string_view check) {
   struct Map {
@@ -36,6 +45,7 @@ DiagCode codeOfCheck(std::string_view check) {
       {"SqueezedProducerBroadcast", DiagCode::SymbolicSqueeze},
       {"UnmappedSymbolicOutput", DiagCode::UnmappedSymbolicAxis},
       {"UnexpectedAxisSize", DiagCode::MinusOneExtent},
+      {"NoSchedulerForSegment", DiagCode::ForwardedInputNoScheduler},
       {"MdeNoBuffer", DiagCode::MissingSegmentInput},
       {"MdeScalarInput", DiagCode::MissingSegmentInput},
       {"HieNoBuffer", DiagCode::MissingSegmentInput},
@@ -157,7 +167,10 @@ int explain(const ExplainArgs& a, std::ostream& out, std::ostream& err) {
                 {"code", c}, {"slug", std::string(info.slug)}, {"summary", std::string(info.summary)}};
             x["nvfuser_checks"] = nlohmann::ordered_json::array();
             for (const auto& m : matches)
-              if (m.code == c) x["nvfuser_checks"].push_back(m.check);
+              if (m.code == c) {
+                x["nvfuser_checks"].push_back(m.check);
+                if (!otherCauses(m.check).empty()) x["other_causes"] = std::string(otherCauses(m.check));
+              }
             j["codes"].push_back(std::move(x));
           }
       }
@@ -174,6 +187,9 @@ int explain(const ExplainArgs& a, std::ostream& out, std::ostream& err) {
             for (const auto& m : matches)
               if (m.code == c) checks += (checks.empty() ? "" : ", ") + m.check;
             out << " (nvFuser check: " << checks << ")\n";
+            for (const auto& m : matches)
+              if (m.code == c && !otherCauses(m.check).empty())
+                out << "  note: " << otherCauses(m.check) << "\n";
           }
       out << "run `fusecheck check --matrix REPRO` to see where it arises and which fix applies\n";
     }

@@ -29,6 +29,7 @@
 #include "passes/sharding.h"
 #include "pipeline/context.h"
 #include "pipeline/duplicate_outputs.h"
+#include "pipeline/forwarded_inputs.h"
 #include "pipeline/frontend_binding.h"
 #include "pipeline/indexing_ops.h"
 #include "pipeline/nvfuser_checks.h"
@@ -632,6 +633,7 @@ PipelineResult runPipeline(const Fusion& f_in, const PipelineOptions& opts) {
     if (!c.sink.hasErrors()) symbolicSqueezeFails(f, t, c.whole, p, opts.file, c.sink);
     if (!c.sink.hasErrors()) unmappedSymbolicFails(f, t, p, opts.file, c.sink);
     if (!c.sink.hasErrors()) minusOneExtentFails(f, t, p, opts.file, c.sink);
+    if (!c.sink.hasErrors()) forwardedInputFails(f, t, p, opts.file, c.sink);
     c.traceConcretize("whole fusion", info, false);
     if (opts.trace) c.apply("whole fusion", t, c.whole);
   };

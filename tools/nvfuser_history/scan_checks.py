@@ -68,6 +68,8 @@ CHECKS = {
     "UnmappedSymbolicOutput": (["csrc/dynamic_transform.cpp"], "No input ID found to map with output ID", None, None),
     "UnexpectedAxisSize": (["csrc/scheduler/registry.cpp", "csrc/scheduler/registry_utils.cpp"],
                            "Unexpected size of axis", None, None),
+    "NoSchedulerForSegment": (["csrc/fusion_segmenter.cpp"], "Can not find a scheduler to schedule fusion segment",
+                              None, None),
     "InferShape": (["csrc/executor.cpp", "csrc/fusion_executor/allocations.cpp", "csrc/runtime/allocations.cpp"],
                    "Could not launch kernel as program could not infer", None, None),
 }

@@ -1,0 +1,37 @@
+// The segmenter's forwarded inputs, before #1825. FusionExecutorCache's segmenter treats the end of
+// a chain of unary ops from a fusion input as an input while it merges segments (forwardInputs),
+// then adds the chain back to every segment that reads that end (resolveInputsInGroup) and derives
+// each segment's scheduler again (csrc/fusion_segmenter.cpp:3188-3219,3390-3408,3463-3471 @
+// 831821f3a). The schedulers take a select, index_select or torch_gather, and from #584 a slice,
+// pad, cat or take_along_axis, only where its first input is an input of the segment
+// (csrc/scheduler/registry.cpp:40-72 @ 831821f3a; :67-101 @ 9713d78e2). A segment whose such op
+// reads a forwarded chain's end therefore had no scheduler once the chain was back in it: "Can not
+// find a scheduler to schedule fusion segment" (nvFuser #1541). From #1825 (af04aadb1,
+// 2024-02-26) the chain joins a segment only where a scheduler takes the result.
+//
+// Which chains are forwarded changed three times (nv::ForwardStart, nv::ForwardChain): an input
+// all of whose uses are unary ops starts a chain at each use (from #1616 only an input with one
+// use, a unary op); a chain's output is forwarded where it has more than one use (from #586: not
+// exactly one; from #1361: not exactly one, or one that is no unary op). nvFuser's UnaryOp is
+// fusecheck's unary category but gelu (a composite: csrc/ops/composite.cpp @ 971aa3395), and a
+// cast that changes the dtype (castOp to the same dtype is a set: csrc/ops/arith.cpp @ 971aa3395).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "diag/diagnostic.h"
+#include "ir/fusion.h"
+#include "pipeline/profile.h"
+
+namespace fc {
+
+// Reports FC0323 into `sink` for the first op among `exprs` (topological, the whole fusion) that
+// needs its first input to be a segment input and reads the end of a forwarded chain, on a
+// single-device FusionExecutorCache path at a point before #1825; false (nothing reported)
+// otherwise. A slice whose range nvFuser may find trivial (no resize) is not reported. O(1) from
+// #1825, else O(exprs + their operands).
+bool forwardedInputFails(const Fusion& f, const std::vector<ExprId>& exprs, const Profile& p,
+                         const std::string& file, DiagnosticSink& sink);
+
+}  // namespace fc
