@@ -373,6 +373,21 @@ class OpChecks {
           rankError(r, "cat dim " + std::to_string(x.attrs.dim) + " is out of range for rank " + num(n),
                     p.key(F::Dim));
         outRank(e, out, n, "cat keeps the rank", r);
+        // nvFuser's cat takes operands of one dtype and promotes none (csrc/ops/alias.cpp:655-660 @
+        // 81c4b22fd; the same check since cat was added, #3).
+        for (size_t i = 1; i < x.inputs.size(); ++i) {
+          if (!x.inputs[i].isTensor()) continue;
+          const TensorId t = x.inputs[i].id;
+          if (f_.tensors[t].dtype == f_.tensors[in].dtype) continue;
+          r.error(DiagCode::DTypeMismatch,
+                  "operand " + tname(t) + " of " + exprDesc(e) + " has dtype " +
+                      std::string(dtypeName(f_.tensors[t].dtype)) + " but " + tname(in) + " has " +
+                      std::string(dtypeName(f_.tensors[in].dtype)) +
+                      ": nvFuser's cat refuses operands of different dtypes (\"Can't concatenate tensors "
+                      "with different data types\")",
+                  p.at(F::Inputs, i));
+          return;
+        }
         checkDType(e, 0, r);
         break;
       }

@@ -69,14 +69,9 @@ std::vector<TensorId> needsSegmentInput(const Fusion& f, const Expr& x, nv::Fusi
       if (!isConstant(f, w, 0)) return {tensors[0]};
     return {};
   }
-  if (x.op == OpKind::Cat && tensors.size() >= 2 && x.outputs.size() == 1) {
-    // cat pads each operand (csrc/ops/alias.cpp @ 971aa3395); an operand of another dtype than the
-    // result is cast first, and its pad reads the cast: not counted.
-    std::vector<TensorId> direct;
-    for (TensorId t : tensors)
-      if (f.tensors[t].dtype == f.tensors[x.outputs[0]].dtype) direct.push_back(t);
-    return direct;
-  }
+  // cat pads each operand, all of one dtype (csrc/ops/alias.cpp @ 971aa3395; the verifier refuses
+  // others).
+  if (x.op == OpKind::Cat && tensors.size() >= 2) return tensors;
   return {};
 }
 
