@@ -138,6 +138,7 @@ std::vector<NvfuserErrorMatch> matchNvfuserError(const std::string& text) {
       {"does not have parallel type", "", DiagCode::DidMeshMismatch},
       {"not supported for communication", "", DiagCode::UnlowerableResharding},
       {"vector::_M_range_check", "", DiagCode::FrontendRejects},
+      {"Can't concatenate tensors with different data types", "", DiagCode::DTypeMismatch},
       {"producer_id->isBroadcast() INTERNAL ASSERT FAILED", "SqueezedProducerBroadcast",
        DiagCode::SymbolicSqueeze},
   };
