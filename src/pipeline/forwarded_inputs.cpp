@@ -1,7 +1,6 @@
 #include "pipeline/forwarded_inputs.h"
 
 #include <algorithm>
-#include <deque>
 #include <optional>
 
 #include "ir/constant_scalar.h"
@@ -87,6 +86,14 @@ bool forwardedInputFails(const Fusion& f, const std::vector<ExprId>& exprs, cons
                          const std::string& file, DiagnosticSink& sink) {
   if (p.state.get<nv::ForwardedResolve>() == nv::ForwardedResolve::WhenMergeable) return false;
   if (p.multi_device || p.executor != Executor::Fec) return false;
+  // The ops that need a segment input, with those operands: most fusions have none, and then no
+  // chain is walked.
+  const nv::FusionInputOps ops = p.state.get<nv::FusionInputOps>();
+  std::vector<std::pair<ExprId, std::vector<TensorId>>> needing;
+  for (ExprId c : exprs)
+    if (std::vector<TensorId> need = needsSegmentInput(f, f.exprs[c], ops); !need.empty())
+      needing.emplace_back(c, std::move(need));
+  if (needing.empty()) return false;
   std::vector<std::vector<ExprId>> uses(f.tensors.size());
   for (ExprId e : exprs)
     for (const ValueRef& v : f.exprs[e].inputs)
@@ -125,9 +132,7 @@ bool forwardedInputFails(const Fusion& f, const std::vector<ExprId>& exprs, cons
   }
   if (forwarded.empty()) return false;
 
-  const nv::FusionInputOps ops = p.state.get<nv::FusionInputOps>();
-  for (ExprId c : exprs) {
-    const std::vector<TensorId> need = needsSegmentInput(f, f.exprs[c], ops);
+  for (const auto& [c, need] : needing) {
     for (const Forwarded& fw : forwarded) {
       if (std::find(need.begin(), need.end(), fw.end) == need.end()) continue;
       std::string unary;

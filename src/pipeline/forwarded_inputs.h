@@ -30,7 +30,7 @@ namespace fc {
 // needs its first input to be a segment input and reads the end of a forwarded chain, on a
 // single-device FusionExecutorCache path at a point before #1825; false (nothing reported)
 // otherwise. A slice whose range nvFuser may find trivial (no resize) is not reported. O(1) from
-// #1825, else O(exprs + their operands).
+// #1825; else O(exprs), and the uses of every tensor are indexed only when such an op exists.
 bool forwardedInputFails(const Fusion& f, const std::vector<ExprId>& exprs, const Profile& p,
                          const std::string& file, DiagnosticSink& sink);
 
