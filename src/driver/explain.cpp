@@ -25,13 +25,16 @@ std::string lower(std::string s) {
 // raises them, said with the code.
 std::string_view otherCauses(std::string_view check) {
   if (check == "NoSchedulerForSegment")
-    return "nvFuser raises this for any final segment that no scheduler takes; fusecheck models one cause "
-           "(a forwarded chain of unary ops before #1825), not the schedulers' other refusals";
+    return "nvFuser raises this for any segment that no scheduler takes; fusecheck models two causes (a "
+           "forwarded chain of unary ops before #1825, FC0323; a segment edge cast to half precision and "
+           "back "
+           "before #1889, FC0324), not the schedulers' other refusals";
   return {};
 }
 
-// The diagnostic each nvFuser check is reported as.
-DiagCode codeOfCheck(std::string_view check) {
+// The diagnostics each nvFuser check is reported as (one for most; several where fusecheck models
+// more than one cause of it).
+std::vector<DiagCode> codesOfCheck(std::string_view check) {
   struct Map {
     std::string_view check;
     DiagCode code;
@@ -46,6 +49,7 @@ DiagCode codeOfCheck(std::string_view check) {
       {"UnmappedSymbolicOutput", DiagCode::UnmappedSymbolicAxis},
       {"UnexpectedAxisSize", DiagCode::MinusOneExtent},
       {"NoSchedulerForSegment", DiagCode::ForwardedInputNoScheduler},
+      {"NoSchedulerForSegment", DiagCode::LoweredEdgeNoScheduler},
       {"MdeNoBuffer", DiagCode::MissingSegmentInput},
       {"MdeScalarInput", DiagCode::MissingSegmentInput},
       {"HieNoBuffer", DiagCode::MissingSegmentInput},
@@ -71,9 +75,11 @@ DiagCode codeOfCheck(std::string_view check) {
       {"ReshapeOutputExtent", DiagCode::ReshapeUnevaluable},
       {"ExpandMismatch", DiagCode::ExpandMismatch},
   };
+  std::vector<DiagCode> out;
   for (const Map& m : kMap)
-    if (m.check == check) return m.code;
-  return DiagCode::NotDecided;
+    if (m.check == check) out.push_back(m.code);
+  if (out.empty()) out.push_back(DiagCode::NotDecided);
+  return out;
 }
 
 // The literal pieces of a message template, between its <placeholders>.
@@ -101,10 +107,11 @@ std::vector<std::string> literalPieces(std::string_view tmpl) {
 std::vector<NvfuserErrorMatch> matchNvfuserError(const std::string& text) {
   const std::string low = lower(text);
   std::vector<NvfuserErrorMatch> out;
-  auto add = [&](std::string check, DiagCode code) {
+  auto add = [&](const std::string& check, DiagCode code) {
+    const std::string id(diagCodeInfo(code).id);
     for (const auto& m : out)
-      if (m.check == check) return;
-    out.push_back({std::move(check), std::string(diagCodeInfo(code).id)});
+      if (m.check == check && m.code == id) return;
+    out.push_back({check, id});
   };
   for (const CheckMessage& m : checkMessages()) {
     // Every literal piece of 8 characters or more must be in the text, in order.
@@ -123,7 +130,8 @@ std::vector<NvfuserErrorMatch> matchNvfuserError(const std::string& text) {
       ok = true;
       at = hit + p.size();
     }
-    if (ok) add(m.check, codeOfCheck(m.check));
+    if (ok)
+      for (DiagCode code : codesOfCheck(m.check)) add(m.check, code);
   }
   // Messages from the same family that fusecheck reports with the same codes.
   struct Pattern {
@@ -180,6 +188,7 @@ int explain(const ExplainArgs& a, std::ostream& out, std::ostream& err) {
       out << "no fusecheck diagnostic explains this (it matches none of the nvFuser errors fusecheck models; "
              "`fusecheck check REPRO` still reports what the repro does)\n";
     } else {
+      std::vector<std::string> noted;
       for (auto& c : codes)
         for (const auto& info : allDiagCodes())
           if (info.id == c) {
@@ -188,9 +197,13 @@ int explain(const ExplainArgs& a, std::ostream& out, std::ostream& err) {
             for (const auto& m : matches)
               if (m.code == c) checks += (checks.empty() ? "" : ", ") + m.check;
             out << " (nvFuser check: " << checks << ")\n";
+            // A check's other causes, once: under the first code it maps to.
             for (const auto& m : matches)
-              if (m.code == c && !otherCauses(m.check).empty())
+              if (m.code == c && !otherCauses(m.check).empty() &&
+                  std::find(noted.begin(), noted.end(), m.check) == noted.end()) {
                 out << "  note: " << otherCauses(m.check) << "\n";
+                noted.push_back(m.check);
+              }
           }
       out << "run `fusecheck check --matrix REPRO` to see where it arises and which fix applies\n";
     }

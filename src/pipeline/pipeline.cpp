@@ -32,6 +32,7 @@
 #include "pipeline/forwarded_inputs.h"
 #include "pipeline/frontend_binding.h"
 #include "pipeline/indexing_ops.h"
+#include "pipeline/lowered_edges.h"
 #include "pipeline/nvfuser_checks.h"
 #include "pipeline/opaque_ops.h"
 #include "pipeline/printed_range.h"
@@ -634,6 +635,7 @@ PipelineResult runPipeline(const Fusion& f_in, const PipelineOptions& opts) {
     if (!c.sink.hasErrors()) unmappedSymbolicFails(f, t, p, opts.file, c.sink);
     if (!c.sink.hasErrors()) minusOneExtentFails(f, t, p, opts.file, c.sink);
     if (!c.sink.hasErrors()) forwardedInputFails(f, t, p, opts.file, c.sink);
+    if (!c.sink.hasErrors()) loweredEdgeFails(f, t, p, opts.file, c.sink);
     c.traceConcretize("whole fusion", info, false);
     if (opts.trace) c.apply("whole fusion", t, c.whole);
   };
