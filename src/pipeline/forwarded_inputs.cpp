@@ -24,6 +24,65 @@ struct Forwarded {
   std::vector<ExprId> chain;
 };
 
+struct Uses {
+  std::vector<std::vector<ExprId>> of;  // per tensor, in topological order
+  std::vector<bool> output;
+};
+
+Uses indexUses(const Fusion& f, const std::vector<ExprId>& exprs) {
+  Uses u;
+  u.of.resize(f.tensors.size());
+  for (ExprId e : exprs)
+    for (const ValueRef& v : f.exprs[e].inputs)
+      if (v.isTensor() && (u.of[v.id].empty() || u.of[v.id].back() != e)) u.of[v.id].push_back(e);
+  u.output.assign(f.tensors.size(), false);
+  for (TensorId t : f.outputs) u.output[t] = true;
+  return u;
+}
+
+struct Chains {
+  std::vector<Forwarded> forwarded;
+  // Chains walked from an input that end with nothing forwarded (`end` is the last unary op's
+  // output): at a fusion output, or, by the chain rule, at a use that is no unary op.
+  std::vector<Forwarded> dropped;
+};
+
+// SegmentCandidateFinder::forwardInputs at `p`'s point.
+Chains walkChains(const Fusion& f, const Uses& u, const Profile& p) {
+  const nv::ForwardStart start = p.state.get<nv::ForwardStart>();
+  const nv::ForwardChain chain = p.state.get<nv::ForwardChain>();
+  Chains out;
+  for (const ValueRef& in : f.inputs) {
+    if (!in.isTensor()) continue;
+    const std::vector<ExprId>& first_uses = u.of[in.id];
+    const bool all_unary =
+        !first_uses.empty() &&
+        std::all_of(first_uses.begin(), first_uses.end(), [&](ExprId e) { return isUnaryOp(f, f.exprs[e]); });
+    if (!all_unary || (start == nv::ForwardStart::SingleUnaryUse && first_uses.size() != 1)) continue;
+    for (ExprId first : first_uses) {
+      std::vector<ExprId> path{first};
+      while (true) {
+        const TensorId end = f.exprs[path.back()].outputs[0];
+        if (u.output[end]) {
+          out.dropped.push_back(Forwarded{end, in.id, path});
+          break;
+        }
+        const std::vector<ExprId>& ou = u.of[end];
+        if (ou.size() == 1 && isUnaryOp(f, f.exprs[ou[0]])) {
+          path.push_back(ou[0]);
+          continue;
+        }
+        const bool forward = chain == nv::ForwardChain::NotSingleUnaryUse ? true
+                             : chain == nv::ForwardChain::NotSingleUse    ? ou.size() != 1
+                                                                          : ou.size() > 1;
+        (forward ? out.forwarded : out.dropped).push_back(Forwarded{end, in.id, path});
+        break;
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 bool forwardedInputFails(const Fusion& f, const std::vector<ExprId>& exprs, const Profile& p,
@@ -38,42 +97,8 @@ bool forwardedInputFails(const Fusion& f, const std::vector<ExprId>& exprs, cons
     if (std::vector<TensorId> need = needsSegmentInput(f, f.exprs[c], ops); !need.empty())
       needing.emplace_back(c, std::move(need));
   if (needing.empty()) return false;
-  std::vector<std::vector<ExprId>> uses(f.tensors.size());
-  for (ExprId e : exprs)
-    for (const ValueRef& v : f.exprs[e].inputs)
-      if (v.isTensor() && (uses[v.id].empty() || uses[v.id].back() != e)) uses[v.id].push_back(e);
-  std::vector<bool> output(f.tensors.size(), false);
-  for (TensorId t : f.outputs) output[t] = true;
-
-  // SegmentCandidateFinder::forwardInputs at this point.
-  const nv::ForwardStart start = p.state.get<nv::ForwardStart>();
-  const nv::ForwardChain chain = p.state.get<nv::ForwardChain>();
-  std::vector<Forwarded> forwarded;
-  for (const ValueRef& in : f.inputs) {
-    if (!in.isTensor()) continue;
-    const std::vector<ExprId>& u = uses[in.id];
-    const bool all_unary =
-        !u.empty() && std::all_of(u.begin(), u.end(), [&](ExprId e) { return isUnaryOp(f, f.exprs[e]); });
-    if (!all_unary || (start == nv::ForwardStart::SingleUnaryUse && u.size() != 1)) continue;
-    for (ExprId first : u) {
-      std::vector<ExprId> path{first};
-      while (true) {
-        const TensorId out = f.exprs[path.back()].outputs[0];
-        if (output[out]) break;
-        const std::vector<ExprId>& ou = uses[out];
-        const bool one_unary = ou.size() == 1 && isUnaryOp(f, f.exprs[ou[0]]);
-        if (one_unary) {
-          path.push_back(ou[0]);
-          continue;
-        }
-        const bool forward = chain == nv::ForwardChain::NotSingleUnaryUse ? true
-                             : chain == nv::ForwardChain::NotSingleUse    ? ou.size() != 1
-                                                                          : ou.size() > 1;
-        if (forward) forwarded.push_back(Forwarded{out, in.id, path});
-        break;
-      }
-    }
-  }
+  const Uses u = indexUses(f, exprs);
+  const std::vector<Forwarded> forwarded = walkChains(f, u, p).forwarded;
   if (forwarded.empty()) return false;
 
   for (const auto& [c, need] : needing) {
@@ -110,6 +135,63 @@ bool forwardedInputFails(const Fusion& f, const std::vector<ExprId>& exprs, cons
                ": the chain joins a segment only where a scheduler takes the result");
       return true;
     }
+  }
+  return false;
+}
+
+}  // namespace fc
+
+namespace fc {
+
+bool droppedInputUndecided(const Fusion& f, const std::vector<ExprId>& exprs, const Profile& p,
+                           const std::string& file, DiagnosticSink& sink) {
+  // From #1616 an input starts a chain only where it has one use, so no input has two.
+  if (p.state.get<nv::ForwardStart>() == nv::ForwardStart::SingleUnaryUse) return false;
+  if (p.multi_device || p.executor != Executor::Fec) return false;
+  const Uses u = indexUses(f, exprs);
+  const bool shared = std::any_of(f.inputs.begin(), f.inputs.end(), [&](const ValueRef& in) {
+    return in.isTensor() && u.of[in.id].size() >= 2;
+  });
+  if (!shared) return false;
+  const Chains chains = walkChains(f, u, p);
+  for (const Forwarded& kept : chains.dropped) {
+    auto fw = std::find_if(chains.forwarded.begin(), chains.forwarded.end(),
+                           [&](const Forwarded& c) { return c.input == kept.input; });
+    if (fw == chains.forwarded.end()) continue;
+    const std::string in(f.tensorName(kept.input));
+    const std::string end(f.tensorName(fw->end));
+    const bool at_output = u.output[kept.end];
+    std::string path;
+    for (ExprId e : kept.chain) path += (path.empty() ? "" : ", ") + exprLabel(f, e);
+    auto& d =
+        sink.report(Severity::NotDecided, DiagCode::NotDecided,
+                    "nvFuser's segmenter forwards the chain of unary ops from the input " + in + " to " +
+                        end + " and so drops " + in + " from the inputs it segments with, while the chain " +
+                        path + " from the same input ends with nothing forwarded (" +
+                        (at_output ? "at the fusion output " + std::string(f.tensorName(kept.end))
+                                   : "at a use that is no unary op") +
+                        ") and keeps reading " + in +
+                        ": if nvFuser segments this fusion, that chain's segment has no " + in +
+                        " as an input (\"Could not launch kernel as program could not infer ...\", nvFuser "
+                        "#1301) unless a merge "
+                        "puts it with a segment that reads " +
+                        end + ", and which segments merge is a heuristic fusecheck does not replay",
+                    Location::at(file, Place::expr(kept.chain.front())));
+    d.note(
+        "forwardInputs takes every fusion input that a forwarded chain starts from out of the segmenter's "
+        "inputs "
+        "(getInputsTo of the forwarded ends), and buildInitialSegments gives a segment an input only where "
+        "it is "
+        "one of those (csrc/fusion_segmenter.cpp:3277-3340,3477-3547 @ dc65fa73c); resolveInputsInGroup "
+        "later "
+        "gives the input back only to segments that read a forwarded end (:3687-3705)");
+    const nv::Change* fixed = at_output ? nv::firstChangeTo(nv::ForwardStart::SingleUnaryUse)
+                                        : nv::firstChangeTo(nv::ForwardChain::NotSingleUnaryUse);
+    if (fixed)
+      d.note("decided from " + fixed->label() +
+             (at_output ? ": only an input with one use starts a forwarded chain"
+                        : ": a chain is forwarded up to its first use that is no unary op"));
+    return true;
   }
   return false;
 }

@@ -34,4 +34,14 @@ namespace fc {
 bool forwardedInputFails(const Fusion& f, const std::vector<ExprId>& exprs, const Profile& p,
                          const std::string& file, DiagnosticSink& sink);
 
+// Reports a not-decided verdict into `sink` where, on a single-device FusionExecutorCache path
+// before #1616, a fusion input starts one chain of unary ops that the segmenter forwards and
+// another that it does not (one that ends at a fusion output, or before #1361 at a use that is no
+// unary op). forwardInputs then takes the input out of the segmenter's inputs, and the segment of
+// the chain not forwarded has no such input unless a merge puts it with a segment that reads the
+// forwarded end (nvFuser #1301); the merges are heuristics fusecheck does not replay. False
+// (nothing reported) otherwise. O(1) from #1616; else O(exprs).
+bool droppedInputUndecided(const Fusion& f, const std::vector<ExprId>& exprs, const Profile& p,
+                           const std::string& file, DiagnosticSink& sink);
+
 }  // namespace fc

@@ -636,6 +636,7 @@ PipelineResult runPipeline(const Fusion& f_in, const PipelineOptions& opts) {
     if (!c.sink.hasErrors()) minusOneExtentFails(f, t, p, opts.file, c.sink);
     if (!c.sink.hasErrors()) forwardedInputFails(f, t, p, opts.file, c.sink);
     if (!c.sink.hasErrors()) loweredEdgeFails(f, t, p, opts.file, c.sink);
+    if (!c.sink.hasErrors()) droppedInputUndecided(f, t, p, opts.file, c.sink);
     c.traceConcretize("whole fusion", info, false);
     if (opts.trace) c.apply("whole fusion", t, c.whole);
   };
