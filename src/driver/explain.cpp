@@ -29,6 +29,9 @@ std::string_view otherCauses(std::string_view check) {
            "forwarded chain of unary ops before #1825, FC0323; a segment edge cast to half precision and "
            "back "
            "before #1889, FC0324), not the schedulers' other refusals";
+  if (check == "MergeNotConnected")
+    return "nvFuser raises this wherever the segmenter tests a merge of two segments that no edge joins; "
+           "fusecheck models one cause (a forwarded chain's end read twice by one op, from #1825 to #1971)";
   return {};
 }
 
@@ -50,6 +53,7 @@ std::vector<DiagCode> codesOfCheck(std::string_view check) {
       {"UnexpectedAxisSize", DiagCode::MinusOneExtent},
       {"NoSchedulerForSegment", DiagCode::ForwardedInputNoScheduler},
       {"NoSchedulerForSegment", DiagCode::LoweredEdgeNoScheduler},
+      {"MergeNotConnected", DiagCode::ForwardedInputMergedTwice},
       {"MdeNoBuffer", DiagCode::MissingSegmentInput},
       {"MdeScalarInput", DiagCode::MissingSegmentInput},
       {"HieNoBuffer", DiagCode::MissingSegmentInput},

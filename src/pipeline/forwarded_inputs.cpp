@@ -139,9 +139,6 @@ bool forwardedInputFails(const Fusion& f, const std::vector<ExprId>& exprs, cons
   return false;
 }
 
-}  // namespace fc
-
-namespace fc {
 
 bool droppedInputUndecided(const Fusion& f, const std::vector<ExprId>& exprs, const Profile& p,
                            const std::string& file, DiagnosticSink& sink) {
@@ -192,6 +189,106 @@ bool droppedInputUndecided(const Fusion& f, const std::vector<ExprId>& exprs, co
              (at_output ? ": only an input with one use starts a forwarded chain"
                         : ": a chain is forwarded up to its first use that is no unary op"));
     return true;
+  }
+  return false;
+}
+
+
+bool forwardedMergedTwiceFails(const Fusion& f, const std::vector<ExprId>& exprs, const SegmentedFusion& s,
+                               const Profile& p, const std::string& file, DiagnosticSink& sink) {
+  if (p.state.get<nv::ForwardedResolve>() != nv::ForwardedResolve::WhenMergeable) return false;
+  if (p.state.get<nv::ForwardedConsumers>() == nv::ForwardedConsumers::PerGroup) return false;
+  if (p.multi_device || p.executor != Executor::Fec) return false;
+  // An op that reads one tensor twice: most fusions have none, and then no chain is walked.
+  auto reads_twice = [&](ExprId e, TensorId t) {
+    return std::count_if(f.exprs[e].inputs.begin(), f.exprs[e].inputs.end(),
+                         [&](const ValueRef& v) { return v.isTensor() && v.id == t; }) >= 2;
+  };
+  const bool any_twice = std::any_of(exprs.begin(), exprs.end(), [&](ExprId e) {
+    const std::vector<ValueRef>& in = f.exprs[e].inputs;
+    for (size_t i = 0; i < in.size(); ++i)
+      if (in[i].isTensor() && reads_twice(e, in[i].id)) return true;
+    return false;
+  });
+  if (!any_twice) return false;
+  const Uses u = indexUses(f, exprs);
+  const Chains chains = walkChains(f, u, p);
+  if (chains.forwarded.empty()) return false;
+
+  // Whether nvFuser's segmenter certainly runs: the hard rules split the fusion, it holds a
+  // segment_set (a hint that always calls the segmenter: hasSegmentHints,
+  // csrc/fusion_segmenter.cpp:1953-1963 @ 7eadd1867), or an op that needs a segment input reads a
+  // tensor made in the fusion; and whether it may (a reduction, a matmul, an opaque op: the
+  // schedulers decide).
+  const nv::FusionInputOps ops = p.state.get<nv::FusionInputOps>();
+  bool certain = s.segments.size() >= 2;
+  bool may = certain;
+  for (ExprId e : exprs) {
+    if (certain) break;
+    if (f.exprs[e].op == OpKind::SegmentSet) certain = may = true;
+    const OpCategory cat = opInfo(f.exprs[e].op).category;
+    may |= cat == OpCategory::Reduction || cat == OpCategory::Matmul || cat == OpCategory::Opaque;
+    for (TensorId t : needsSegmentInput(f, f.exprs[e], ops))
+      if (f.tensors[t].definition != kNone) certain = may = true;
+  }
+  if (!may) return false;
+  std::vector<uint32_t> segment_of(f.exprs.size(), UINT32_MAX);
+  for (const Segment& g : s.segments)
+    for (ExprId e : g.exprs) segment_of[e] = g.id;
+
+  for (const Forwarded& fw : chains.forwarded) {
+    const std::vector<ExprId>& readers = u.of[fw.end];
+    for (ExprId x : readers) {
+      if (!reads_twice(x, fw.end)) continue;
+      // Another reader in the same segment of the hard rules may end in x's final segment, and a
+      // merge can then keep one edge: which, depends on the merge order.
+      const bool alone = std::none_of(readers.begin(), readers.end(),
+                                      [&](ExprId r) { return r != x && segment_of[r] == segment_of[x]; });
+      const std::string end(f.tensorName(fw.end));
+      std::string chain;
+      for (ExprId e : fw.chain) chain += (chain.empty() ? "" : ", ") + exprLabel(f, e);
+      const std::string what = exprLabel(f, x) + " reads " + end + " twice, and " + end +
+                               " ends a chain of unary ops from the input " +
+                               std::string(f.tensorName(fw.input)) + " (" + chain +
+                               ") that nvFuser's segmenter forwards";
+      const char* merge_note =
+          "from #1825 the segmenter merges a forwarded chain into each segment that reads its end, taking "
+          "one "
+          "segment per edge from the chain; buildInitialSegments makes one edge per operand and merges keep "
+          "a "
+          "segment's own duplicate edges (csrc/fusion_segmenter.cpp:792-830,3714,4241-4275 @ 7eadd1867); the "
+          "second try finds the chain no longer connected to the segment and codeGenSupportedMerge asserts";
+      if (certain && alone) {
+        auto& d =
+            sink.error(DiagCode::ForwardedInputMergedTwice,
+                       what +
+                           ": from #1825 the segmenter tried to merge the chain into that op's segment once "
+                           "per edge, and the second try asserted \"only support testing immediate "
+                           "producer-consumer groups\"",
+                       Location::at(file, Place::expr(x)));
+        d.note(merge_note);
+        d.check = CheckRef{"MergeNotConnected", {}};
+        if (const nv::Change* fixed = nv::firstChangeTo(nv::ForwardedConsumers::PerGroup))
+          d.note("fixed by " + fixed->label() + ": each segment that reads the chain's end is tried once");
+      } else {
+        auto& d = sink.report(
+            Severity::NotDecided, DiagCode::NotDecided,
+            what + ": " +
+                (certain
+                     ? std::string("another op in its segment reads ") + end +
+                           " too, and whether a merge keeps one edge or two depends on the merge order"
+                     : std::string("if nvFuser segments this fusion, which the schedulers decide, the "
+                                   "segmenter tries to merge the chain into that op's segment once per edge "
+                                   "and asserts")) +
+                " (\"only support testing immediate producer-consumer groups\", nvFuser #1970)",
+            Location::at(file, Place::expr(x)));
+        d.note(merge_note);
+        if (const nv::Change* fixed = nv::firstChangeTo(nv::ForwardedConsumers::PerGroup))
+          d.note("decided from " + fixed->label() +
+                 ": each segment that reads the chain's end is tried once");
+      }
+      return true;
+    }
   }
   return false;
 }

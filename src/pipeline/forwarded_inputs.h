@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/segmented_fusion.h"
 #include "diag/diagnostic.h"
 #include "ir/fusion.h"
 #include "pipeline/profile.h"
@@ -43,5 +44,17 @@ bool forwardedInputFails(const Fusion& f, const std::vector<ExprId>& exprs, cons
 // (nothing reported) otherwise. O(1) from #1616; else O(exprs).
 bool droppedInputUndecided(const Fusion& f, const std::vector<ExprId>& exprs, const Profile& p,
                            const std::string& file, DiagnosticSink& sink);
+
+// Reports FC0325 into `sink` where, on a single-device FusionExecutorCache path from #1825 to
+// #1971, an op reads the end of a forwarded chain twice in a fusion nvFuser certainly segments
+// (`s`, the hard rules, splits it, it holds a segment_set, or a slice-like op needs an input made
+// in the fusion) and no
+// other reader of that end shares the op's segment: the segmenter, taking one consumer per edge,
+// tried to merge the chain into that segment twice and asserted (nvFuser #1970). Where another
+// reader shares the segment, or only the schedulers would segment (a reduction, a matmul, an
+// opaque op), the verdict is not decided. False (nothing reported) otherwise. O(1) outside the
+// window; O(exprs) to find an op that reads a tensor twice, and the chains are walked only then.
+bool forwardedMergedTwiceFails(const Fusion& f, const std::vector<ExprId>& exprs, const SegmentedFusion& s,
+                               const Profile& p, const std::string& file, DiagnosticSink& sink);
 
 }  // namespace fc

@@ -715,6 +715,9 @@ PipelineResult runPipeline(const Fusion& f_in, const PipelineOptions& opts) {
   if (from_repro) r.input_rewrite = *f.segmentation->input_rewrite;
   r.segmented.input_rewrite = r.input_rewrite;
   c.traceSegments(sp.trace);
+  // While it segments: after the whole fusion is concretized, before any segment is compiled.
+  if (!c.sink.hasErrors() && !sharding.failed && p.wholeFirst())
+    forwardedMergedTwiceFails(f, topo, r.segmented, p, opts.file, c.sink);
 
   // The executor, per compute segment -- unless nvFuser stopped in the
   // sharding passes.
