@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "ir/constant_scalar.h"
 #include "ir/op_rules.h"
 #include "ir/uncomputed_scalar.h"
 #include "support/checked.h"
@@ -81,6 +82,30 @@ ScalarId ImportBuilder::constComplex(double re, double im, DType dtype) {
 ScalarId ImportBuilder::constBool(bool v) { return f_.addConstBool(v); }
 
 std::optional<int64_t> ImportBuilder::constValue(ScalarId s) const { return constIntOf(f_, s); }
+
+std::optional<ScalarId> ImportBuilder::castScalar(ScalarId s, DType to, bool& out_of_range) {
+  out_of_range = false;
+  const Scalar& sc = f_.scalars[s];
+  const bool symbolic_integer = isIntegral(sc.dtype) && sc.kind != ScalarKind::Constant;
+  if (std::optional<ConstValue> value = symbolic_integer ? std::nullopt : constantScalarValue(f_, s)) {
+    const ConstValue cv = *value;
+    const double as_float = cv.kind == ConstValue::Kind::Float ? cv.f : static_cast<double>(cv.i);
+    if (to == DType::Bool) return constBool(cv.kind == ConstValue::Kind::Float ? cv.f != 0 : cv.i != 0);
+    if (isComplex(to))  // a complex constant keeps its imaginary part
+      return constComplex(as_float, isComplex(sc.dtype) && cv.kind == ConstValue::Kind::Float ? cv.im : 0.0,
+                          to);
+    if (isFloatingPoint(to)) return constFloat(as_float, to);
+    std::optional<int64_t> i = cv.i;
+    if (cv.kind == ConstValue::Kind::Float) i = checkedTruncToInt64(cv.f);
+    if (!i) {
+      out_of_range = true;
+      return std::nullopt;
+    }
+    return constInt(*i, to);
+  }
+  if (isIntegral(sc.dtype) && isIntegral(to)) return s;
+  return std::nullopt;
+}
 
 ScalarId ImportBuilder::derived(ScalarOp op, ScalarId a, ScalarId b, std::optional<DType> dtype) {
   auto ca = constValue(a);

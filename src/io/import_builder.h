@@ -41,6 +41,11 @@ class ImportBuilder {
   ScalarId constFloat(double v, DType dtype = DType::Double);
   ScalarId constComplex(double re, double im, DType dtype = DType::ComplexDouble);
   ScalarId constBool(bool v);
+  // nvFuser's castOp on a scalar, where fusecheck computes it: a value that constants determine
+  // converts (2.5 to Int is 2), an integer value keeps its value as another integer dtype. Nothing
+  // for another conversion (a symbolic float, an integer to a float): the caller makes an
+  // uncomputedScalar. `out_of_range` is set (and nothing returned) for a float beyond int64.
+  std::optional<ScalarId> castScalar(ScalarId s, DType to, bool& out_of_range);
   // Derived scalar of `dtype` (default: a's); folds when both operands are integer constants.
   ScalarId derived(ScalarOp op, ScalarId a, ScalarId b = kNone, std::optional<DType> dtype = std::nullopt);
   std::optional<int64_t> constValue(ScalarId s) const;

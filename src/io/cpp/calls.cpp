@@ -11,6 +11,7 @@
 
 #include "io/cpp/reader.h"
 #include "ir/dated_spellings.h"
+#include "ir/printer.h"
 #include "support/checked.h"
 
 namespace fc::cpp_text {
@@ -241,6 +242,32 @@ std::optional<Value> Reader::sizeOf(std::vector<Value>& args, size_t at) {
 
 // ---------------------------------------------------------------- ops
 
+// castOp on a scalar (csrc/ops/arith.cpp): a scalar, computed where fusecheck can
+// (ImportBuilder::castScalar), else a value of its own that a verdict needing it calls not decided.
+std::optional<Value> Reader::castScalar(const std::string& fn, ScalarId s, DType to, size_t at) {
+  Value v;
+  v.k = Value::K::Scalar;
+  bool out_of_range = false;
+  if (std::optional<ScalarId> c = b_.castScalar(s, to, out_of_range)) {
+    v.scalar = *c;
+    return v;
+  }
+  const std::string from(dtypeName(f_.scalars[s].dtype)), text = scalarToString(f_, s);
+  if (out_of_range)
+    return error(DiagCode::NumberOutOfRange,
+                 fn + " of " + text + " to " + std::string(dtypeName(to)) +
+                     ": the value does not fit in a 64-bit integer",
+                 at),
+           std::nullopt;
+  const ScalarId from_id[] = {s};
+  v.scalar = b_.uncomputedScalar(to, "cast(" + text + ", " + std::string(dtypeName(to)) + ")", from_id);
+  note(std::string(f_.scalarName(v.scalar)) + " stands for " + fn + " of the " + from + " scalar " + text +
+           " to " + std::string(dtypeName(to)) +
+           ", a conversion fusecheck does not compute: a verdict that needs its value is not decided",
+       at);
+  return v;
+}
+
 std::optional<Value> Reader::op(OpKind k, const std::string& fn, std::vector<Value>& args, size_t at) {
   const OpInfo& info = opInfo(k);
   std::vector<ValueRef> in;
@@ -294,6 +321,7 @@ std::optional<Value> Reader::op(OpKind k, const std::string& fn, std::vector<Val
       size_t d = args.size() == 2 && args[0].k == Value::K::DType ? 0 : 1;
       ok = args.size() == 2 && dtypeArg(d) && operand(1 - d, false);
       if (args.size() != 2) error(DiagCode::ImportSyntax, fn + "(dtype, x) takes two arguments", at);
+      if (ok && in[0].isScalar()) return castScalar(fn, in[0].id, *attrs.dtype, at);
       break;
     }
     case OpForm::Broadcast:

@@ -1,6 +1,7 @@
 // What a test's body reads from around it: namespace-scope constants (`constexpr int64_t B = 2,
-// E = 768;`), a fixture member initialized with the device count (`D(communicator_->size())`),
-// and the value GetParam() returns (the first value of the suite's INSTANTIATE_TEST_SUITE_P).
+// E = 768;`) and device meshes (`DeviceMesh mesh0({0});`), a fixture member initialized with the device count
+// (`D(communicator_->size())`), and the value GetParam() returns (the first value of the suite's
+// INSTANTIATE_TEST_SUITE_P).
 #include <algorithm>
 
 #include "io/cpp/reader.h"
@@ -85,9 +86,14 @@ void Reader::fileScope(size_t body_open, size_t body_close) {
     const bool arithmetic =
         isIdent(j) && (isArithmeticType(str(j)) || (isIdent(j, "std") && isPunct(j + 1, "::") &&
                                                     isIdent(j + 2) && isArithmeticType(str(j + 2))));
-    if (!constant || !arithmetic) continue;
+    // A namespace-scope DeviceMesh (`DeviceMesh mesh0({0, 1});`), const or not: a parameterized
+    // suite's generator names it.
+    const bool mesh = isIdent(j, "DeviceMesh");
+    if (!(constant && arithmetic) && !mesh) continue;
     const size_t te = typeEnd(i);
-    if (te <= i || !isIdent(te) || !(isPunct(te + 1, "=") || isPunct(te + 1, "{"))) continue;
+    if (te <= i || !isIdent(te) ||
+        !(isPunct(te + 1, "=") || isPunct(te + 1, "{") || (mesh && isPunct(te + 1, "("))))
+      continue;
     size_t semi = te;
     int depth = 0;
     for (; semi < whole; ++semi) {

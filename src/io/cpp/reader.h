@@ -204,6 +204,7 @@ class Reader : public lex::TokenCursor<Lexer, Token> {
   // ------------------------------------------------------------ free functions (calls.cpp)
   std::optional<Value> call(const std::string& fn, std::vector<Value>& args, size_t at);
   std::optional<Value> makeTensor(const std::string& fn, std::vector<Value>& args, size_t at);
+  std::optional<Value> castScalar(const std::string& fn, ScalarId s, DType to, size_t at);
   std::optional<Value> op(OpKind k, const std::string& fn, std::vector<Value>& args, size_t at);
   std::optional<Value> sizeOf(std::vector<Value>& args, size_t at);
   std::optional<Value> scalarOp(const std::string& fn, std::vector<Value>& args, size_t at);

@@ -311,33 +311,14 @@ Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::
       if (v.isScalar()) {
         // A scalar cast: a value that constants determine converts (`2.5 * 7` to Int is 17,
         // ir/constant_scalar.h); an integer value keeps its value as Index / Int.
+        bool out_of_range = false;
+        if (std::optional<ScalarId> s = b.castScalar(v.id, *d->dtype, out_of_range))
+          return scalarValue(rec, *s);
         const Scalar& sc = f.scalars[v.id];
-        const bool symbolic_integer = isIntegral(sc.dtype) && sc.kind != ScalarKind::Constant;
-        if (std::optional<ConstValue> value =
-                symbolic_integer ? std::nullopt : constantScalarValue(f, v.id)) {
-          ConstValue cv = *value;
-          ScalarId s;
-          if (*d->dtype == DType::Bool)
-            s = b.constBool(cv.kind == ConstValue::Kind::Float ? cv.f != 0 : cv.i != 0);
-          else if (isComplex(*d->dtype))  // a complex constant keeps its imaginary part
-            s = b.constComplex(cv.kind == ConstValue::Kind::Float ? cv.f : static_cast<double>(cv.i),
-                               isComplex(sc.dtype) && cv.kind == ConstValue::Kind::Float ? cv.im : 0.0,
-                               *d->dtype);
-          else if (isFloatingPoint(*d->dtype))
-            s = b.constFloat(cv.kind == ConstValue::Kind::Float ? cv.f : static_cast<double>(cv.i),
-                             *d->dtype);
-          else {
-            std::optional<int64_t> i = cv.i;
-            if (cv.kind == ConstValue::Kind::Float) i = checkedTruncToInt64(cv.f);
-            if (!i)
-              fail("`fd.ops.cast` of " + pyFloatRepr(cv.f) + " to " + std::string(dtypeName(*d->dtype)) +
-                       ": the value does not fit in a 64-bit integer",
-                   args.off, DiagCode::NumberOutOfRange);
-            s = b.constInt(*i, *d->dtype);
-          }
-          return scalarValue(rec, s);
-        }
-        if (isIntegral(sc.dtype) && isIntegral(*d->dtype)) return scalarValue(rec, v.id);
+        if (out_of_range)
+          fail("`fd.ops.cast` of " + pyFloatRepr(constantScalarValue(f, v.id)->f) + " to " +
+                   std::string(dtypeName(*d->dtype)) + ": the value does not fit in a 64-bit integer",
+               args.off, DiagCode::NumberOutOfRange);
         // Another conversion (Bool or a float to a float, an integer to a float, ...) is nvFuser's
         // castOp on a Val (csrc/ops/arith.cpp): a value of its own, marked like the scalar ops
         // above, that a verdict needing it calls not decided.
