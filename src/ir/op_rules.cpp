@@ -219,8 +219,12 @@ class RuleBuilder {
                static_cast<int64_t>(n));
           return;
         }
+        // Any axis of constant extent 1 given another size becomes an expanded Broadcast axis
+        // (csrc/ops/alias.cpp:1117-1133 @ 81c4b22fd; before #1535 a Broadcast axis only, and the
+        // frontend steps report the others).
         for (size_t d = 0; d < n; ++d) {
-          if (iterOf(0, d) == IterType::Broadcast && expandsTo(at.shape[d])) {
+          const auto extent = value(f_.axes[axesOf(0)[d]].extent);
+          if ((iterOf(0, d) == IterType::Broadcast || (extent && *extent == 1)) && expandsTo(at.shape[d])) {
             add(AxisRule::Extent::Expanded, IterType::Broadcast, kAll, static_cast<int>(d));
             map(0, d);
           } else {

@@ -299,7 +299,9 @@ struct Analysis {
         auto have = ev.value(ia.expanded != kNone ? ia.expanded : ia.extent);
         if (!want || !have || *want == -1 || *want == *have) continue;
         if (ia.iter == IterType::Broadcast && ia.expanded == kNone) continue;  // 1 -> n is the point
-        if (*have == 1 && ia.iter != IterType::Iteration) continue;
+        // A Symbolic axis of extent 1 concretizes to Broadcast; one of constant extent 1 the expand
+        // built as an expanded Broadcast axis already.
+        if (*have == 1 && (ia.iter != IterType::Iteration || constIntOf(f, ia.extent) == 1)) continue;
         auto& d =
             sink.error(DiagCode::ExpandMismatch,
                        "expand changes axis " + std::to_string(i) + " of " +

@@ -214,6 +214,60 @@ bool definitionRejected(const Fusion& f, const Profile& p, const std::string& fi
   return true;
 }
 
+// An expand of an axis of constant extent 1 that is not Broadcast, to another size, before the
+// change that made expand take that axis (#1394 for a Symbolic one, #1535 for any): a constant
+// size fails "Invalid expand size"; another size kept the extent 1, which is not modelled. False
+// (nothing reported) where expand takes every such axis.
+bool expandOneRefused(const Fusion& f, ExprId e, const Profile& p, const std::string& file,
+                      DiagnosticSink& sink) {
+  using namespace nv;
+  const ExpandOne rule = p.state.get<ExpandOne>();
+  const Expr& x = f.exprs[e];
+  if (rule == ExpandOne::AnyConstOne || x.op != OpKind::Expand || x.inputs.empty() || !x.inputs[0].isTensor())
+    return false;
+  const TensorId t = x.inputs[0].id;
+  std::vector<AxisId> in;
+  for (AxisId a : f.tensors[t].logical)
+    if (f.axes[a].iter != IterType::Reduction) in.push_back(a);
+  for (size_t i = 0; i < in.size() && i < x.attrs.shape.size(); ++i) {
+    const Axis& a = f.axes[in[i]];
+    const bool taken =
+        a.iter == IterType::Broadcast || (rule == ExpandOne::SymbolicToo && a.iter == IterType::Symbolic);
+    const std::optional<int64_t> extent = constIntOf(f, a.extent), size = constIntOf(f, x.attrs.shape[i]);
+    if (taken || extent != 1 || size == 1 || size == -1) continue;
+    const ExpandOne fixed_by = a.iter == IterType::Symbolic ? ExpandOne::SymbolicToo : ExpandOne::AnyConstOne;
+    const std::string axis = axisToString(f, in[i]), which = "axis " + std::to_string(i) + " of " +
+                                                             std::string(f.tensorName(t)) + ", " + axis;
+    const Location loc = Location::at(file, Place::expr(e));
+    if (!size) {
+      notDecided(sink, file,
+                 "expand of " + which + ", of constant extent 1 but not Broadcast, to the size " +
+                     scalarToString(f, x.attrs.shape[i]) +
+                     " keeps the extent 1 at this point, and what follows from that is not modelled",
+                 loc);
+      return true;
+    }
+    auto& d =
+        sink.error(DiagCode::FrontendRejects,
+                   "nvFuser at this point does not build this expand: " + which +
+                       ", has the constant extent 1 but is not Broadcast, and expand takes only a Broadcast "
+                       "axis to another size (" +
+                       std::to_string(*size) + "): \"Invalid expand size, " + std::to_string(*size) +
+                       ", for " + axis + "\"",
+                   loc);
+    d.note(
+        "expand gives an axis that it does not expand its operand's constant extent and checks the size "
+        "against it (csrc/ops/arith.cpp:1478-1509 @ afbee57ba)");
+    d.check = CheckRef{"InvalidExpandSize", {}};
+    d.note("fixed by " + firstChangeTo(fixed_by)->label() + ": " +
+           (fixed_by == ExpandOne::SymbolicToo
+                ? "a Symbolic axis of constant extent 1 expands like a Broadcast one"
+                : "any axis of constant extent 1 expands like a Broadcast one"));
+    return true;
+  }
+  return false;
+}
+
 // What the frontend and the IR builder of this date do before any executor
 // runs: ops it did not build as the repro has them, and builds that fail.
 void frontendSteps(const Fusion& f, const Profile& p, const std::string& file, DiagnosticSink& sink) {
@@ -252,6 +306,7 @@ void frontendSteps(const Fusion& f, const Profile& p, const std::string& file, D
           firstChangeTo(KOneReduction::Fixed)->label());
       return;
     }
+    if (expandOneRefused(f, e, p, file, sink)) return;
     if (p.frontend == Frontend::Python && x.op == OpKind::Slice &&
         s.get<PythonSliceReduction>() == PythonSliceReduction::Broken && !x.inputs.empty() &&
         x.inputs[0].isTensor()) {

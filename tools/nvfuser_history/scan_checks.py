@@ -70,6 +70,7 @@ CHECKS = {
                            "Unexpected size of axis", None, None),
     "NoSchedulerForSegment": (["csrc/fusion_segmenter.cpp"], "Can not find a scheduler to schedule fusion segment",
                               None, None),
+    "InvalidExpandSize": (["csrc/ops/arith.cpp", "csrc/ops/alias.cpp"], "Invalid expand size", None, None),
     "MergeNotConnected": (["csrc/fusion_segmenter.cpp"], "only support testing immediate producer-consumer groups",
                           None, None),
     "InferShape": (["csrc/executor.cpp", "csrc/fusion_executor/allocations.cpp", "csrc/runtime/allocations.cpp"],
