@@ -139,7 +139,6 @@ bool forwardedInputFails(const Fusion& f, const std::vector<ExprId>& exprs, cons
   return false;
 }
 
-
 bool droppedInputUndecided(const Fusion& f, const std::vector<ExprId>& exprs, const Profile& p,
                            const std::string& file, DiagnosticSink& sink) {
   // From #1616 an input starts a chain only where it has one use, so no input has two.
@@ -192,7 +191,6 @@ bool droppedInputUndecided(const Fusion& f, const std::vector<ExprId>& exprs, co
   }
   return false;
 }
-
 
 bool forwardedMergedTwiceFails(const Fusion& f, const std::vector<ExprId>& exprs, const SegmentedFusion& s,
                                const Profile& p, const std::string& file, DiagnosticSink& sink) {
