@@ -29,6 +29,9 @@ struct Uses {
   std::vector<bool> output;
 };
 
+// The uses among `exprs` (the exprs an output depends on), built here rather than read from
+// Fusion::uses(): that index counts every expr and is built lazily on a first call, which is not
+// safe while the segmenter runs beside these checks on another thread.
 Uses indexUses(const Fusion& f, const std::vector<ExprId>& exprs) {
   Uses u;
   u.of.resize(f.tensors.size());
