@@ -1,7 +1,6 @@
 #include "passes/segment.h"
 
 #include <algorithm>
-#include <numeric>
 #include <optional>
 #include <queue>
 
@@ -10,6 +9,7 @@
 #include "passes/sharding.h"
 #include "support/parallel.h"
 #include "support/phase_times.h"
+#include "support/union_find.h"
 
 namespace fc {
 
@@ -43,19 +43,6 @@ std::string exprLabel(const Fusion& f, ExprId e) {
 }
 
 namespace {
-
-struct UnionFind {
-  std::vector<uint32_t> p;
-  explicit UnionFind(size_t n) : p(n) { std::iota(p.begin(), p.end(), 0); }
-  uint32_t find(uint32_t x) {
-    while (p[x] != x) x = p[x] = p[p[x]];
-    return x;
-  }
-  void unite(uint32_t a, uint32_t b) {
-    a = find(a), b = find(b);
-    if (a != b) p[std::max(a, b)] = std::min(a, b);
-  }
-};
 
 std::string schedulerFor(const Fusion& f, const std::vector<ExprId>& exprs) {
   bool matmul = false, reduction = false;

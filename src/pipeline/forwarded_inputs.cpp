@@ -6,6 +6,7 @@
 #include "passes/segment.h"
 #include "pipeline/history.h"
 #include "pipeline/segment_input_ops.h"
+#include "pipeline/segmenter_runs.h"
 
 namespace fc {
 namespace {
@@ -216,23 +217,10 @@ bool forwardedMergedTwiceFails(const Fusion& f, const std::vector<ExprId>& exprs
   const Chains chains = walkChains(f, u, p);
   if (chains.forwarded.empty()) return false;
 
-  // Whether nvFuser's segmenter certainly runs: the hard rules split the fusion, it holds a
-  // segment_set (a hint that always calls the segmenter: hasSegmentHints,
-  // csrc/fusion_segmenter.cpp:1953-1963 @ 7eadd1867), or an op that needs a segment input reads a
-  // tensor made in the fusion; and whether it may (a reduction, a matmul, an opaque op: the
-  // schedulers decide).
-  const nv::FusionInputOps ops = p.state.get<nv::FusionInputOps>();
-  bool certain = s.segments.size() >= 2;
-  bool may = certain;
-  for (ExprId e : exprs) {
-    if (certain) break;
-    if (f.exprs[e].op == OpKind::SegmentSet) certain = may = true;
-    const OpCategory cat = opInfo(f.exprs[e].op).category;
-    may |= cat == OpCategory::Reduction || cat == OpCategory::Matmul || cat == OpCategory::Opaque;
-    for (TensorId t : needsSegmentInput(f, f.exprs[e], ops))
-      if (f.tensors[t].definition != kNone) certain = may = true;
-  }
-  if (!may) return false;
+  // Whether nvFuser's segmenter certainly runs, and whether it may (segmenter_runs.h).
+  const SegmenterRuns runs = segmenterRuns(f, exprs, s, p.state.get<nv::FusionInputOps>());
+  const bool certain = runs.certain;
+  if (!runs.may) return false;
   std::vector<uint32_t> segment_of(f.exprs.size(), UINT32_MAX);
   for (const Segment& g : s.segments)
     for (ExprId e : g.exprs) segment_of[e] = g.id;

@@ -47,13 +47,12 @@ bool droppedInputUndecided(const Fusion& f, const std::vector<ExprId>& exprs, co
 
 // Reports FC0325 into `sink` where, on a single-device FusionExecutorCache path from #1825 to
 // #1971, an op reads the end of a forwarded chain twice in a fusion nvFuser certainly segments
-// (`s`, the hard rules, splits it, it holds a segment_set, or a slice-like op needs an input made
-// in the fusion) and no
-// other reader of that end shares the op's segment: the segmenter, taking one consumer per edge,
-// tried to merge the chain into that segment twice and asserted (nvFuser #1970). Where another
-// reader shares the segment, or only the schedulers would segment (a reduction, a matmul, an
-// opaque op), the verdict is not decided. False (nothing reported) otherwise. O(1) outside the
-// window; O(exprs) to find an op that reads a tensor twice, and the chains are walked only then.
+// (segmenter_runs.h; `s` is its segmentation by the hard rules) and no other reader of that end
+// shares the op's segment: the segmenter, taking one consumer per edge, tried to merge the chain
+// into that segment twice and asserted (nvFuser #1970). Where another reader shares the segment,
+// or only the schedulers would segment (a reduction, a matmul, an opaque op), the verdict is not
+// decided. False (nothing reported) otherwise. O(1) outside the window; O(exprs) to find an op
+// that reads a tensor twice, and the chains are walked only then.
 bool forwardedMergedTwiceFails(const Fusion& f, const std::vector<ExprId>& exprs, const SegmentedFusion& s,
                                const Profile& p, const std::string& file, DiagnosticSink& sink);
 
