@@ -32,6 +32,7 @@
 #include "pipeline/forwarded_inputs.h"
 #include "pipeline/frontend_binding.h"
 #include "pipeline/indexing_ops.h"
+#include "pipeline/lost_extent_scalars.h"
 #include "pipeline/lowered_edges.h"
 #include "pipeline/nvfuser_checks.h"
 #include "pipeline/opaque_ops.h"
@@ -781,6 +782,8 @@ PipelineResult runPipeline(const Fusion& f_in, const PipelineOptions& opts) {
     pipeline_detail::runSegmentLanes(c);
     // At run time, after compiling: reached only when nothing before stopped nvFuser.
     if (!c.sink.hasErrors()) duplicateOutputFails(f, r.segmented, p, opts.file, c.sink);
+    // At run time, sizing a segment's buffers.
+    if (!c.sink.hasErrors()) lostExtentScalarUndecided(f, topo, r.segmented, p, opts.file, c.sink);
   } else {
     c.sink.all().erase(c.sink.all().begin() + static_cast<std::ptrdiff_t>(after_passes), c.sink.all().end());
   }
