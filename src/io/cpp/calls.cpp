@@ -806,6 +806,7 @@ std::optional<Value> Reader::call(const std::string& name, std::vector<Value>& a
   if (errors_) return std::nullopt;
   if (any_tensor && isCompositeOp(fn) && !startsWith(name, "at::") && !startsWith(name, "torch::"))
     return compositeOp(fn, args, at);
+  if (fn == "arange" && !startsWith(name, "at::") && !startsWith(name, "torch::")) return arange(args, at);
   std::optional<OpKind> k = opByCppName(fn);
   if (!k && fn == "transpose") k = OpKind::Permute;
   if (!k && fn == "view") k = OpKind::Reshape;

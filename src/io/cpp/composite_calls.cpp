@@ -1,8 +1,11 @@
-// The composite ops of nvFuser's C++ API that its tests call (layer_norm, rms_norm, dropout), built
-// from the ops nvFuser builds them from, in the same order (csrc/ops/normalization.cpp:251-380 and
-// csrc/ops/composite.cpp:22-45 @ 81c4b22fd): the fusion fusecheck sees is the one nvFuser's
+// The composite ops of nvFuser's C++ API that its tests call (layer_norm, rms_norm, dropout,
+// arange), built from the ops nvFuser builds them from, in the same order
+// (csrc/ops/normalization.cpp:251-380, csrc/ops/composite.cpp:22-45 and csrc/ops/arith.cpp:447-480
+// @ 81c4b22fd): the fusion fusecheck sees is the one nvFuser's
 // segmenter sees. Welford and rand_like are opaque ops (opaque_calls.cpp), so a verdict that needs
 // them is not decided; the rest (broadcasts, pointwise ops, the extents they read) is analysed.
+#include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -160,6 +163,63 @@ std::optional<Value> Reader::compositeOp(const std::string& fn, std::vector<Valu
   if (!y) return std::nullopt;
   if (layer) return structOf({field("output", *y), field("mean", *mean_bcast), field("invstd", *invstd)});
   return structOf({field("output", *y), field("invstd", *invstd)});
+}
+
+std::optional<Value> Reader::arange(std::vector<Value>& args, size_t at) {
+  // arange(start, end, step, dtype) is iota(ceilDiv(abs(end - start), abs(step)), start, step,
+  // dtype), its length computed in Int for an integral dtype (csrc/ops/arith.cpp:447-480 @
+  // 81c4b22fd).
+  std::vector<Value> a = args;
+  DType dtype = DType::Int;
+  if (!a.empty() && a.back().k == Value::K::DType) {
+    dtype = a.back().dtype;
+    a.pop_back();
+  }
+  if (a.empty() || a.size() > 3)
+    return error(DiagCode::ImportSyntax,
+                 "arange(end), arange(start, end) or arange(start, end, step), each with an "
+                 "optional dtype",
+                 at),
+           std::nullopt;
+  ScalarId start = b_.constInt(0, DType::Int), end = kNone, step = b_.constInt(1, DType::Int);
+  const size_t e = a.size() == 1 ? 0 : 1;
+  if (!toScalar(a[e], end, at, "the end of arange")) return std::nullopt;
+  if (a.size() > 1 && !toScalar(a[0], start, at, "the start of arange")) return std::nullopt;
+  if (a.size() > 2 && !toScalar(a[2], step, at, "the step of arange")) return std::nullopt;
+  // Literal bounds give the length at once (in double for a float dtype, as nvFuser computes it).
+  auto literal = [&](const Value& v) -> std::optional<double> {
+    if (v.k == Value::K::Int) return static_cast<double>(v.i);
+    if (v.k == Value::K::Float && !v.is_complex) return v.f;
+    if (v.k == Value::K::Scalar)
+      if (auto c = b_.constValue(v.scalar)) return static_cast<double>(*c);
+    return std::nullopt;
+  };
+  const std::optional<double> lo = a.size() > 1 ? literal(a[0]) : std::optional<double>(0.0);
+  const std::optional<double> hi = literal(a[e]);
+  const std::optional<double> by = a.size() > 2 ? literal(a[2]) : std::optional<double>(1.0);
+  ScalarId length = kNone;
+  if (lo && hi && by && *by != 0) {
+    const double n = std::ceil(std::abs(*hi - *lo) / std::abs(*by));
+    if (!(n >= 0 && n < 9.0e15))
+      return error(DiagCode::ImportSyntax, "arange: a length fusecheck cannot hold", at), std::nullopt;
+    length = b_.constInt(static_cast<int64_t>(n));
+  } else if (isIntegral(dtype) && isIntegral(f_.scalars[start].dtype) && isIntegral(f_.scalars[end].dtype) &&
+             isIntegral(f_.scalars[step].dtype)) {
+    auto abs = [&](ScalarId x) { return b_.derived(ScalarOp::Max, x, b_.derived(ScalarOp::Neg, x)); };
+    length =
+        b_.derived(ScalarOp::CeilDiv, abs(b_.derived(ScalarOp::Sub, end, start)), abs(step), DType::Index);
+  } else {
+    const ScalarId from[] = {start, end, step};
+    length = b_.uncomputedScalar(DType::Index, "ceilDiv(abs(end - start), abs(step))", from);
+  }
+  std::vector<Value> iota(4);
+  for (size_t i = 0; i < 3; ++i) iota[i].k = Value::K::Scalar;
+  iota[0].scalar = length;
+  iota[1].scalar = start;
+  iota[2].scalar = step;
+  iota[3].k = Value::K::DType;
+  iota[3].dtype = dtype;
+  return call("iota", iota, at);
 }
 
 }  // namespace fc::cpp_text

@@ -164,7 +164,12 @@ std::optional<Value> Reader::method(Value& obj, const std::string& name, std::ve
     case K::Tensor: return tensorMethod(obj, name, args, at);
     case K::Axis: {
       Tensor& tv = f_.tensors[obj.tensor];
-      const auto& loop = tv.loopDomain();
+      // A logical axis (from getLogicalDomain()) is read, never transformed here.
+      const bool logical = obj.s == "logical";
+      if (logical && name != "extent" && name != "getMaybeExpandedExtent" && name != "isBroadcast" &&
+          name != "isReduction")
+        return Value::opaque("a logical IterDomain's " + name + "()", at);
+      const auto& loop = logical ? tv.logical : tv.loopDomain();
       if (obj.i < 0 || static_cast<size_t>(obj.i) >= loop.size())
         return error(DiagCode::ImportSyntax, "axis " + std::to_string(obj.i) + " is out of range", at),
                std::nullopt;
@@ -522,6 +527,21 @@ std::optional<Value> Reader::tensorMethod(Value& obj, const std::string& name, s
   if (name == "setAllocationDomain") {
     skippedStatement(at, "the allocation domain is not modelled here");
     return Value();
+  }
+  // tv->getLogicalDomain(): its axes, each read for its extent or IterType
+  // (`tv->getLogicalDomain().at(0)->extent()`).
+  if (name == "getLogicalDomain" && args.empty()) {
+    Value list;
+    list.k = Value::K::List;
+    for (size_t i = 0; i < tv.logical.size(); ++i) {
+      Value a;
+      a.k = Value::K::Axis;
+      a.tensor = t;
+      a.i = static_cast<int64_t>(i);
+      a.s = "logical";
+      list.items.push_back(a);
+    }
+    return list;
   }
   if (name == "getLoopDomain" || name == "getLogicalDomain" || name == "getRootDomain" ||
       name == "getMaybeRootDomain" || name == "getAllocationDomain" || name == "domain")

@@ -223,6 +223,9 @@ class Reader : public lex::TokenCursor<Lexer, Token> {
   // layer_norm, rms_norm and dropout, built from the ops nvFuser builds them from.
   bool isCompositeOp(const std::string& fn) const;
   std::optional<Value> compositeOp(const std::string& fn, std::vector<Value>& args, size_t at);
+  // arange(end), arange(start, end), arange(start, end, step), each with an optional dtype: the
+  // iota nvFuser builds (composite_calls.cpp).
+  std::optional<Value> arange(std::vector<Value>& args, size_t at);
 
   // ------------------------------------------------------------ members (methods.cpp)
   std::optional<Value> method(Value& obj, const std::string& name, std::vector<Value>& args, size_t at,

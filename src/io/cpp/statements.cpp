@@ -430,6 +430,12 @@ bool Reader::declaration(size_t te) {
           if (eat(",")) continue;
           return expect(";");
         }
+        // `std::vector<int64_t> shape({n, h, l, e});`, `std::vector<int64_t> b(a);`: a copy of the list.
+        if (base == "vector" && args.size() == 1 && args[0].k == Value::K::List) {
+          vars_[name] = args[0];
+          if (eat(",")) continue;
+          return expect(";");
+        }
       } else if (isParamsType(base) && isPunct(p_ + 1, ".")) {
         // `hir::HostIrExecutorParams params{.use_fusion_executor_cache = true, ...};`
         Value params;
