@@ -60,9 +60,11 @@ bool Interpreter::runDefinitions(size_t from, size_t to) {
               continue;
             }
             // nvFuser's direct-frontend tests take the `nvfuser_direct_test` fixture
-            // (tests/python/direct/conftest.py:89 @ 81c4b22fd): a script that imports neither module
-            // and takes it is one.
-            if (m_[p].s == "nvfuser_direct_test" && imported_ == Frontend::Unknown)
+            // (tests/python/direct/conftest.py:89 @ 81c4b22fd), its multi-device ones took
+            // `multidevice_direct_test` until #5731 (tests/python/multidevice/conftest.py:95-99 @
+            // 3df4486dc): a script that imports neither module and takes one is one.
+            if ((m_[p].s == "nvfuser_direct_test" || m_[p].s == "multidevice_direct_test") &&
+                imported_ == Frontend::Unknown)
               imported_ = Frontend::Direct;
             args.pos.push_back(mkOpaque(m_[p].s));
             args.pos_off.push_back(m_[p].off);
