@@ -163,7 +163,21 @@ std::optional<Value> Reader::makeTensor(const std::string& fn, std::vector<Value
   std::vector<int64_t> shape;
   bool contig = fn == "makeContigTensor" || fn == "makeContigConcreteTensor";
   if (args[0].k == Value::K::List) {
-    if (!toInts(args[0], shape, at, "the shape of " + fn)) return std::nullopt;
+    // A size named by a constant of the test file around a pasted test (`makeConcreteTensor({n, h,
+    // l, e})` with `n` defined at namespace scope): a symbolic extent, said in a note.
+    Value sizes = args[0];
+    for (Value& x : sizes.items)
+      if (undefinedName(x)) {
+        const std::string name = x.s.substr(0, x.s.find(','));
+        if (std::find(symbolic_sizes_.begin(), symbolic_sizes_.end(), name) == symbolic_sizes_.end()) {
+          symbolic_sizes_.push_back(name);
+          note(name + " in the shape of " + fn +
+                   " is not defined in the test (the file around it defines it): its axes are symbolic",
+               x.tok);
+        }
+        x = Value::integer(-1);
+      }
+    if (!toInts(sizes, shape, at, "the shape of " + fn)) return std::nullopt;
     if (fn == "makeSymbolicTensor" || fn == "makeContigTensor")
       for (int64_t& s : shape)
         if (s != 1) s = -1;
@@ -529,6 +543,9 @@ std::optional<Value> Reader::aten(const std::string& fn, std::vector<Value>& arg
   }
   if (first >= args.size()) return Value::opaque("at::" + fn + "(...)", at);
   if (args[first].k == Value::K::List) {
+    // Sizes named by constants of the file around a pasted test (see makeTensor): no concrete input.
+    for (const Value& x : args[first].items)
+      if (undefinedName(x)) return Value::opaque("at::" + fn + "(...) of sizes the test does not define", at);
     if (!toInts(args[first], t.shape, at, "the sizes of at::" + fn)) return std::nullopt;
   } else {
     for (size_t i = first; i < args.size() && (args[i].k == Value::K::Int); ++i) t.shape.push_back(args[i].i);
@@ -554,6 +571,11 @@ std::optional<Value> Reader::call(const std::string& name, std::vector<Value>& a
     list.items = args;
     return list;
   }
+  // A std:: math function of a value the import does not follow (`std::sqrt(e)` in a reference
+  // computation) is no nvFuser op.
+  if (startsWith(name, "std::") &&
+      std::any_of(args.begin(), args.end(), [](const Value& a) { return a.k == Value::K::Opaque; }))
+    return Value::opaque(name + "(...)", at);
   if (startsWith(name, "static_cast") || startsWith(name, "dynamic_cast") ||
       startsWith(name, "reinterpret_cast") || startsWith(name, "const_cast")) {
     if (args.empty()) return Value();

@@ -531,7 +531,11 @@ std::optional<Value> Reader::lookup(const std::string& name, size_t at) {
     return v;
   }
   if (name.find("::") != std::string::npos) return Value::opaque(name, at);
-  return Value::opaque("`" + name + "`, a name the test does not define", at);
+  return Value::opaque("`" + name + "`" + std::string(kUndefinedName), at);
+}
+
+bool Reader::undefinedName(const Value& v) {
+  return v.k == Value::K::Opaque && std::string_view(v.s).ends_with(kUndefinedName);
 }
 
 }  // namespace fc::cpp_text

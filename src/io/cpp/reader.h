@@ -226,6 +226,10 @@ class Reader : public lex::TokenCursor<Lexer, Token> {
   // arange(end), arange(start, end), arange(start, end, step), each with an optional dtype: the
   // iota nvFuser builds (composite_calls.cpp).
   std::optional<Value> arange(std::vector<Value>& args, size_t at);
+  // A name the test neither defines nor the import knows (lookup's opaque value for it).
+  static constexpr std::string_view kUndefinedName = ", a name the test does not define";
+  static bool undefinedName(const Value& v);
+  std::vector<std::string> symbolic_sizes_;  // undefined size names already noted
 
   // ------------------------------------------------------------ members (methods.cpp)
   std::optional<Value> method(Value& obj, const std::string& name, std::vector<Value>& args, size_t at,
