@@ -573,7 +573,10 @@ std::optional<Value> Reader::call(const std::string& name, std::vector<Value>& a
   }
   // A std:: math function of a value the import does not follow (`std::sqrt(e)` in a reference
   // computation) is no nvFuser op.
-  if (startsWith(name, "std::") &&
+  static constexpr std::string_view kStdMath[] = {"std::sqrt",  "std::pow",  "std::exp",  "std::log",
+                                                  "std::log2",  "std::abs",  "std::fabs", "std::ceil",
+                                                  "std::floor", "std::round"};
+  if (std::find(std::begin(kStdMath), std::end(kStdMath), name) != std::end(kStdMath) &&
       std::any_of(args.begin(), args.end(), [](const Value& a) { return a.k == Value::K::Opaque; }))
     return Value::opaque(name + "(...)", at);
   if (startsWith(name, "static_cast") || startsWith(name, "dynamic_cast") ||
