@@ -132,19 +132,24 @@ std::vector<ScalarId> ScalarEval::freeSymbols(const Fusion& f, ScalarId root) {
     ++steps::counters.free_symbol_steps;
     if (s == kNone || !seen.insert(s).second) continue;
     const Scalar& sc = f.scalars[s];
-    if (sc.kind == ScalarKind::Symbol || sc.kind == ScalarKind::Input) {
+    if (sc.kind == ScalarKind::Symbol || sc.kind == ScalarKind::Input)
       out.push_back(s);
-    } else if (sc.kind == ScalarKind::Derived) {
-      if (sc.op == ScalarOp::Size) {
-        if (const AxisId a = f.sizeAxis(sc); a != kNone) stack.push_back(f.axes[a].extent);
-      } else {
-        stack.push_back(sc.lhs);
-        stack.push_back(sc.rhs);
-      }
-    }
+    else
+      pushOperands(f, s, stack);
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+void ScalarEval::pushOperands(const Fusion& f, ScalarId s, std::vector<ScalarId>& stack) {
+  const Scalar& sc = f.scalars[s];
+  if (sc.kind != ScalarKind::Derived) return;
+  if (sc.op == ScalarOp::Size) {
+    if (const AxisId a = f.sizeAxis(sc); a != kNone) stack.push_back(f.axes[a].extent);
+  } else {
+    stack.push_back(sc.lhs);
+    stack.push_back(sc.rhs);
+  }
 }
 
 }  // namespace fc

@@ -73,6 +73,9 @@ class ScalarEval {
 
   // Free symbols (Symbol / Input kinds) an expression depends on, sorted.
   static std::vector<ScalarId> freeSymbols(const Fusion& f, ScalarId s);
+  // Pushes onto `stack` the scalars a Derived scalar `s` is computed from: size(T, d)'s extent, or
+  // its operands; nothing for another kind.
+  static void pushOperands(const Fusion& f, ScalarId s, std::vector<ScalarId>& stack);
 
  private:
   // Per scalar, in known_: the state in the low bits, and kHasValue when it

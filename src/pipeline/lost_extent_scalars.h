@@ -1,16 +1,18 @@
-// Extents a segment needs but is not given, before #5669. When it finalizes the segments,
-// FusionExecutorCache's segmenter gives each one, of the scalars without a definition that its
-// exprs take as operands, those that are no constant (SegmentedGroup::finalize), and, of those
-// reached only from the extents of the tensors it computes, only the fusion's scalar inputs
-// (resolveScalarsInGroup, csrc/fusion_segmenter.cpp:311-322,4989-5130 @ 7dff43a2f). A reshape or
-// full keeps its sizes in its output's axes only, so a size that is the extent of an input tensor
-// (size(T, d), T.shape) reaches its segment that way; where the segment does not read that
-// tensor, nvFuser can stop at run time with "Could not launch kernel as program could not infer
-// iN for the buffer ..." (the repro of #5669). Whether it does depends on concretization, which
-// keeps a reshape's size only where it has no definition and replaces the output axis by one of
-// the input's, and on the kernel's evaluator, which propagates values across exactly mapped axes:
-// fusecheck does not replay these, so the verdict is not decided. From #5669 (79e24e9ca,
-// 2025-12-16) every such scalar is made an input of the segment.
+// Extents a segment needs but is not given. When it finalizes the segments, FusionExecutorCache's
+// segmenter gives each one the scalars without a definition that its exprs take as operands and
+// that are no constant (SegmentedGroup::finalize), and resolveScalarsInGroup adds fusion scalar
+// inputs: before #840 only those its exprs take as operands (csrc/fusion_segmenter.cpp:3911-3970
+// @ 971aa3395), from #840 also those the extents of the tensors it computes reach, and from #5669
+// every leaf so reached that is no constant (:5098-5113 @ 79e24e9ca). A reshape and a full keep
+// their sizes in their output's axes only, and concretization keeps a reshape's size where it is a
+// leaf (replacing one with a definition by the concretized axis's extent, csrc/dynamic_transform.cpp
+// :880-948 @ 7dff43a2f), so such a size reaches the extents of the tensors downstream without being
+// an operand. A segment that computes one of them and lacks the size -- before #840 a fusion scalar
+// input, before #5669 the extent of an input it does not read (size(T, d), T.shape) -- can stop at
+// run time with "Could not launch kernel as program could not infer iN for the buffer ..." (nvFuser
+// #656, #5669). Whether it does depends on concretization and on the kernel's evaluator, which
+// propagates values across exactly mapped axes: fusecheck replays neither, so the verdict is not
+// decided.
 #pragma once
 
 #include <string>
@@ -23,12 +25,12 @@
 
 namespace fc {
 
-// Reports a not-decided verdict into `sink` for the first reshape (whose output an op of its
-// segment reads) or full whose sizes name, without arithmetic over it for a reshape, the extent of
-// a fusion input that its segment neither reads nor takes as an operand scalar, on a single-device
-// FusionExecutorCache path before #5669 where nvFuser may segment the fusion (segmenter_runs.h).
-// `exprs`: the live exprs; `s`: the segmentation by the hard rules, whose segments hold each of
-// nvFuser's. False (nothing reported) otherwise. O(1) from #5669; else O(exprs + axes).
+// Reports a not-decided verdict into `sink` for the first tensor, computed by a segment of `s`
+// (the segmentation by the hard rules, whose segments hold each of nvFuser's), one of whose extents
+// reaches a size kept as above that the segment lacks, on a single-device FusionExecutorCache path
+// before #5669 where nvFuser may segment the fusion (segmenter_runs.h). `exprs`: the live exprs.
+// False (nothing reported) otherwise. O(1) from #5669, and without a reshape or full; else
+// O(exprs + axes + the extent expressions walked).
 bool lostExtentScalarUndecided(const Fusion& f, const std::vector<ExprId>& exprs, const SegmentedFusion& s,
                                const Profile& p, const std::string& file, DiagnosticSink& sink);
 
