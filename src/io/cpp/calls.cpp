@@ -708,7 +708,15 @@ std::optional<Value> Reader::call(const std::string& name, std::vector<Value>& a
     if (args.empty())
       return error(DiagCode::ImportSyntax, "DeviceMesh::createForNumDevices(...) takes the device count", at),
              std::nullopt;
-    if (!toInt(args[0], n, at, "the device count")) return std::nullopt;
+    if (undefinedName(args[0])) {
+      // `createForNumDevices(D)` with D a member of the fixture the paste leaves out.
+      n = numDevices(at);
+      note(args[0].s.substr(0, args[0].s.find(',')) +
+               " is not defined in the test: taken as the test's device count, " + std::to_string(n),
+           args[0].tok);
+    } else if (!toInt(args[0], n, at, "the device count")) {
+      return std::nullopt;
+    }
     if (n <= 0 || n > 4096)
       return error(DiagCode::ImportSyntax, "a mesh of " + std::to_string(n) + " devices", at), std::nullopt;
     Value list;

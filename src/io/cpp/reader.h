@@ -132,6 +132,10 @@ class Reader : public lex::TokenCursor<Lexer, Token> {
 
   // ------------------------------------------------------------ tokens (TokenCursor) and diagnostics
   bool expect(std::string_view p);
+  // The `;` that ends a statement, or a line end where a paste lost it (a warning).
+  bool endStatement();
+  // Whether token `i` is the first of its line (a line break lies between it and the token before).
+  bool startsLine(size_t i) const;
   size_t matching(size_t open) const;  // the token closing the bracket at `open`, or end_
   Location loc(size_t i) const { return text_.location(tok(i).off); }
   bool error(DiagCode c, std::string msg, size_t at);

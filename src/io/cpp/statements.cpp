@@ -8,6 +8,7 @@
 
 #include "io/cpp/reader.h"
 #include "ir/history_start.h"
+#include "support/suggest.h"
 
 namespace fc::cpp_text {
 namespace {
@@ -46,6 +47,26 @@ size_t Reader::matching(size_t open) const {
     if (o == "<" && (isPunct(i, ";") || isPunct(i, "{"))) return end_;
   }
   return end_;
+}
+
+bool Reader::startsLine(size_t i) const {
+  if (i == 0 || i >= toks_.size()) return i == 0;
+  const size_t from = toks_[i - 1].off + toks_[i - 1].len;
+  return lex_.text().substr(from, toks_[i].off - from).find('\n') != std::string_view::npos;
+}
+
+bool Reader::endStatement() {
+  if (eat(";")) return true;
+  // A paste that lost a line's `;` (`Fusion fusion` then `FusionGuard fg(&fusion)`): the next
+  // statement starts a line.
+  if (p_ < end_ && p_ > 0 && startsLine(p_)) {
+    sink_.report(
+        Severity::Warning, DiagCode::ImportSyntax,
+        "this statement has no `;` at the end of its line (lost in the paste?): it is read as if it had one",
+        loc(p_ - 1));
+    return true;
+  }
+  return expect(";");
 }
 
 bool Reader::error(DiagCode c, std::string msg, size_t at) {
@@ -323,7 +344,8 @@ bool Reader::statement() {
   }
   size_t te = typeEnd(p_);
   if (te > p_ && ((isIdent(te) && (isPunct(te + 1, "=") || isPunct(te + 1, ";") || isPunct(te + 1, "(") ||
-                                   isPunct(te + 1, "{") || isPunct(te + 1, ",") || isPunct(te + 1, "["))) ||
+                                   isPunct(te + 1, "{") || isPunct(te + 1, ",") || isPunct(te + 1, "[") ||
+                                   (te + 1 < end_ && startsLine(te + 1) && !startsLine(te)))) ||
                   (isPunct(te, "[") && structuredBinding(p_, te))))
     return declaration(te);
   auto v = expr();
@@ -335,8 +357,8 @@ bool Reader::statement() {
           Severity::Warning, DiagCode::ImportSyntax,
           "the text ends before this statement's `;` (a cut paste?): the statement is read as it stands",
           loc(at));
-    } else {
-      return error(DiagCode::ImportSyntax, "expected ';' after the statement" + found(), p_);
+    } else if (!endStatement()) {
+      return false;
     }
   }
   if (v->k == Value::K::Opaque) skippedStatement(at, "not about the fusion definition (" + v->s + ")");
@@ -355,9 +377,14 @@ size_t Reader::typeEnd(size_t i) const {
     ++j;
     while (isPunct(j, "::") && isIdent(j + 1)) j += 2;
     if (isPunct(j, "<")) {
-      if (!isTemplateName(str(j - 1))) return i;
       size_t close = matching(j);
       if (close >= end_) return i;
+      // `Name<...> x = ...;` declares x even where Name is no template the import knows (a typo
+      // in a paste, `std::vecotr<int>`): nothing else reads that way.
+      if (!isTemplateName(str(j - 1)) &&
+          !(isIdent(close + 1) &&
+            (isPunct(close + 2, "=") || isPunct(close + 2, ";") || isPunct(close + 2, "{"))))
+        return i;
       j = close + 1;
       while (isPunct(j, "::") && isIdent(j + 1)) j += 2;
     }
@@ -384,6 +411,15 @@ bool Reader::declaration(size_t te) {
     if (isIdent(k) && !isStorageWord(str(k))) base = std::string(str(k));
   }
   if (base == "auto" || base.empty()) base = "";
+  for (size_t k = p_; k + 1 < te; ++k)
+    if (isIdent(k) && isPunct(k + 1, "<") && !isTemplateName(str(k))) {
+      std::vector<std::string> known = {"vector", "unique_ptr", "shared_ptr", "array", "pair",
+                                        "tuple",  "optional",   "map",        "set",   "unordered_map"};
+      note("`" + type + "` is a type the import does not know" + didYouMean(str(k), known) +
+               ": the declaration keeps its initializer",
+           k);
+      break;
+    }
   p_ = te;
   if (isPunct(p_, "[")) {  // auto [a, b, c] = expr;
     std::vector<std::string> names;
@@ -396,7 +432,7 @@ bool Reader::declaration(size_t te) {
     auto v = expr();
     if (!v) return false;
     bindElements(names, *v, at);
-    return expect(";");
+    return endStatement();
   }
   while (true) {
     bool pointer = !type.empty() && type.back() == '*';
@@ -428,13 +464,13 @@ bool Reader::declaration(size_t te) {
           list.items.assign(static_cast<size_t>(args[0].i), args.size() == 2 ? args[1] : Value::integer(0));
           vars_[name] = list;
           if (eat(",")) continue;
-          return expect(";");
+          return endStatement();
         }
         // `std::vector<int64_t> shape({n, h, l, e});`, `std::vector<int64_t> b(a);`: a copy of the list.
         if (base == "vector" && args.size() == 1 && args[0].k == Value::K::List) {
           vars_[name] = args[0];
           if (eat(",")) continue;
-          return expect(";");
+          return endStatement();
         }
       } else if (isParamsType(base) && isPunct(p_ + 1, ".")) {
         // `hir::HostIrExecutorParams params{.use_fusion_executor_cache = true, ...};`
@@ -444,7 +480,7 @@ bool Reader::declaration(size_t te) {
         if (!designatedInit("", params)) return false;
         vars_[name] = params;
         if (eat(",")) continue;
-        return expect(";");
+        return endStatement();
       } else {
         auto x = primary(0);  // a braced list
         if (!x) return false;
@@ -453,7 +489,7 @@ bool Reader::declaration(size_t te) {
             base != "function") {
           vars_[name] = *x;
           if (eat(",")) continue;
-          return expect(";");
+          return endStatement();
         }
         args = x->k == Value::K::List ? x->items : std::vector<Value>{*x};
       }
@@ -481,7 +517,7 @@ bool Reader::declaration(size_t te) {
     vars_[name] = v;
     if (v.k == Value::K::Opaque) skippedStatement(at, "not about the fusion definition (" + v.s + ")");
     if (eat(",")) continue;
-    return expect(";");
+    return endStatement();
   }
 }
 

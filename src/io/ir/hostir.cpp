@@ -121,6 +121,30 @@ bool Reader::communication() {
   return errors_ == 0;
 }
 
+// `X = ALLOCATE(...)` of a host program or a lowered kernel's listing (a tensor or a scalar):
+// bookkeeping, skipped as text that is not part of a print.
+bool Reader::skipAllocation() {
+  size_t q = atTensor(p_) ? skipPrint(p_) : (isIdent(p_) ? p_ + 1 : p_);
+  if (q == p_ || !isPunct(q, "=") || !isIdent(q + 1, "ALLOCATE") || !isPunct(q + 2, "(")) return false;
+  if (host_depth_ < 0 && !listing_noted_) {
+    listing_noted_ = true;
+    note(
+        "the print is a lowered kernel's listing (`ALLOCATE`, `FOR`): its tensor exprs are read, its "
+        "allocations, loops and line numbers skipped",
+        p_);
+  }
+  if (skip_from_ == SIZE_MAX) skip_from_ = p_;
+  p_ = q + 2;
+  int d = 0;
+  for (; p_ < end_; ++p_) {
+    if (isPunct(p_, "(")) ++d;
+    if (isPunct(p_, ")") && --d == 0) break;
+  }
+  skip_to_ = std::min(p_, end_ - 1);
+  ++p_;
+  return true;
+}
+
 // 2024: `taking inputs: { T1... } and outputs: { T2... }` after a `Communication Allgather: {`.
 bool Reader::legacyCommunication() {
   size_t at = p_;
@@ -162,22 +186,11 @@ bool Reader::hostStep() {
     return true;
   }
   if (isIdent(p_, "taking") && isIdent(p_ + 1, "inputs")) return legacyCommunication();
+  if (skipAllocation()) return true;
   if (!atTensor(p_)) return false;
   size_t q = skipPrint(p_);
   if (q == p_ || !isPunct(q, "=") || !isIdent(q + 1) || !isPunct(q + 2, "(")) return false;
   std::string_view fn = str(q + 1);
-  if (fn == "ALLOCATE") {
-    if (skip_from_ == SIZE_MAX) skip_from_ = p_;
-    p_ = q + 2;
-    int d = 0;
-    for (; p_ < end_; ++p_) {
-      if (isPunct(p_, "(")) ++d;
-      if (isPunct(p_, ")") && --d == 0) break;
-    }
-    skip_to_ = std::min(p_, end_ - 1);
-    ++p_;
-    return true;
-  }
   if (fn != "select" && fn != "HirAliasSelect") return false;
   flushSkipped();
   std::string name;

@@ -196,6 +196,7 @@ bool Reader::step() {
     if (hostStep()) return true;
     if (p_ != before) return false;
   }
+  if (skipAllocation()) return true;
   if (atTensor(p_)) {
     flushSkipped();
     if (mode_ != Mode::None) return listEntry();

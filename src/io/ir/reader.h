@@ -147,6 +147,7 @@ class Reader : private lex::TokenCursor<Lexer, Token> {
 
   // ------------------------------------------------------------ host programs (hostir.cpp)
   bool hostStep();
+  bool skipAllocation();
   bool hostSignature();
   bool communication();
   bool legacyCommunication();
@@ -204,7 +205,8 @@ class Reader : private lex::TokenCursor<Lexer, Token> {
   bool in_transforms_ = false;
 
   // Host programs.
-  int host_depth_ = -1;  // brace depth of the HostIrContainer block, -1 outside
+  int host_depth_ = -1;         // brace depth of the HostIrContainer block, -1 outside
+  bool listing_noted_ = false;  // a lowered kernel's listing was said to be one
   int brace_depth_ = 0;
   std::unordered_map<std::string, TensorId> alias_names_;  // a select's output -> what it views
   bool host_signature_ = false;                            // the program's (inputs) -> (outputs) were read
