@@ -102,9 +102,11 @@ Ref Interpreter::moduleAttr(const Ref& mod, const std::string& name, uint32_t of
       return mkModule((imported_ == Frontend::Direct ? "nvfuser_direct." : "nvfuser.") + name);
     if (name == "Fusion") return mkModule("torch._C._nvfuser.Fusion");  // PyTorch's tree (2022)
     if (name == "make_tensor") return mkModule("torch.testing.make_tensor");
-    // pytest too: a test method copied out of its file keeps `pytest.skip(...)` but not the import.
+    // A test copied out of its file keeps what the file imported: `partial` (nvFuser's frontend
+    // tests import it from functools), `pytest.skip(...)`, `itertools.product(...)`.
+    if (name == "partial") return mkModule("functools.partial");
     if (name == "torch" || name == "nvfuser" || name == "math" || name == "nvfuser_direct" ||
-        name == "pytest")
+        name == "pytest" || name == "itertools" || name == "functools")
       return mkModule(name);
     return nullptr;
   }

@@ -153,6 +153,7 @@ void Interpreter::refuseUnentered(const FusionRecorder& rec, const std::string& 
 }
 
 Ref Interpreter::fdCall(const std::shared_ptr<FusionRecorder>& rec, const std::string& name, Args& args) {
+  if (!pending_definitions_.empty()) runPendingDefinitions(rec.get());
   Fusion& f = rec->f;
   ImportBuilder& b = rec->b;
   rec->recorded = true;

@@ -137,6 +137,7 @@ Ref Interpreter::assumedRank(const std::string& what, uint32_t off) {
 std::vector<std::shared_ptr<FusionRecorder>> Interpreter::run() {
   try {
     execBlock(m_.body, globals_);
+    runPendingDefinitions(nullptr);
   } catch (const PyError& e) {  // a limit, or pytest.skip under stop_at_skip: the run stops here
     if (!skipped_at_ && !e.silent) report(Severity::Error, e.code, e.message, e.off);
     return recs_;
@@ -152,10 +153,13 @@ Interpreter::Flow Interpreter::execBlock(const std::vector<NodeId>& body, const 
   for (NodeId s : body) {
     try {
       Flow f = exec(s, sc);
+      if (!pending_definitions_.empty()) runPendingDefinitions(nullptr);
       if (f != Flow::Normal) return f;
     } catch (const PyError& e) {
       if (e.fatal) throw;
-      if (recording_ > 0 && !e.skip) {
+      // A failing statement of a user schedule that has placed nothing on a mesh schedules the
+      // kernel only: it is left out with a note.
+      if (recording_ > 0 && !e.skip && !(kernel_schedule_ && !kernel_schedule_device_)) {
         if (!e.silent) report(Severity::Error, e.code, e.message, e.off);
         poisonTargets(s, sc);  // later uses of what it would have bound are not reported again
       } else if (!e.silent) {
@@ -802,19 +806,41 @@ Ref Interpreter::instantiate(const Ref& cls, Args& args) {
   if (is_fd) newFusionDefinition(args.off, fe, obj);
   Ref init = getAttr(obj, "__init__", args.off);
   if (init && init->k == VK::Func) callFunction(init, args);
-  if (is_fd) {
-    Ref def = getAttr(obj, "definition", args.off);
-    if (def && def->k == VK::Func) {
-      Args none;
-      none.off = args.off;
-      runDefinition(def, obj, none);
-      for (const char* hook : {"multidevice_schedule", "schedule"}) {
-        Ref h = getAttr(obj, hook, args.off);
-        if (h && h->k == VK::Func) runDefinition(h, obj, none);
+  // nvFuser runs a subclass's definition when the fusion is first needed (execute), so its
+  // methods may name the variable the instance is assigned to (`fd = MyFusion()`, then `fd.ops`
+  // in `definition`): it runs here once the statement that made the instance has ended, or
+  // before the instance's first call, whichever comes first.
+  if (is_fd) pending_definitions_.push_back(PendingDefinition{obj, args.off});
+  return obj;
+}
+
+void Interpreter::runPendingDefinitions(const FusionRecorder* only) {
+  for (size_t i = 0; i < pending_definitions_.size();) {
+    if (only && pending_definitions_[i].obj->rec.get() != only) {
+      ++i;
+      continue;
+    }
+    const PendingDefinition p = pending_definitions_[i];
+    pending_definitions_.erase(pending_definitions_.begin() + static_cast<std::ptrdiff_t>(i));
+    Ref def = getAttr(p.obj, "definition", p.off);
+    if (!def || def->k != VK::Func) continue;
+    Args none;
+    none.off = p.off;
+    runDefinition(def, p.obj, none);
+    for (const char* hook : {"multidevice_schedule", "schedule"}) {
+      Ref h = getAttr(p.obj, hook, p.off);
+      if (!h || h->k != VK::Func) continue;
+      kernel_schedule_ = std::string_view(hook) == "schedule";
+      kernel_schedule_device_ = false;
+      try {
+        runDefinition(h, p.obj, none);
+      } catch (...) {
+        kernel_schedule_ = false;
+        throw;
       }
+      kernel_schedule_ = false;
     }
   }
-  return obj;
 }
 
 // Runs `fn` as a definition of `fd` (a FusionDefinition or an instance of a subclass): a

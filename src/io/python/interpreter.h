@@ -199,6 +199,17 @@ class Interpreter {
   std::vector<std::weak_ptr<Scope>> scopes_;
   std::vector<std::weak_ptr<std::unordered_map<std::string, Ref>>> attr_tables_;
   std::vector<std::shared_ptr<FusionRecorder>> recs_;
+  // Instances of FusionDefinition subclasses whose definition has not run yet (instantiate).
+  struct PendingDefinition {
+    Ref obj;
+    uint32_t off = 0;
+  };
+  std::vector<PendingDefinition> pending_definitions_;
+  bool kernel_schedule_ = false;         // running a subclass's `schedule()` (schedule.cpp)
+  bool kernel_schedule_noted_ = false;   // its left-out calls were noted
+  bool kernel_schedule_device_ = false;  // it placed a tensor on a mesh or sharded one
+  // Runs the pending definitions (of `only`'s instance, or all), in the order they were made.
+  void runPendingDefinitions(const FusionRecorder* only);
   std::vector<std::pair<NodeId, std::shared_ptr<Scope>>> defs_;  // every def run, in order
   std::vector<NodeId> called_;                                   // defs that were called
   Frontend imported_ = Frontend::Unknown;

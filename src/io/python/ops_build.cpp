@@ -448,6 +448,13 @@ Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::
                                 ValueRef::scalar(scalarOf(need(p1), offOf(p1), DType::Double, p1))};
       attrs.shape = scalarList("shape");
       bool seed = has("rng_seed"), offset = has("rng_offset");
+      // Before the seed and offset (2023), the fourth argument was the dtype: `uniform(lo, hi,
+      // shape, DataType.Double)` (csrc/python_frontend/python_bindings.cpp:2944-2978 @ 967b49d).
+      std::optional<DType> positional_dtype;
+      if (seed && !offset && !has("dtype") && need("rng_seed")->k == VK::DType) {
+        positional_dtype = dtypeArg("rng_seed");
+        seed = false;
+      }
       if (seed != offset) fail(fname + ": rng_seed and rng_offset must be given together", args.off);
       if (seed) {
         ins.push_back(
@@ -455,7 +462,7 @@ Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::
         ins.push_back(
             ValueRef::scalar(scalarOf(need("rng_offset"), offOf("rng_offset"), DType::Int, "rng_offset")));
       }
-      attrs.dtype = dtypeArg("dtype").value_or(DType::Float);
+      attrs.dtype = positional_dtype ? positional_dtype : dtypeArg("dtype").value_or(DType::Float);
       // Both frontends check it; the C++ API does not (python/python_frontend/python_bindings.cpp:254-257
       // @ 99b644647, python/python_direct/ops.cpp:3505-3508 @ 81c4b22fd).
       if (!isFloatingPoint(*attrs.dtype))
@@ -463,7 +470,7 @@ Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::
                  ": nvFuser's frontend stops with \"Random distributions only create floating point types!\" "
                  "(" +
                  std::string(dtypeName(*attrs.dtype)) + ")",
-             offOf("dtype"), DiagCode::ImportSyntax);
+             offOf(positional_dtype ? "rng_seed" : "dtype"), DiagCode::ImportSyntax);
       return finish(*kind, std::move(ins), attrs);
     }
     case PyForm::Iota: {

@@ -4,6 +4,8 @@
 // split / outer_split / inner_split, set_allocation_domain), plus the attributes and methods of
 // fusion tensors and scalars (ndim, dtype, shape(), size(d)). Scheduling calls that do not
 // change what the fusion computes (inlining, caching, vectorization) are skipped with a note.
+#include <algorithm>
+
 #include "io/python/interpreter.h"
 
 namespace fc::py {
@@ -35,6 +37,32 @@ Ref Interpreter::schedCall(const std::shared_ptr<FusionRecorder>& rec, const std
     return nullptr;
   };
   if (name == "_create_device_mesh") return makeMesh(args);
+  // In a subclass's `schedule()`, a call that neither places a tensor on a mesh nor shards it
+  // schedules the kernel (a user schedule): it is left out, and what it returns (a cached tensor,
+  // an rfactor) is an opaque value whose later uses are left out too.
+  if (kernel_schedule_) {
+    bool device = name == "_set_device_mesh" || name == "set_device_mesh";
+    if ((name == "parallelize" || name == "_parallelize") && kwOr(2, "parallel_type") &&
+        kwOr(2, "parallel_type")->k == VK::Parallel) {
+      const std::string& pt = kwOr(2, "parallel_type")->s;
+      device = pt.starts_with("mesh_") || pt.starts_with("DID") || pt == "stream";
+    }
+    if (!args.pos.empty() && args.pos[0]->k == VK::Tensor && args.pos[0]->rec == rec)
+      device |= rec->f.tensors[args.pos[0]->id].mesh != kNone;
+    kernel_schedule_device_ |= device;
+    if (!device) {
+      if (!kernel_schedule_noted_) {
+        kernel_schedule_noted_ = true;
+        report(
+            Severity::Note, DiagCode::ImportUnsupported,
+            "`fd.sched." + name +
+                "` and the other calls of this user schedule (`schedule()`) schedule the kernel: fusecheck "
+                "models the fusion, not its kernels, and leaves them out",
+            args.off);
+      }
+      return mkOpaque("fd.sched." + name + "(...)");
+    }
+  }
   Args as_method = args;
   if (!as_method.pos.empty()) {
     Ref t = as_method.pos[0];
@@ -232,6 +260,17 @@ Ref Interpreter::tensorMethod(const Ref& t, const std::string& m, Args& args) {
          args.off);
   if (m == "cache_after" || m == "cache_before" || m == "set_memory_type" || m == "inline_at")
     skip("`" + m + "` schedules kernels; fusecheck models the fusion, not its kernels", args.off);
+  // The legacy frontend's Tensor class bound some ops as methods: `t0.pad([1, 1])` is
+  // `fd.ops.pad(t0, [1, 1])` (csrc/python_frontend/python_bindings.cpp @ 967b49d, tensor_class).
+  static constexpr std::string_view kOpMethods[] = {"broadcast", "broadcast_in_dim", "gather",      "pad",
+                                                    "permute",   "reshape",          "slice",       "squeeze",
+                                                    "var",       "var_mean",         "tensor_sizes"};
+  if (std::find(std::begin(kOpMethods), std::end(kOpMethods), m) != std::end(kOpMethods)) {
+    Args op_args = args;
+    op_args.pos.insert(op_args.pos.begin(), t);
+    op_args.pos_off.insert(op_args.pos_off.begin(), args.off);
+    return opsCall(t->rec, m, op_args);
+  }
   fail("a fusion tensor has no method `" + m + "` fusecheck models", args.off);
 }
 
