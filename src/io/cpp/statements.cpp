@@ -13,11 +13,13 @@
 namespace fc::cpp_text {
 namespace {
 
+// The class templates a test's declarations name.
+constexpr const char* kTemplateNames[] = {
+    "vector", "unique_ptr",    "shared_ptr",       "array",    "pair", "tuple",   "optional", "map",
+    "set",    "unordered_map", "initializer_list", "function", "span", "variant", "ArrayRef", "Container"};
+
 bool isTemplateName(std::string_view s) {
-  static const char* names[] = {
-      "vector", "unique_ptr",    "shared_ptr",       "array",    "pair", "tuple",   "optional", "map",
-      "set",    "unordered_map", "initializer_list", "function", "span", "variant", "ArrayRef", "Container"};
-  for (const char* n : names)
+  for (const char* n : kTemplateNames)
     if (s == n) return true;
   return false;
 }
@@ -413,8 +415,7 @@ bool Reader::declaration(size_t te) {
   if (base == "auto" || base.empty()) base = "";
   for (size_t k = p_; k + 1 < te; ++k)
     if (isIdent(k) && isPunct(k + 1, "<") && !isTemplateName(str(k))) {
-      std::vector<std::string> known = {"vector", "unique_ptr", "shared_ptr", "array", "pair",
-                                        "tuple",  "optional",   "map",        "set",   "unordered_map"};
+      const std::vector<std::string> known(std::begin(kTemplateNames), std::end(kTemplateNames));
       note("`" + type + "` is a type the import does not know" + didYouMean(str(k), known) +
                ": the declaration keeps its initializer",
            k);
