@@ -806,7 +806,8 @@ Ref Interpreter::instantiate(const Ref& cls, Args& args) {
   if (is_fd) newFusionDefinition(args.off, fe, obj);
   Ref init = getAttr(obj, "__init__", args.off);
   if (init && init->k == VK::Func) callFunction(init, args);
-  // nvFuser runs a subclass's definition when the fusion is first needed (execute), so its
+  // nvFuser runs a subclass's definition when the fusion is first needed (execute, then its
+  // schedule: nvfuser/__init__.py:130-140 @ 8cb3a1c), so its
   // methods may name the variable the instance is assigned to (`fd = MyFusion()`, then `fd.ops`
   // in `definition`): it runs here once the statement that made the instance has ended, or
   // before the instance's first call, whichever comes first.
