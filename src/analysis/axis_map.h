@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ir/fusion.h"
+#include "ir/sharding.h"
 
 namespace fc {
 
@@ -39,11 +40,6 @@ void appendProducerConsumer(const Fusion& f, ExprId e, const ShapeRule& rule, si
 // Non-Reduction logical axes of a tensor.
 std::vector<AxisId> noReductions(const Fusion& f, const std::vector<AxisId>& dom);
 
-// The logical position of the axis sharded on `pt` (a DID logical axis, or
-// the logical input of a split whose output is parallelized on `pt`), or -1.
-int shardedLogicalPos(const Fusion& f, TensorId t, ParallelType pt);
-// The DID type sharding logical axis `pos` of `t`, or Serial.
-ParallelType shardingOf(const Fusion& f, TensorId t, size_t pos);
 bool isSharded(const Fusion& f, TensorId t);
 
 }  // namespace fc
