@@ -335,9 +335,39 @@ Ref Interpreter::builtinCall(const Value& f, Args& args) {
   }
   if (n == "list.pop") {
     if (self->items.empty()) fail("pop from an empty list", args.off);
-    Ref r = self->items.back();
-    self->items.pop_back();
+    const auto size = static_cast<int64_t>(self->items.size());
+    int64_t i = args.pos.empty() ? size - 1 : asInt(arg(0), args.off, "index");
+    if (i < 0) i += size;
+    if (i < 0 || i >= size) fail("pop index out of range", args.off);
+    Ref r = self->items[static_cast<size_t>(i)];
+    self->items.erase(self->items.begin() + i);
     return r;
+  }
+  if (n == "list.remove") {
+    for (auto it = self->items.begin(); it != self->items.end(); ++it)
+      if (equal(*it, arg(0))) {
+        self->items.erase(it);
+        return mkNone();
+      }
+    fail("list.remove(x): x not in list", args.off);
+  }
+  if (n == "list.clear" || n == "dict.clear") {
+    self->items.clear();
+    self->keys.clear();
+    return mkNone();
+  }
+  if (n == "list.count" || n == "tuple.count")
+    return mkInt(std::count_if(self->items.begin(), self->items.end(),
+                               [&](const Ref& x) { return equal(x, arg(0)); }));
+  if (n == "list.reverse") return std::reverse(self->items.begin(), self->items.end()), mkNone();
+  if (n == "list.sort") {
+    if (kwArg(args, "key")) fail("list.sort(key=...) is not modelled", args.off);
+    std::stable_sort(self->items.begin(), self->items.end(), [&](const Ref& a, const Ref& b) {
+      return truthy(compare("<", a, b, args.off), args.off);
+    });
+    if (const Ref* r = kwArg(args, "reverse"); r && truthy(*r, args.off))
+      std::reverse(self->items.begin(), self->items.end());
+    return mkNone();
   }
   if (n == "list.copy") return mkSeq(VK::List, self->items);
   if (n == "list.index" || n == "tuple.index") {
@@ -355,6 +385,41 @@ Ref Interpreter::builtinCall(const Value& f, Args& args) {
     for (size_t i = 0; i < self->keys.size(); ++i)
       r.push_back(mkSeq(VK::Tuple, {self->keys[i], self->items[i]}));
     return mkSeq(VK::List, r);
+  }
+  if (n == "dict.pop" || n == "dict.setdefault") {
+    for (size_t i = 0; i < self->keys.size(); ++i)
+      if (equal(self->keys[i], arg(0))) {
+        Ref r = self->items[i];
+        if (n == "dict.pop") {
+          self->keys.erase(self->keys.begin() + static_cast<std::ptrdiff_t>(i));
+          self->items.erase(self->items.begin() + static_cast<std::ptrdiff_t>(i));
+        }
+        return r;
+      }
+    if (n == "dict.pop" && args.pos.size() < 2) fail("dict.pop: the key is not in the dict", args.off);
+    Ref dflt = args.pos.size() > 1 ? args.pos[1] : mkNone();
+    if (n == "dict.setdefault") self->keys.push_back(arg(0)), self->items.push_back(dflt);
+    return dflt;
+  }
+  if (n == "dict.update") {
+    auto put = [&](const Ref& k, const Ref& v) {
+      for (size_t i = 0; i < self->keys.size(); ++i)
+        if (equal(self->keys[i], k)) return void(self->items[i] = v);
+      self->keys.push_back(k);
+      self->items.push_back(v);
+    };
+    if (!args.pos.empty()) {
+      if (arg(0)->k != VK::Dict) fail("dict.update of a " + typeName(*arg(0)), args.off);
+      for (size_t i = 0; i < arg(0)->keys.size(); ++i) put(arg(0)->keys[i], arg(0)->items[i]);
+    }
+    for (const auto& [k, v] : args.kw) put(mkStr(k), v);
+    return mkNone();
+  }
+  if (n == "dict.copy") {
+    Ref d = mk(VK::Dict);
+    d->keys = self->keys;
+    d->items = self->items;
+    return d;
   }
   if (n == "dict.keys") return mkSeq(VK::List, self->keys);
   if (n == "dict.values") return mkSeq(VK::List, self->items);
