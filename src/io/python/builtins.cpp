@@ -41,6 +41,23 @@ std::string nvfuserMember(const std::string& dotted) {
 
 }  // namespace
 
+Ref Interpreter::undefinedEnumMember(const Node& attr, const std::shared_ptr<Scope>& sc) {
+  const Node& base = m_[attr.a[0]];
+  if (base.k != NK::Name || base.s.empty() || !std::isupper(static_cast<unsigned char>(base.s[0])))
+    return nullptr;
+  const bool caps = std::any_of(attr.s.begin(), attr.s.end(), [](char c) { return std::isupper(c) != 0; }) &&
+                    std::none_of(attr.s.begin(), attr.s.end(), [](char c) { return std::islower(c) != 0; });
+  if (!caps || findName(base, sc)) return nullptr;
+  if (undefined_enums_.insert(base.s).second)
+    report(Severity::Note, DiagCode::ImportUnresolved,
+           "`" + base.s + "` is not defined: `" + base.s + "." + attr.s +
+               "` and its other members are taken as constants, each equal only to itself",
+           base.off);
+  Ref v = mkOpaque(base.s + "." + attr.s);
+  v->i = 1;
+  return v;
+}
+
 Ref Interpreter::moduleAttr(const Ref& mod, const std::string& name, uint32_t off) {
   const std::string& m = mod->s;
   if (m == "fd.ops" || m == "fd.sched") {

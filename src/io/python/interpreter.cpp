@@ -435,6 +435,15 @@ void Interpreter::assign(NodeId target, const Ref& v, const std::shared_ptr<Scop
 // ---------------------------------------------------------------- expressions
 
 Ref Interpreter::lookup(const Node& n, const std::shared_ptr<Scope>& sc) {
+  if (Ref v = findName(n, sc)) return v;
+  std::vector<std::string> names;
+  for (const Scope* s = sc.get(); s; s = s->parent.get())
+    for (const auto& [k, v] : s->vars) names.push_back(k);
+  std::sort(names.begin(), names.end());
+  fail("`" + n.s + "` is not defined" + didYouMean(n.s, names), n.off, DiagCode::ImportUnresolved);
+}
+
+Ref Interpreter::findName(const Node& n, const std::shared_ptr<Scope>& sc) {
   if (Ref v = sc->find(n.s)) {
     if (isPoisoned(*v)) throw PyError{DiagCode::ImportUnresolved, "", n.off, false, true};
     return v;
@@ -448,12 +457,7 @@ Ref Interpreter::lookup(const Node& n, const std::shared_ptr<Scope>& sc) {
   if (std::find(dropped_.begin(), dropped_.end(), n.s) != dropped_.end())
     throw PyError{DiagCode::ImportUnresolved, "", n.off, false, true};
   // Names a repro may use without importing them (the printed scripts of some eras).
-  if (Ref v = moduleAttr(mkModule("builtins"), n.s, n.off)) return v;
-  std::vector<std::string> names;
-  for (const Scope* s = sc.get(); s; s = s->parent.get())
-    for (const auto& [k, v] : s->vars) names.push_back(k);
-  std::sort(names.begin(), names.end());
-  fail("`" + n.s + "` is not defined" + didYouMean(n.s, names), n.off, DiagCode::ImportUnresolved);
+  return moduleAttr(mkModule("builtins"), n.s, n.off);
 }
 
 Ref Interpreter::eval(NodeId id, const std::shared_ptr<Scope>& sc) {
@@ -499,6 +503,7 @@ Ref Interpreter::eval(NodeId id, const std::shared_ptr<Scope>& sc) {
       return d;
     }
     case NK::Attr: {
+      if (Ref member = undefinedEnumMember(n, sc)) return member;
       Ref v = getAttr(eval(n.a[0], sc), n.s, n.off);
       if (isPoisoned(*v))  // set by a statement already reported
         throw PyError{DiagCode::ImportUnresolved, "", n.off, false, true};

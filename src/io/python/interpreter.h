@@ -105,6 +105,12 @@ class Interpreter {
   Ref eval(NodeId n, const std::shared_ptr<Scope>& sc);
   void assign(NodeId target, const Ref& v, const std::shared_ptr<Scope>& sc);
   Ref lookup(const Node& n, const std::shared_ptr<Scope>& sc);
+  // The value of name `n`, or null where it is not defined (lookup's error then).
+  Ref findName(const Node& n, const std::shared_ptr<Scope>& sc);
+  // `Enum.MEMBER` (an all-caps member) of a capitalised name the repro never defines, as a test's
+  // parameter enum that the paste left out: an opaque constant equal only to the same member, with
+  // a note once per name. Null for any other attribute.
+  Ref undefinedEnumMember(const Node& attr, const std::shared_ptr<Scope>& sc);
   Ref evalCall(const Node& n, const std::shared_ptr<Scope>& sc);
   Ref callFunction(const Ref& f, Args& args);
   Ref instantiate(const Ref& cls, Args& args);
@@ -229,6 +235,7 @@ class Interpreter {
   int errors_ = 0;
   // The notes reported so far, by place and text: a line that a loop runs again is noted once.
   std::set<std::pair<uint32_t, std::string>> noted_;
+  std::set<std::string> undefined_enums_;  // names noted by undefinedEnumMember
   Ref return_value_;
   std::unordered_map<std::string, uint32_t> global_off_;
   // Scopes of the functions that defined a fusion, newest last: a schedule function written

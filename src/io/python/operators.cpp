@@ -220,6 +220,7 @@ bool Interpreter::equal(const Ref& l, const Ref& r) {
     case VK::Parallel: return l->s == r->s;
     case VK::DType:
     case VK::TorchDType: return l->dtype == r->dtype;
+    case VK::Opaque: return isEnumMember(*l) && isEnumMember(*r) && l->s == r->s;
     case VK::List:
     case VK::Tuple:
       if (l->items.size() != r->items.size()) return false;
@@ -243,7 +244,9 @@ Ref Interpreter::compare(const std::string& op, const Ref& l, const Ref& r, uint
     return mkBool(op == "in" ? found : !found);
   }
   if (isFusion(*l) || isFusion(*r)) return binary(op, l, r, off);
-  if (l->k == VK::Opaque || r->k == VK::Opaque || l->k == VK::Torch || r->k == VK::Torch)
+  const bool members = isEnumMember(*l) && isEnumMember(*r);
+  if ((l->k == VK::Opaque && !members) || (r->k == VK::Opaque && !members) || l->k == VK::Torch ||
+      r->k == VK::Torch)
     skip("a comparison with a value that is not about the fusion", off);
   if (op == "==") return mkBool(equal(l, r));
   if (op == "!=") return mkBool(!equal(l, r));

@@ -49,7 +49,7 @@ enum class VK : uint8_t {
   Axis,       // tensor `id`, loop axis `i`
   Torch,      // a torch tensor: sizes, strides, dtype
   TorchDType,
-  Opaque,  // s: what it came from
+  Opaque,  // s: what it came from; i: 1 for a member of an enum the repro does not define
 };
 
 struct Args;
@@ -138,6 +138,8 @@ inline std::string pyFloatRepr(double f) {
 // What a failed statement would have bound: later uses are not reported again.
 inline Ref mkPoisoned() { return mkOpaque("\x01poisoned"); }
 inline bool isPoisoned(const Value& v) { return v.k == VK::Opaque && v.s == "\x01poisoned"; }
+// A member of an enum the repro does not define (Interpreter::undefinedEnumMember).
+inline bool isEnumMember(const Value& v) { return v.k == VK::Opaque && v.i == 1; }
 
 inline Ref mkModule(std::string dotted) {
   Ref v = mk(VK::Module);
