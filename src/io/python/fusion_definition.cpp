@@ -440,7 +440,13 @@ Ref Interpreter::fdCall(const std::shared_ptr<FusionRecorder>& rec, const std::s
           rec->executed = true;
         }
     }
-    return mkOpaque("fd." + name + "(...)");
+    // execute returns one torch tensor per fusion output (`(out,) = fd.execute(inputs)`), which
+    // the import does not look into.
+    if (name == "validate" || f.outputs.empty()) return mkOpaque("fd." + name + "(...)");
+    std::vector<Ref> outs;
+    for (size_t i = 0; i < f.outputs.size(); ++i)
+      outs.push_back(mkOpaque("fd." + name + "(...)[" + std::to_string(i) + "]"));
+    return mkSeq(VK::List, outs);
   }
   if (name == "fusion_inputs" || name == "fusion_outputs") {  // fd.fusion.inputs(), as recorded so far
     std::vector<Ref> items;

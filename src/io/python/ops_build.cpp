@@ -348,7 +348,18 @@ Ref Interpreter::opsCall(const std::shared_ptr<FusionRecorder>& rec, const std::
     case PyForm::Expand: {
       TensorId t = tensorArg("arg");
       attrs.shape = scalarList("shape");
-      if (op->form == PyForm::BroadcastInDim) attrs.dims = intList("broadcast_dims");
+      if (op->form == PyForm::BroadcastInDim) {
+        attrs.dims = intList("broadcast_dims");
+        // nvfuser_direct wraps each dim by the output rank and reads them as a set
+        // (python/python_direct/ops.cpp:2420-2446 @ 81c4b22fd); the legacy frontend takes them
+        // increasing and non-negative.
+        if (rec->frontend == Frontend::Direct) {
+          const auto rank = static_cast<int64_t>(attrs.shape.size());
+          for (int64_t& d : attrs.dims)
+            if (d < 0 && d >= -rank) d += rank;
+          std::sort(attrs.dims.begin(), attrs.dims.end());
+        }
+      }
       return finish(*kind, {ValueRef::tensor(t)}, attrs);
     }
     case PyForm::Squeeze:

@@ -154,7 +154,9 @@ Ref Interpreter::tensorAttr(const Ref& t, const std::string& name, uint32_t off)
   if (t->k == VK::Tensor) {
     Fusion& f = t->rec->f;
     if (name == "ndim") return mkInt(static_cast<int64_t>(t->rec->b.nonReduction(t->id).size()));
-    if (name == "dtype") {
+    // nvfuser_direct's TensorView.dtype() is a method (python/python_direct/ir.cpp:235-245 @
+    // 81c4b22fd); the legacy Tensor's dtype a value.
+    if (name == "dtype" && t->rec->frontend != Frontend::Direct) {
       Ref d = mk(VK::DType);
       d->dtype = f.tensors[t->id].dtype;
       return d;
@@ -196,6 +198,11 @@ Ref Interpreter::tensorMethod(const Ref& t, const std::string& m, Args& args) {
     fail("a " + typeName(*t) + " has no method `" + m + "`", args.off);
   FusionRecorder& rec = *t->rec;
   Fusion& f = rec.f;
+  if (m == "dtype" && t->k == VK::Tensor && args.pos.empty() && args.kw.empty()) {
+    Ref d = mk(VK::DType);
+    d->dtype = f.tensors[t->id].dtype;
+    return d;
+  }
   auto intArg = [&](size_t i, const char* what) {
     if (args.pos.size() <= i) fail(m + " is missing its " + what, args.off, DiagCode::ImportSyntax);
     return asInt(args.pos[i], args.pos_off[i], what);
