@@ -187,6 +187,7 @@ Ref Interpreter::moduleCall(const std::string& dotted, Args& args) {
   }
   if (member == "FusionDefinition") return newFusionDefinition(args.off, fe, nullptr);
   if (member == "DeviceMesh" || member == "multidevice.DeviceMesh") return makeMesh(args);
+  if (member == "multidevice.shard_tensor") return shardTensor(dotted, nullptr, args);
   if (dotted.ends_with("torch_dtype_to_nvfuser_dtype")) {
     if (args.pos.empty()) fail("torch_dtype_to_nvfuser_dtype takes a torch dtype", args.off);
     Ref d = mk(VK::DType);

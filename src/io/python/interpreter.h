@@ -160,6 +160,9 @@ class Interpreter {
   void describeData(const std::string& f, Args& args, Value& t);
   Ref torchMethod(const Ref& t, const std::string& name, Args& args);
   Ref torchAttr(const Ref& t, const std::string& name, uint32_t off);
+  // A rank's shard of a torch tensor (a test fixture's `shard_tensor`, `mesh.shard_tensor`):
+  // `mesh_self` is the mesh of the method form, else null.
+  Ref shardTensor(const std::string& callee, const Ref& mesh_self, Args& args);
   // nvFuser's test helpers that make packed FP4 inputs: narrow_precision.to_fp4(x) and
   // pytorch_nvfp4_quantize(x, global_scale) (tests/python/direct_utils/narrow_precision.py:110-153
   // @ 81c4b22fd); nullptr when `fn` is neither.

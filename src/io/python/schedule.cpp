@@ -149,6 +149,7 @@ Ref Interpreter::tensorAttr(const Ref& t, const std::string& name, uint32_t off)
       for (int64_t s : t->sizes) r.push_back(mkInt(s));
       return mkSeq(VK::Tuple, r);
     }
+    if (name == "shard_tensor") return mkBuiltin("tensor.shard_tensor", t);
     fail("DeviceMesh has no attribute `" + name + "` fusecheck models", off);
   }
   if (t->k == VK::Tensor) {
@@ -194,6 +195,7 @@ Ref Interpreter::tensorMethod(const Ref& t, const std::string& m, Args& args) {
     t->rec->f.axes[tv.loopDomain()[static_cast<size_t>(t->i)]].parallel = *p;
     return mkNone();
   }
+  if (t->k == VK::Mesh && m == "shard_tensor") return shardTensor("mesh.shard_tensor", t, args);
   if (t->k != VK::Tensor && t->k != VK::Scalar)
     fail("a " + typeName(*t) + " has no method `" + m + "`", args.off);
   FusionRecorder& rec = *t->rec;

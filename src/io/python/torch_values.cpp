@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "io/python/interpreter.h"
+#include "ir/sharding.h"
 #include "support/checked.h"
 
 namespace fc::py {
@@ -584,6 +585,68 @@ Ref Interpreter::narrowPrecisionCall(const std::string& fn, Args& args) {
   scale->off = args.off;
   Ref r = mk(VK::Tuple);
   r->items = {fp4, scale};
+  return r;
+}
+
+// A rank's shard of an unsharded torch tensor, as nvFuser's multi-device test fixtures make it:
+// `shard_tensor(t, tv)` slices each axis the fusion tensor's mesh and parallelization shard
+// (nvfuser_direct.multidevice.shard_tensor, tests/python/multidevice/conftest.py:73-98 @
+// 81c4b22fd), `shard_tensor(t, dim, mesh)` / `shard_tensor_1d(t, dim, mesh)` and
+// `mesh.shard_tensor(t, dim)` slice `dim` by the mesh's size. The shard is copied to the rank's
+// device (`.cuda(local_rank)`): contiguous. Rank 0's shard: a size that does not divide gives
+// rank 0 the larger part, as torch.chunk does.
+Ref Interpreter::shardTensor(const std::string& callee, const Ref& mesh_self, Args& args) {
+  auto get = [&](size_t i, std::string_view name) -> Ref {
+    if (i < args.pos.size()) return args.pos[i];
+    if (const Ref* r = kw(args, name)) return *r;
+    return nullptr;
+  };
+  Ref t = get(0, "t");
+  if (!t) t = get(0, "tensor");
+  if (!t || t->k != VK::Torch) fail("`" + callee + "` takes a torch tensor first", args.off);
+  std::vector<int64_t> sizes = t->sizes;
+  auto shard = [&](size_t d, int64_t parts) {
+    if (parts > 1 && sizes[d] > 0) sizes[d] = (sizes[d] + parts - 1) / parts;
+  };
+  Ref second = mesh_self ? nullptr : get(1, "tv");
+  if (second && second->k == VK::Tensor) {
+    const Fusion& f = second->rec->f;
+    const Tensor& tv = f.tensors[second->id];
+    size_t k = 0;
+    for (size_t pos = 0; pos < tv.logical.size(); ++pos) {
+      if (f.axes[tv.logical[pos]].iter == IterType::Reduction) continue;
+      if (k >= sizes.size())
+        fail("`" + callee + "`: the torch tensor has rank " + std::to_string(sizes.size()) +
+                 ", fewer than the fusion tensor's axes",
+             args.off, DiagCode::BadConcreteInput);
+      const ParallelType pt = shardingOf(f, second->id, pos);
+      if (isDeviceDim(pt)) {
+        if (tv.mesh == kNone || tv.mesh >= f.meshes.size())
+          fail("`" + callee + "`: the fusion tensor is sharded but has no device mesh", args.off);
+        shard(k, f.meshes[tv.mesh].sizeFor(pt));
+      }
+      ++k;
+    }
+  } else {
+    Ref dim = get(1, "dim");
+    Ref mesh = mesh_self ? mesh_self : get(2, "mesh");
+    if (!dim || !mesh || mesh->k != VK::Mesh)
+      fail("`" + callee + "` takes (tensor, fusion tensor) or (tensor, dim, mesh)", args.off);
+    int64_t d = asInt(dim, args.off, "dim");
+    const auto rank = static_cast<int64_t>(sizes.size());
+    if (d < -rank || d >= rank)
+      fail("dim " + std::to_string(d) + " is out of range for a tensor of rank " + std::to_string(rank),
+           args.off, DiagCode::BadConcreteInput);
+    int64_t parts = 1;
+    for (int64_t s : mesh->sizes) parts *= s;
+    shard(static_cast<size_t>(d < 0 ? d + rank : d), parts);
+  }
+  Ref r = torchTensor(sizes, contiguousStrides(sizes), *t->dtype);
+  r->off = args.off;
+  r->range = t->range;
+  r->fill = t->fill;
+  r->dtype_off = t->dtype_off;
+  r->converted = t->converted;
   return r;
 }
 
