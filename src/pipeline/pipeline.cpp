@@ -824,6 +824,13 @@ PipelineResult runPipeline(const Fusion& f_in, const PipelineOptions& opts) {
   // no finding of nvFuser's, only an open question.
   const bool rfactors =
       p.multi_device && p.point.pos >= nv::firstChangeTo(nv::ReductionDidReset::Removed)->pos;
+  // From #3838 nvFuser propagates DID loop splits (csrc/preseg_passes/propagate_shardings.cpp @
+  // 81c4b22fd), which fusecheck approximates by the 2024 propagation: where it puts its sets, and
+  // the shardings around them, are that approximation's where the fusion splits an axis across
+  // devices, so a set it added that does not lower is an open question, not nvFuser's failure.
+  const bool approx_sets = p.multi_device && p.propagate &&
+                           p.point.pos >= nv::firstChangeTo(nv::MeshRule::SomeWithout)->pos &&
+                           hasDeviceSplit(f_live);
   if (!sharding.inserted.empty())
     for (Diagnostic& d : r.diagnostics)
       for (auto [set, for_expr] : sharding.inserted)
@@ -846,6 +853,20 @@ PipelineResult runPipeline(const Fusion& f_in, const PipelineOptions& opts) {
                    " reduces an axis split across devices; nvFuser splits it into a local reduction and "
                    "a communication, which fusecheck does not model (it replays sets before the whole "
                    "reduction)");
+          }
+          if (approx_sets && d.code == DiagCode::UnlowerableResharding) {
+            d.severity = Severity::NotDecided;
+            d.code = DiagCode::NotDecided;
+            d.check.reset();
+            std::erase_if(d.notes,
+                          [](const Note& n) { return n.message.ends_with("this one fails at lowering"); });
+            d.message = exprLabel(f, set) + ", a set fusecheck adds for expr " + for_id +
+                        ", does not lower to one communication, but where nvFuser's sharding propagation "
+                        "of DID loop splits puts its sets, and the shardings around them, is approximated: "
+                        "whether what nvFuser runs lowers is not decided";
+            d.note("the fusion splits an axis across devices; from " +
+                   nv::firstChangeTo(nv::MeshRule::SomeWithout)->label() +
+                   " nvFuser propagates such splits, which fusecheck replays with the 2024 propagation");
           }
           d.note("expr " + set_id + " is the set the sharding passes added for expr " + for_id);
         }
