@@ -777,6 +777,10 @@ std::optional<DType> promoteTypes(std::span<const PromotionOperand> operands, bo
   return computeTypes(operands, int_to_float, /*half_to_float=*/true);
 }
 
+std::optional<DType> torchResultType(std::span<const PromotionOperand> operands, bool int_to_float) {
+  return computeTypes(operands, int_to_float, /*half_to_float=*/false);
+}
+
 DType derivedScalarDType(DType a, DType b, DType fallback) {
   const PromotionOperand ops[] = {{a, false}, {b, false}};
   if (std::optional<DType> d = promoteTypes(ops)) return *d;

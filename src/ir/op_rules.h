@@ -207,6 +207,12 @@ struct PromotionOperand {
 };
 std::optional<DType> promoteTypes(std::span<const PromotionOperand> operands, bool int_to_float = false);
 
+// PyTorch's result type of an elementwise op on torch tensors (a repro's `0.1 * torch.randn(...)`):
+// the same rule without the Half -> Float step, whose c10 original nvFuser's computeTypes follows. A
+// Python number is a non-tensor operand of its category's default dtype (Float, Int, ComplexFloat,
+// Bool). `int_to_float`: true division.
+std::optional<DType> torchResultType(std::span<const PromotionOperand> operands, bool int_to_float = false);
+
 // The dtype of a scalar expression of operands `a` and `b`: promoteTypes of the
 // two scalars (Double with a Double operand, Float of Float and an integer,
 // Index of Index and Int); where they do not promote (Bool and Index), Double

@@ -58,6 +58,27 @@ TEST(Types, Fp4Promotion) {
   EXPECT_EQ(promoteTypes(scale), DType::Float);
 }
 
+// PyTorch's result type (a repro's torch arithmetic on its inputs): reduced-precision floats stay,
+// a Python number lifts only a lower category, to its default dtype; true division gives Float.
+TEST(Types, TorchResultType) {
+  const PromotionOperand bf16_times_float[] = {{DType::BFloat16, true}, {DType::Float, false}};
+  EXPECT_EQ(torchResultType(bf16_times_float), DType::BFloat16);
+  EXPECT_EQ(promoteTypes(bf16_times_float), DType::Float);  // nvFuser computes it in Float
+  const PromotionOperand int_times_float[] = {{DType::Int, true}, {DType::Float, false}};
+  EXPECT_EQ(torchResultType(int_times_float), DType::Float);
+  const PromotionOperand int_over_int[] = {{DType::Int, true}, {DType::Int, false}};
+  EXPECT_EQ(torchResultType(int_over_int), DType::Int);
+  EXPECT_EQ(torchResultType(int_over_int, /*int_to_float=*/true), DType::Float);
+  const PromotionOperand half_plus_bf16[] = {{DType::Half, true}, {DType::BFloat16, true}};
+  EXPECT_EQ(torchResultType(half_plus_bf16), DType::Float);
+  const PromotionOperand bool_plus_int[] = {{DType::Bool, true}, {DType::Int, false}};
+  EXPECT_EQ(torchResultType(bool_plus_int), DType::Int);
+  const PromotionOperand int32_plus_int[] = {{DType::Int32, true}, {DType::Int, false}};
+  EXPECT_EQ(torchResultType(int32_plus_int), DType::Int32);
+  const PromotionOperand double_times_complex[] = {{DType::Double, true}, {DType::ComplexFloat, false}};
+  EXPECT_EQ(torchResultType(double_times_complex), DType::ComplexDouble);
+}
+
 TEST(Types, ParallelPrinted) {
   EXPECT_EQ(parallelTypePrinted(ParallelType::DIDx), "deviceIdx.x");
   EXPECT_EQ(parallelTypePrinted(ParallelType::Serial), "S");

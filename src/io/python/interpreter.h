@@ -163,6 +163,9 @@ class Interpreter {
   // A rank's shard of a torch tensor (a test fixture's `shard_tensor`, `mesh.shard_tensor`):
   // `mesh_self` is the mesh of the method form, else null.
   Ref shardTensor(const std::string& callee, const Ref& mesh_self, Args& args);
+  // An elementwise op on torch tensors and numbers: a torch tensor of the result's sizes and
+  // dtype, or Opaque where the interpreter does not know the result.
+  Ref torchArithmetic(const std::string& op, const Ref& l, const Ref& r);
   // nvFuser's test helpers that make packed FP4 inputs: narrow_precision.to_fp4(x) and
   // pytorch_nvfp4_quantize(x, global_scale) (tests/python/direct_utils/narrow_precision.py:110-153
   // @ 81c4b22fd); nullptr when `fn` is neither.

@@ -172,8 +172,9 @@ Ref Interpreter::binary(const std::string& op, const Ref& l, const Ref& r, uint3
     return binary(op, r, l, off);
   if (op == "%" && l->k == VK::Str) return mkStr(l->s);  // printf-style formatting: the text is not needed
   if (l->k == VK::Torch || r->k == VK::Torch) {
-    Ref t = l->k == VK::Torch ? l : r;
-    return mkOpaque("torch tensor arithmetic");  // reference computations: not about the fusion
+    Ref t = torchArithmetic(op, l, r);
+    if (t->k == VK::Torch) t->off = off;
+    return t;
   }
   fail("operator `" + op + "` between a " + typeName(*l) + " and a " + typeName(*r), off);
 }
@@ -199,7 +200,14 @@ Ref Interpreter::unary(const std::string& op, const Ref& v, uint32_t off) {
   if (v->k == VK::Float) return mkFloat(op == "-" ? -v->f : v->f);
   if (v->k == VK::Complex && op != "~") return op == "-" ? mkComplex(-v->f, -v->im) : v;
   if (v->k == VK::Opaque) return mkOpaque(op + v->s);
-  if (v->k == VK::Torch) return mkOpaque("torch tensor arithmetic");
+  if (v->k == VK::Torch) {
+    // -t and ~t keep t's sizes and dtype (-t of Bool and ~t of a floating tensor raise in torch).
+    if (op == "+") return v;
+    if (*v->dtype == DType::Bool && op == "-") return mkOpaque("torch tensor arithmetic");
+    Ref t = torchArithmetic(op == "-" ? "*" : "&", v, op == "-" ? mkInt(1) : v);
+    if (t->k == VK::Torch) t->off = off;
+    return t;
+  }
   fail("operator `" + op + "` on a " + typeName(*v), off);
 }
 

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "io/python/interpreter.h"
+#include "ir/op_rules.h"
 #include "ir/sharding.h"
 #include "support/checked.h"
 
@@ -648,6 +649,42 @@ Ref Interpreter::shardTensor(const std::string& callee, const Ref& mesh_self, Ar
   r->dtype_off = t->dtype_off;
   r->converted = t->converted;
   return r;
+}
+
+// An elementwise op on torch tensors and Python numbers (`0.1 * torch.randn(...)` in an inputs
+// list): the broadcast sizes, contiguous, of PyTorch's result dtype. The values are not followed.
+// Opaque where the interpreter does not know the result (matmul, sizes that do not broadcast,
+// bitwise ops on floating values, an operand that is neither).
+Ref Interpreter::torchArithmetic(const std::string& op, const Ref& l, const Ref& r) {
+  auto opaque = [] { return mkOpaque("torch tensor arithmetic"); };
+  if (op == "@") return opaque();
+  auto operand = [](const Value& v) -> std::optional<PromotionOperand> {
+    switch (v.k) {
+      case VK::Torch: return PromotionOperand{*v.dtype, true, v.sizes.empty()};
+      case VK::Bool: return PromotionOperand{DType::Bool, false};
+      case VK::Int: return PromotionOperand{DType::Int, false};
+      case VK::Float: return PromotionOperand{DType::Float, false};
+      case VK::Complex: return PromotionOperand{DType::ComplexFloat, false};
+      default: return std::nullopt;
+    }
+  };
+  const std::optional<PromotionOperand> a = operand(*l), b = operand(*r);
+  if (!a || !b) return opaque();
+  const bool bitwise = op == "&" || op == "|" || op == "^" || op == "<<" || op == ">>";
+  const PromotionOperand both[] = {*a, *b};
+  const std::optional<DType> dtype = torchResultType(both, op == "/");
+  if (!dtype || (bitwise && (isFloatingPoint(*dtype) || isComplex(*dtype)))) return opaque();
+  const std::vector<int64_t> none;
+  const std::vector<int64_t>& ls = l->k == VK::Torch ? l->sizes : none;
+  const std::vector<int64_t>& rs = r->k == VK::Torch ? r->sizes : none;
+  std::vector<int64_t> sizes(std::max(ls.size(), rs.size()), 1);
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    const int64_t x = i < ls.size() ? ls[ls.size() - 1 - i] : 1;
+    const int64_t y = i < rs.size() ? rs[rs.size() - 1 - i] : 1;
+    if (x != y && x != 1 && y != 1) return opaque();
+    sizes[sizes.size() - 1 - i] = x == 1 ? y : x;
+  }
+  return torchTensor(sizes, contiguousStrides(sizes), *dtype);
 }
 
 }  // namespace fc::py
