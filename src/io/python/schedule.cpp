@@ -264,7 +264,7 @@ Ref Interpreter::tensorMethod(const Ref& t, const std::string& m, Args& args) {
   }
   if (m == "get_loop_domain" || m == "get_logical_domain" || m == "get_allocation_domain" || m == "domain")
     return mkOpaque("tensor." + m + "()");
-  if (m == "merge" || m == "reorder" || m == "swizzle" || m == "rfactor")
+  if (m == "merge" || m == "reorder" || m == "swizzle" || m == "swizzle1d" || m == "rfactor")
     fail("`" + m + "` on a fusion tensor is not modelled (fusecheck models splits of device and stream axes)",
          args.off);
   if (m == "cache_after" || m == "cache_before" || m == "set_memory_type" || m == "inline_at")
