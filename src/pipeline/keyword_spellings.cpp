@@ -100,15 +100,21 @@ std::span<const KeywordSpelling> keywordSpellings() { return resolved(); }
 std::optional<SpellingConflict> spellingConflict(const Fusion& f, Frontend fe, uint32_t pos) {
   const auto kind = checkedKind(f, fe);
   if (!kind) return std::nullopt;
+  // The binding one: of the spellings too new, the one bound last (the point it names runs every
+  // other); else, of those too old, the one renamed first.
+  std::optional<SpellingConflict> best;
   for (const KeywordUse& u : f.origin->keywords) {
     const KeywordSpelling* rule = ruleFor(*kind, u);
     if (!rule) continue;
     const Range r = rangeOf(rule->sw, rule->value);
     if (pos >= r.first && pos <= r.last) continue;
-    const bool too_old = pos > r.last;
-    return SpellingConflict{&u, rule, too_old ? r.until : r.from, too_old};
+    const SpellingConflict c{&u, rule, pos > r.last ? r.until : r.from, pos > r.last};
+    const bool better = !best || (best->too_old && !c.too_old) ||
+                        (best->too_old == c.too_old &&
+                         (c.too_old ? c.change->pos < best->change->pos : c.change->pos > best->change->pos));
+    if (better) best = c;
   }
-  return std::nullopt;
+  return best;
 }
 
 std::string spellingConflictText(const SpellingConflict& c) {

@@ -41,8 +41,9 @@ struct SpellingConflict {
   bool too_old = false;
 };
 
-// The first keyword of `f`'s script that frontend `fe` does not bind at position `pos` (only a
-// repro of that frontend, through it, is checked).
+// A keyword of `f`'s script that frontend `fe` does not bind at position `pos` (only a repro of
+// that frontend, through it, is checked): of those bound too late, the one bound last, so that the
+// point its change names binds them all; else, of those renamed away, the one renamed first.
 std::optional<SpellingConflict> spellingConflict(const Fusion& f, Frontend fe, uint32_t pos);
 
 // "fd.ops.sum's `axes=` (line 9)" and what the change did to it, for messages.
