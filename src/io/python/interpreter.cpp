@@ -957,6 +957,7 @@ bool Interpreter::truthy(const Ref& v, uint32_t off) {
     case VK::Tuple:
     case VK::Dict: return !v->items.empty() || !v->keys.empty();
     case VK::Opaque: skip("the truth of `" + v->s + "` is not known", off);
+    case VK::Torch: skip("the truth of a torch tensor depends on its values, which are not followed", off);
     case VK::Tensor:
     case VK::Scalar: fail("the truth of a fusion value is not known while defining", off);
     default: return true;

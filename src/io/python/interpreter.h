@@ -166,6 +166,9 @@ class Interpreter {
   // An elementwise op on torch tensors and numbers: a torch tensor of the result's sizes and
   // dtype, or Opaque where the interpreter does not know the result.
   Ref torchArithmetic(const std::string& op, const Ref& l, const Ref& r);
+  // torch.lt / torch.add / torch.nn.functional.softmax ... on torch tensors (torch_values.cpp);
+  // `f` follows "torch.". Null where `f` is none of them.
+  Ref torchElementwise(const std::string& f, Args& args);
   // nvFuser's test helpers that make packed FP4 inputs: narrow_precision.to_fp4(x) and
   // pytorch_nvfp4_quantize(x, global_scale) (tests/python/direct_utils/narrow_precision.py:110-153
   // @ 81c4b22fd); nullptr when `fn` is neither.

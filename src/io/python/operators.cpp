@@ -252,6 +252,16 @@ Ref Interpreter::compare(const std::string& op, const Ref& l, const Ref& r, uint
     return mkBool(op == "in" ? found : !found);
   }
   if (isFusion(*l) || isFusion(*r)) return binary(op, l, r, off);
+  // A comparison of torch tensors is a Bool tensor of the broadcast sizes (a mask built for the
+  // inputs: `torch.rand(...) < 0.8`).
+  if ((l->k == VK::Torch || r->k == VK::Torch) && op != "in" && op != "not in") {
+    Ref t = torchArithmetic("+", l, r);
+    if (t->k == VK::Torch) {
+      t->dtype = DType::Bool;
+      t->off = off;
+      return t;
+    }
+  }
   const bool members = isEnumMember(*l) && isEnumMember(*r);
   if ((l->k == VK::Opaque && !members) || (r->k == VK::Opaque && !members) || l->k == VK::Torch ||
       r->k == VK::Torch)

@@ -6,6 +6,9 @@
 // no element is ever computed.
 #include <algorithm>
 #include <cmath>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "io/python/interpreter.h"
 #include "ir/op_rules.h"
@@ -227,6 +230,7 @@ Ref Interpreter::torchConstruct(const std::string& fn, Args& args) {
     return mkSeq(VK::Tuple, items);
   }
   if (f == "device") return mkOpaque("torch.device");
+  if (Ref r = torchElementwise(f, args)) return r;
   if (recording()) fail("`" + fn + "` is not modelled by fusecheck", args.off);
   skip("`" + fn + "` is not about the fusion", args.off);
 }
@@ -685,6 +689,67 @@ Ref Interpreter::torchArithmetic(const std::string& op, const Ref& l, const Ref&
     sizes[sizes.size() - 1 - i] = x == 1 ? y : x;
   }
   return torchTensor(sizes, contiguousStrides(sizes), *dtype);
+}
+
+// torch's elementwise functions on tensors and numbers (the reference computations that build a
+// repro's inputs: `torch.lt(torch.rand(...), 0.8)` for a dropout mask, `softmax(x, dim=-1)`):
+// sizes broadcast, PyTorch's result dtype, contiguous. Null for any other function, and where an
+// operand is neither a tensor nor a number.
+Ref Interpreter::torchElementwise(const std::string& f, Args& args) {
+  static const std::unordered_map<std::string_view, std::string_view> kBinary = {
+      {"add", "+"},           {"sub", "-"},       {"subtract", "-"},    {"mul", "*"},
+      {"multiply", "*"},      {"div", "/"},       {"divide", "/"},      {"true_divide", "/"},
+      {"floor_divide", "//"}, {"remainder", "%"}, {"fmod", "%"},        {"pow", "**"},
+      {"maximum", "+"},       {"minimum", "+"},   {"bitwise_and", "&"}, {"bitwise_or", "|"},
+      {"bitwise_xor", "^"}};
+  static const std::unordered_set<std::string_view> kCompare = {
+      "lt", "gt", "le", "ge", "eq", "ne", "less", "greater", "logical_and", "logical_or", "logical_xor"};
+  // Unary functions that keep the dtype, and those that compute in a floating type.
+  static const std::unordered_set<std::string_view> kKeep = {
+      "abs",   "neg",  "negative", "relu",  "nn.functional.relu",   "clone", "square", "sign",
+      "floor", "ceil", "round",    "trunc", "nn.functional.dropout"};
+  static const std::unordered_set<std::string_view> kFloat = {"exp",
+                                                              "log",
+                                                              "sqrt",
+                                                              "rsqrt",
+                                                              "sin",
+                                                              "cos",
+                                                              "tanh",
+                                                              "sigmoid",
+                                                              "erf",
+                                                              "reciprocal",
+                                                              "log1p",
+                                                              "expm1",
+                                                              "softmax",
+                                                              "log_softmax",
+                                                              "nn.functional.softmax",
+                                                              "nn.functional.log_softmax",
+                                                              "nn.functional.gelu",
+                                                              "nn.functional.silu",
+                                                              "nn.functional.sigmoid",
+                                                              "nn.functional.tanh",
+                                                              "special.expit"};
+  const bool binary = kBinary.contains(f), compare = kCompare.contains(f) || f == "logical_not";
+  if (!binary && !compare && !kKeep.contains(f) && !kFloat.contains(f)) return nullptr;
+  if (args.pos.empty() || args.pos[0]->k != VK::Torch) return nullptr;
+  if (binary || (compare && f != "logical_not")) {
+    const Ref* other = args.pos.size() > 1 ? &args.pos[1] : kw(args, "other");
+    if (!other) return nullptr;
+    std::string op(binary ? kBinary.at(f) : "+");
+    if (op == "/" && kw(args, "rounding_mode") && (*kw(args, "rounding_mode"))->k == VK::Str) op = "//";
+    Ref r = torchArithmetic(compare ? "+" : op, args.pos[0], *other);
+    if (r->k != VK::Torch) return nullptr;
+    if (compare) r->dtype = DType::Bool;
+    return r;
+  }
+  const Value& t = *args.pos[0];
+  DType dt = *t.dtype;
+  if (f == "logical_not") dt = DType::Bool;
+  if (kFloat.contains(f) && !isFloatingPoint(dt) && !isComplex(dt)) dt = DType::Float;
+  if (const Ref* d = kw(args, "dtype");
+      d && ((*d)->k == VK::TorchDType || (*d)->k == VK::DType) && (*d)->dtype)
+    dt = *(*d)->dtype;
+  return torchTensor(t.sizes, denseNonOverlapping(t) ? t.strides : contiguousStrides(t.sizes), dt);
 }
 
 }  // namespace fc::py
