@@ -131,16 +131,45 @@ std::optional<Value> Reader::assignment(int depth) {
   return ternary(depth);
 }
 
+// `c ? a : b` evaluates only the arm the condition picks, as C++ does: an arm that builds a tensor
+// (`concrete ? makeContigConcreteTensor(s) : makeContigTensor(n)`) must not build it when not
+// taken. On a condition not known here neither arm is evaluated, and the value is opaque.
 std::optional<Value> Reader::ternary(int depth) {
   auto c = binary(depth, 0);
   if (!c || !isPunct(p_, "?")) return c;
   size_t at = p_++;
-  auto a = expr(depth + 1);
-  if (!a || !expect(":")) return std::nullopt;
-  auto b = expr(depth + 1);
-  if (!b) return std::nullopt;
-  if (c->k == Value::K::Bool || c->k == Value::K::Int) return c->i ? *a : *b;
+  const bool known = c->k == Value::K::Bool || c->k == Value::K::Int;
+  std::optional<Value> a;
+  if (known && c->i) {
+    a = expr(depth + 1);
+    if (!a) return std::nullopt;
+  } else {
+    skipArm();
+  }
+  if (!expect(":")) return std::nullopt;
+  if (known && !c->i) return expr(depth + 1);
+  skipArm();
+  if (known) return a;
   return Value::opaque("a `?:` on a condition not known here", at);
+}
+
+void Reader::skipArm() {
+  int nested = 0;  // `?` of ternaries inside the arm whose `:` is still to come
+  while (p_ < end_) {
+    if (isPunct(p_, "(") || isPunct(p_, "{") || isPunct(p_, "[")) {
+      p_ = std::min(matching(p_) + 1, end_);
+      continue;
+    }
+    if (isPunct(p_, ")") || isPunct(p_, "}") || isPunct(p_, "]") || isPunct(p_, ";") || isPunct(p_, ","))
+      return;
+    if (isPunct(p_, "?")) {
+      ++nested;
+    } else if (isPunct(p_, ":")) {
+      if (nested == 0) return;
+      --nested;
+    }
+    ++p_;
+  }
 }
 
 std::optional<Value> Reader::binary(int depth, int level) {

@@ -196,6 +196,9 @@ class Reader : public lex::TokenCursor<Lexer, Token> {
   std::optional<Value> expr(int depth = 0);
   std::optional<Value> assignment(int depth);
   std::optional<Value> ternary(int depth);
+  // Moves past one arm of a `?:` without evaluating it: to the `:` that ends it, or to the end of
+  // the expression (`;`, `,` or a closing bracket).
+  void skipArm();
   std::optional<Value> binary(int depth, int level);
   std::optional<Value> unary(int depth);
   std::optional<Value> postfix(int depth);
