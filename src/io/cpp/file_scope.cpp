@@ -138,6 +138,8 @@ void Reader::instantiation(size_t at) {
   const std::string suite = commas[0] + 1 < commas[1] ? std::string(str(commas[1] - 1)) : "";
   const std::string fixture = test_name_.substr(0, test_name_.find('.'));
   if (suite.empty() || suite != fixture) return;
+  // gtest runs the instantiations in the file's order: the first one's first case runs first.
+  if (++param_instantiations_ > 1) return;
   param_from_ = commas[1] + 1;
   param_to_ = commas.size() > 2 ? commas[2] : close;
 }
@@ -202,7 +204,13 @@ std::optional<Value> Reader::testParam(size_t at) {
   end_ = whole_end_;
   const std::string generator = snippet(param_from_, param_to_);
   end_ = saved_end;
-  note("GetParam() is taken as the first value of INSTANTIATE_TEST_SUITE_P's generator, " + generator, at);
+  note("GetParam() is taken as the first value of " +
+           std::string(param_instantiations_ > 1
+                           ? "the first of the suite's " + std::to_string(param_instantiations_) +
+                                 " INSTANTIATE_TEST_SUITE_P generators, "
+                           : "INSTANTIATE_TEST_SUITE_P's generator, ") +
+           generator,
+       at);
   return v;
 }
 

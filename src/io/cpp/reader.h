@@ -271,6 +271,7 @@ class Reader : public lex::TokenCursor<Lexer, Token> {
   std::string test_name_;
   size_t whole_end_ = 0;                                // the end of the whole text's tokens
   size_t param_from_ = SIZE_MAX, param_to_ = SIZE_MAX;  // the suite's generator, if found
+  int param_instantiations_ = 0;                        // INSTANTIATE_TEST_SUITE_P of the test's suite seen
   bool in_test_param_ = false;  // reading the generator: a GetParam() inside it is no value
   std::string executor_, executor_detail_;
   std::vector<KeywordUse> spelled_;  // dated spellings of the C++ API (ir/dated_spellings.h), first use each
