@@ -162,34 +162,36 @@ Interpreter::Flow Interpreter::execBlock(const std::vector<NodeId>& body, const 
       if (recording_ > 0 && !e.skip && !(kernel_schedule_ && !kernel_schedule_device_)) {
         if (!e.silent) report(Severity::Error, e.code, e.message, e.off);
         poisonTargets(s, sc);  // later uses of what it would have bound are not reported again
-      } else if (!e.silent) {
-        report(Severity::Note, e.code, "skipped: " + e.message, m_[s].off);
+      } else {
+        if (!e.silent) report(Severity::Note, e.code, "skipped: " + e.message, m_[s].off);
+        poisonTargets(s, sc, /*unbind=*/true);  // what they held before is not what they hold now
       }
     }
   }
   return Flow::Normal;
 }
 
-void Interpreter::poisonTargets(NodeId stmt, const std::shared_ptr<Scope>& sc) {
+void Interpreter::poisonTargets(NodeId stmt, const std::shared_ptr<Scope>& sc, bool unbind) {
   const Node& n = m_[stmt];
   if (n.k == NK::Assign)
-    for (NodeId t : n.a) poison(t, sc);
-  if (n.k == NK::AugAssign || n.k == NK::AnnAssign || n.k == NK::For) poison(n.a[0], sc);
+    for (NodeId t : n.a) poison(t, sc, unbind);
+  if (n.k == NK::AugAssign || n.k == NK::AnnAssign || n.k == NK::For) poison(n.a[0], sc, unbind);
   // A compound statement: what its blocks would have bound (a `match` through its cases).
   if (n.k == NK::If || n.k == NK::For || n.k == NK::While || n.k == NK::With || n.k == NK::Try ||
       n.k == NK::Match || n.k == NK::MatchCase)
     for (const std::vector<NodeId>* block : {&n.b, &n.c})
-      for (NodeId x : *block) poisonTargets(x, sc);
+      for (NodeId x : *block) poisonTargets(x, sc, unbind);
 }
 
-void Interpreter::poison(NodeId target, const std::shared_ptr<Scope>& sc) {
+void Interpreter::poison(NodeId target, const std::shared_ptr<Scope>& sc, bool unbind) {
   const Node& t = m_[target];
   if (t.k == NK::Name) {
-    sc->vars[t.s] = mkPoisoned();
+    // Unbound, a later use is noted as undefined; one an enclosing scope binds is hidden.
+    if (!unbind || (!sc->vars.erase(t.s) && sc->find(t.s))) sc->vars[t.s] = mkPoisoned();
   } else if (t.k == NK::Tuple || t.k == NK::List) {
-    for (NodeId k : t.a) poison(k, sc);
+    for (NodeId k : t.a) poison(k, sc, unbind);
   } else if (t.k == NK::Starred) {
-    poison(t.a[0], sc);
+    poison(t.a[0], sc, unbind);
   } else if (t.k == NK::Attr) {  // `self.partial = ...` in a FusionDefinition subclass
     Ref obj;
     try {
@@ -197,7 +199,12 @@ void Interpreter::poison(NodeId target, const std::shared_ptr<Scope>& sc) {
     } catch (const PyError&) {
       return;
     }
-    if ((obj->k == VK::Instance || obj->k == VK::Class) && obj->attrs) (*obj->attrs)[t.s] = mkPoisoned();
+    if ((obj->k == VK::Instance || obj->k == VK::Class) && obj->attrs) {
+      if (unbind)
+        obj->attrs->erase(t.s);
+      else
+        (*obj->attrs)[t.s] = mkPoisoned();
+    }
   }
 }
 

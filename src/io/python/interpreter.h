@@ -129,8 +129,10 @@ class Interpreter {
   std::vector<std::pair<std::string, Ref>> firstParametrization(const Node& def,
                                                                 const std::shared_ptr<Scope>& sc);
   void tick(uint32_t off);
-  void poisonTargets(NodeId stmt, const std::shared_ptr<Scope>& sc);
-  void poison(NodeId target, const std::shared_ptr<Scope>& sc);
+  // What statement `stmt` would have bound becomes poisoned (its failure was reported), or, with
+  // `unbind` (it was skipped with a note), unbound, so that no use reads an older value.
+  void poisonTargets(NodeId stmt, const std::shared_ptr<Scope>& sc, bool unbind = false);
+  void poison(NodeId target, const std::shared_ptr<Scope>& sc, bool unbind = false);
 
   // match_statement.cpp: `match` and its case patterns; a pattern's captures go to `binds`.
   Flow matchStmt(const Node& n, const std::shared_ptr<Scope>& sc);
