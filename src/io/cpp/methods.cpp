@@ -106,6 +106,9 @@ std::optional<Value> Reader::member(Value& obj, const std::string& name, size_t 
   if (obj.k == Value::K::Struct && (name == "avg" || name == "mean")) {
     if (const Value* v = obj.field("mean")) return *v;
   }
+  // SdpfaFwdResult's field was `log_sumexp` until #5849 (af00238ed, 2026-01-20) renamed it.
+  if (obj.k == Value::K::Struct && name == "log_sumexp")
+    if (const Value* v = obj.field("logsumexp")) return *v;
   return Value::opaque((obj.k == Value::K::Opaque ? obj.s + "." : std::string()) + name, at);
 }
 
