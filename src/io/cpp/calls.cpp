@@ -564,6 +564,11 @@ std::optional<Value> Reader::call(const std::string& name, std::vector<Value>& a
   std::string fn = leafName(name);
   if (name == "std::move" || name == "std::ref" || name == "std::cref")
     return args.empty() ? Value() : args[0];
+  // nvFuser's conversions between ATen's scalar types and its DataTypes (csrc/type.h): one dtype
+  // here.
+  if ((fn == "aten_to_data_type" || fn == "data_type_to_aten") && args.size() == 1 &&
+      args[0].k == Value::K::DType)
+    return args[0];
   if (name == "std::make_tuple" || name == "std::make_pair" || name == "std::forward_as_tuple" ||
       name == "std::tie") {
     Value list;

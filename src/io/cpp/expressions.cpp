@@ -325,7 +325,11 @@ std::optional<Value> Reader::postfix(int depth) {
     if ((isPunct(p_, ".") || isPunct(p_, "->")) && isIdent(p_ + 1)) {
       std::string name(str(p_ + 1));
       p_ += 2;
-      if (isPunct(p_, "<") && isTemplateFunction(name)) p_ = std::min(matching(p_) + 1, end_);
+      // `name<...>(`: a member template's arguments (`isA<KernelExecutor>()`, `as<at::Tensor>()`).
+      if (isPunct(p_, "<")) {
+        const size_t close = matching(p_);
+        if (close < end_ && (isTemplateFunction(name) || isPunct(close + 1, "("))) p_ = close + 1;
+      }
       if (isPunct(p_, "(")) {
         std::vector<Value> args;
         if (!callArgs(args, depth)) return std::nullopt;

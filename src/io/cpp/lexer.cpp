@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <unordered_map>
 
 #include "io/ascii_class.h"
 #include "io/import_text.h"
@@ -101,6 +102,55 @@ Lexer::Lexer(std::string_view text) : text_(lex::lexable(text)) {
   Token end;
   end.off = static_cast<uint32_t>(n);
   toks_.push_back(end);
+  expandTypeAliases();
+}
+
+void Lexer::expandTypeAliases() {
+  auto is = [&](const std::vector<Token>& v, size_t i, Tok k, std::string_view s) {
+    return i < v.size() && v[i].kind == k && text_.substr(v[i].off, v[i].len) == s;
+  };
+  std::unordered_map<std::string_view, std::vector<Token>> aliases;
+  std::vector<Token> out;
+  out.reserve(toks_.size());
+  for (size_t i = 0; i < toks_.size(); ++i) {
+    const Token& t = toks_[i];
+    const std::string_view s = text_.substr(t.off, t.len);
+    if (s == "using" && t.kind == Tok::Ident && i + 2 < toks_.size() && toks_[i + 1].kind == Tok::Ident &&
+        is(toks_, i + 2, Tok::Punct, "=")) {
+      // `using X = T;`: T's tokens, aliases in it expanded, up to the `;`.
+      std::vector<Token> rhs;
+      size_t j = i + 3;
+      for (; j < toks_.size() && toks_[j].kind != Tok::End && !is(toks_, j, Tok::Punct, ";"); ++j) {
+        auto a = toks_[j].kind == Tok::Ident ? aliases.find(text_.substr(toks_[j].off, toks_[j].len))
+                                             : aliases.end();
+        if (a != aliases.end())
+          rhs.insert(rhs.end(), a->second.begin(), a->second.end());
+        else
+          rhs.push_back(toks_[j]);
+      }
+      // One without a comma only: a `,` in template arguments (`std::pair<A, B>`) would split the
+      // argument lists the reader walks by brackets (a generator's, a macro's).
+      const bool comma = std::any_of(rhs.begin(), rhs.end(), [&](const Token& r) {
+        return r.kind == Tok::Punct && text_.substr(r.off, r.len) == ",";
+      });
+      if (!rhs.empty() && !comma && is(toks_, j, Tok::Punct, ";"))
+        aliases[text_.substr(toks_[i + 1].off, toks_[i + 1].len)] = rhs;
+      out.insert(out.end(), toks_.begin() + static_cast<std::ptrdiff_t>(i),
+                 toks_.begin() + static_cast<std::ptrdiff_t>(std::min(j + 1, toks_.size())));
+      i = std::min(j, toks_.size() - 1);
+      continue;
+    }
+    // A use: an identifier not reached through `.`, `->` or `::` (a member of the same name).
+    auto a = t.kind == Tok::Ident ? aliases.find(s) : aliases.end();
+    const bool member = !out.empty() && (is(out, out.size() - 1, Tok::Punct, ".") ||
+                                         is(out, out.size() - 1, Tok::Punct, "->") ||
+                                         is(out, out.size() - 1, Tok::Punct, "::"));
+    if (a != aliases.end() && !member)
+      out.insert(out.end(), a->second.begin(), a->second.end());
+    else
+      out.push_back(t);
+  }
+  toks_ = std::move(out);
 }
 
 }  // namespace fc::cpp_text

@@ -1,7 +1,8 @@
 // The tokens of the C++ subset nvFuser's tests are written in: identifiers, numbers (with
 // suffixes such as `1L`, `2.0f`), string and character literals, operators (`::`, `->`, `<<`,
 // `&&`, `+=`, ...), single characters. Comments (`//`, `/* */`) and preprocessor lines (`#include`,
-// `#endif`) are skipped; a `>>` closing two template lists is two `>` tokens.
+// `#endif`) are skipped; a `>>` closing two template lists is two `>` tokens. A type alias
+// (`using X = T;`) is expanded where X is used.
 //
 // Complexity: one pass over the text.
 #pragma once
@@ -30,6 +31,10 @@ class Lexer {
   size_t unterminated() const { return unterminated_; }
 
  private:
+  // `using X = T;` type aliases (`using Sizes = std::vector<int64_t>;`) whose T has no comma: each
+  // later use of X is T's tokens (whose offsets are the alias's text, where a diagnostic about them
+  // points).
+  void expandTypeAliases();
   std::string_view text_;
   std::vector<Token> toks_;
   size_t unterminated_ = SIZE_MAX;
