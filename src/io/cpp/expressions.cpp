@@ -446,6 +446,8 @@ std::optional<Value> Reader::primary(int depth) {
     if (isPunct(p_, "{")) p_ = std::min(matching(p_) + 1, end_);
     return Value::opaque("a lambda", at);
   }
+  // `::testing::HasSubstr(...)`: a name qualified from the global namespace.
+  if (isPunct(p_, "::") && isIdent(p_ + 1)) return ++p_, primary(depth);
   if (t.kind != Tok::Ident) {
     error(DiagCode::ImportSyntax, "expected an expression" + found(), p_);
     return std::nullopt;
@@ -484,7 +486,7 @@ std::optional<Value> Reader::primary(int depth) {
   }
   std::string last = name.substr(name.rfind(':') == std::string::npos ? 0 : name.rfind(':') + 1);
   std::string targs;
-  if (isPunct(p_, "<") && isTemplateFunction(last)) {
+  if (isPunct(p_, "<") && (isTemplateFunction(last) || templateArguments(p_))) {
     size_t close = matching(p_);
     if (close >= end_) {
       error(DiagCode::ImportSyntax, "unclosed template arguments", p_);
@@ -499,6 +501,16 @@ std::optional<Value> Reader::primary(int depth) {
   }
   if (!targs.empty()) name += "<" + targs + ">";
   return qualified(name, at, depth);
+}
+
+bool Reader::templateArguments(size_t open) const {
+  const size_t close = matching(open);
+  if (close >= end_ || !(isPunct(close + 1, "(") || isPunct(close + 1, "::"))) return false;
+  for (size_t k = open + 1; k < close; ++k)
+    if (!(isIdent(k) || tok(k).kind == Tok::Number || isPunct(k, "::") || isPunct(k, ",") ||
+          isPunct(k, "<") || isPunct(k, ">") || isPunct(k, "*") || isPunct(k, "&")))
+      return false;
+  return true;
 }
 
 std::optional<Value> Reader::qualified(std::string name, size_t at, int depth) {

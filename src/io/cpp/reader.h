@@ -204,6 +204,9 @@ class Reader : public lex::TokenCursor<Lexer, Token> {
   std::optional<Value> postfix(int depth);
   std::optional<Value> primary(int depth);
   std::optional<Value> qualified(std::string name, size_t at, int depth);
+  // Whether the `<` at `open` starts a template's arguments: types and numbers up to a `>` that a
+  // call or a `::` follows (`IndexValidator<GetReference>::validate(...)`), not a comparison.
+  bool templateArguments(size_t open) const;
   bool callArgs(std::vector<Value>& out, int depth);
   std::optional<Value> arith(std::string_view op, const Value& a, const Value& b, size_t at);
   std::optional<Value> lookup(const std::string& name, size_t at);
