@@ -525,7 +525,8 @@ std::optional<Value> Reader::qualified(std::string name, size_t at, int depth) {
   // Enum constants.
   std::string leaf = name.substr(name.rfind(':') == std::string::npos ? 0 : name.rfind(':') + 1);
   if (name.rfind("DataType::", 0) == 0 || name.rfind("at::k", 0) == 0 || name.rfind("torch::k", 0) == 0 ||
-      name.rfind("c10::k", 0) == 0 || name.rfind("at::ScalarType::", 0) == 0) {
+      name.rfind("c10::k", 0) == 0 || name.rfind("at::ScalarType::", 0) == 0 ||
+      name.rfind("PrimDataType::", 0) == 0) {
     if (auto d = enumDType(leaf)) {
       Value v;
       v.k = Value::K::DType;

@@ -1,7 +1,7 @@
 // What a test's body reads from around it: namespace-scope constants (`constexpr int64_t B = 2,
 // E = 768;`) and device meshes (`DeviceMesh mesh0({0});`), a fixture member initialized with the device count
-// (`D(communicator_->size())`), and the value GetParam() returns (the first value of the suite's
-// INSTANTIATE_TEST_SUITE_P).
+// (`D(communicator_->size())`), the value GetParam() returns (the first value of the suite's
+// first INSTANTIATE_TEST_SUITE_P), and the fixture class's member defaults and SetUp().
 #include <algorithm>
 
 #include "io/cpp/reader.h"
@@ -190,6 +190,7 @@ std::optional<Value> Reader::firstParam(size_t from, size_t to) {
 
 std::optional<Value> Reader::testParam(size_t at) {
   if (param_from_ == SIZE_MAX || in_test_param_) return std::nullopt;
+  param_used_at_ = at;
   const size_t saved_p = p_, saved_end = end_;
   const Quiet quiet = quietStart();
   end_ = whole_end_;
@@ -212,6 +213,102 @@ std::optional<Value> Reader::testParam(size_t at) {
            generator,
        at);
   return v;
+}
+
+// The test's fixture class (`class Suite : public NVFuserFixtureParamTest<...> { ... };`), as gtest
+// makes it before the body runs: its members' default initializers (`int64_t m = 8;`), then its
+// SetUp() (`std::tie(m, n, dtype) = GetParam();`). Both are read quietly, as the namespace's
+// constants are: one the import cannot evaluate leaves nothing behind, and the body reports the
+// names it lacks. A note names what SetUp() set.
+void Reader::fixtureClass() {
+  const std::string fixture = test_name_.substr(0, test_name_.find('.'));
+  if (fixture.empty()) return;
+  size_t open = SIZE_MAX;
+  for (size_t i = 0; i + 2 < whole_end_ && open == SIZE_MAX; ++i) {
+    if (!(isIdent(i, "class") || isIdent(i, "struct")) || !isIdent(i + 1) || str(i + 1) != fixture) continue;
+    size_t k = i + 2;
+    while (k < whole_end_ && !isPunct(k, "{") && !isPunct(k, ";")) {
+      if (isPunct(k, "<")) k = std::min(matching(k), whole_end_);
+      ++k;
+    }
+    if (k < whole_end_ && isPunct(k, "{")) open = k;
+  }
+  if (open == SIZE_MAX) return;
+  const size_t close = matching(open);
+  if (close >= whole_end_) return;
+  const size_t saved_p = p_, saved_end = end_;
+  size_t setup_open = SIZE_MAX, setup_close = SIZE_MAX;
+  for (size_t i = open + 1; i < close;) {
+    if (isIdent(i) && (str(i) == "public" || str(i) == "protected" || str(i) == "private") &&
+        isPunct(i + 1, ":")) {
+      i += 2;
+      continue;
+    }
+    // The member's extent: to its `;` at this depth, or through a function's body.
+    size_t e = i, brace = SIZE_MAX;
+    while (e < close && !isPunct(e, ";")) {
+      if (isPunct(e, "(") || isPunct(e, "[")) {
+        e = matching(e);
+      } else if (isPunct(e, "{")) {
+        // A function's body follows its parameter list (and `const`, `override`); an initializer's
+        // brace follows the name.
+        if (e > i && (isPunct(e - 1, ")") || isIdent(e - 1, "override") || isIdent(e - 1, "const") ||
+                      isIdent(e - 1, "final"))) {
+          brace = e;
+          e = matching(e);
+          break;
+        }
+        e = matching(e);
+      }
+      ++e;
+    }
+    if (brace != SIZE_MAX) {
+      for (size_t k = i; k < brace; ++k)
+        if (isIdent(k, "SetUp") && isPunct(k + 1, "(")) setup_open = brace, setup_close = e;
+      i = e + 1;
+      continue;
+    }
+    const size_t te = typeEnd(i);
+    if (te > i && isIdent(te) && (isPunct(te + 1, "=") || isPunct(te + 1, "{")) && e < close) {
+      const Quiet quiet = quietStart();
+      const auto vars = vars_;
+      p_ = i;
+      end_ = e + 1;
+      if (!declaration(te) || errors_ != quiet.errors) vars_ = vars;
+      quietEnd(quiet);
+      p_ = saved_p;
+      end_ = saved_end;
+    }
+    i = e + 1;
+  }
+  if (setup_open != SIZE_MAX && setup_close < close) {
+    const Quiet quiet = quietStart();
+    const auto vars = vars_;
+    param_used_at_ = SIZE_MAX;
+    p_ = setup_open + 1;
+    end_ = setup_close;
+    const bool ok = block(setup_close) && errors_ == quiet.errors;
+    quietEnd(quiet);
+    std::string set;
+    if (!ok) {
+      vars_ = vars;
+    } else {
+      for (const auto& [name, v] : vars_) {
+        auto before = vars.find(name);
+        if (before == vars.end() || before->second.k != v.k || before->second.i != v.i ||
+            before->second.f != v.f || before->second.dtype != v.dtype)
+          set += (set.empty() ? "" : ", ") + name;
+      }
+    }
+    p_ = saved_p;
+    end_ = saved_end;
+    if (!set.empty()) {
+      if (param_used_at_ != SIZE_MAX) testParam(param_used_at_);  // its note, which the quiet run dropped
+      note("the fixture's SetUp() runs before the test: it sets " + set, setup_open);
+    }
+  }
+  p_ = saved_p;
+  end_ = saved_end;
 }
 
 }  // namespace fc::cpp_text

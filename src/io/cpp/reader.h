@@ -147,6 +147,8 @@ class Reader : public lex::TokenCursor<Lexer, Token> {
   // Reads the namespace-scope constants, the fixture's device-count member and the suite's
   // INSTANTIATE_TEST_SUITE_P around the test's body at [body_open, body_close].
   void fileScope(size_t body_open, size_t body_close);
+  // The test's fixture class: its members' initializers and its SetUp(), run before the body.
+  void fixtureClass();
   bool opensNamespace(size_t brace) const;
   void instantiation(size_t at);
   std::optional<Value> firstParam(size_t from, size_t to);
@@ -274,6 +276,7 @@ class Reader : public lex::TokenCursor<Lexer, Token> {
   std::string test_name_;
   size_t whole_end_ = 0;                                // the end of the whole text's tokens
   size_t param_from_ = SIZE_MAX, param_to_ = SIZE_MAX;  // the suite's generator, if found
+  size_t param_used_at_ = SIZE_MAX;                     // where GetParam() was last read
   int param_instantiations_ = 0;                        // INSTANTIATE_TEST_SUITE_P of the test's suite seen
   bool in_test_param_ = false;  // reading the generator: a GetParam() inside it is no value
   std::string executor_, executor_detail_;

@@ -145,6 +145,7 @@ bool Reader::findBody() {
     return true;
   }
   fileScope(best_open, best_close);
+  fixtureClass();
   p_ = best_open + 1;
   if (best_close >= end_) {
     // A cut paste: the body runs to the end of the text.
