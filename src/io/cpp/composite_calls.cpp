@@ -1,5 +1,5 @@
 // The composite ops of nvFuser's C++ API that its tests call (layer_norm, rms_norm, dropout,
-// arange), built from the ops nvFuser builds them from, in the same order
+// chunk, arange), built from the ops nvFuser builds them from, in the same order
 // (csrc/ops/normalization.cpp:251-380, csrc/ops/composite.cpp:22-45 and csrc/ops/arith.cpp:447-480
 // @ 81c4b22fd): the fusion fusecheck sees is the one nvFuser's
 // segmenter sees. Welford and rand_like are opaque ops (opaque_calls.cpp), so a verdict that needs
@@ -14,7 +14,7 @@
 namespace fc::cpp_text {
 
 bool Reader::isCompositeOp(const std::string& fn) const {
-  return fn == "layer_norm" || fn == "rms_norm" || fn == "dropout";
+  return fn == "layer_norm" || fn == "rms_norm" || fn == "dropout" || fn == "chunk";
 }
 
 std::optional<Value> Reader::compositeOp(const std::string& fn, std::vector<Value>& args, size_t at) {
@@ -50,6 +50,41 @@ std::optional<Value> Reader::compositeOp(const std::string& fn, std::vector<Valu
     return std::nullopt;
   }
   const auto rank = static_cast<int64_t>(b_.nonReduction(x).size());
+
+  if (fn == "chunk") {
+    // chunk(in, chunks, dim): `chunks` slices along dim, each ceilDiv(extent, chunks) long but the
+    // last, which runs to the end (csrc/ops/alias.cpp:1002-1027 @ 81c4b22fd, from #2818).
+    int64_t chunks = 0, dim = 0;
+    if (args.size() != 3 || !toInt(args[1], chunks, at, "the chunks of chunk") ||
+        !toInt(args[2], dim, at, "the dim of chunk"))
+      return error(DiagCode::ImportSyntax, "chunk(in, chunks, dim) takes a tensor and two integers", at),
+             std::nullopt;
+    if (chunks <= 0 || chunks > 4096 || dim < -rank || dim >= rank)
+      return error(DiagCode::ImportSyntax,
+                   "chunk: " +
+                       std::string(chunks <= 0 || chunks > 4096 ? "the number of chunks"
+                                                                : "dim " + std::to_string(dim)) +
+                       " is out of range",
+                   at),
+             std::nullopt;
+    const auto d = static_cast<size_t>(dim < 0 ? dim + rank : dim);
+    const ScalarId extent = f_.axes[b_.nonReduction(x)[d]].extent;
+    const ScalarId size = b_.derived(ScalarOp::CeilDiv, extent, b_.constInt(chunks));
+    Value list;
+    list.k = Value::K::List;
+    ScalarId start = kNone;
+    for (int64_t i = 0; i < chunks; ++i) {
+      Attrs a;
+      a.ranges.assign(static_cast<size_t>(rank), SliceRange{});
+      a.ranges[d].start = start;
+      a.ranges[d].stop = i == chunks - 1 ? kNone : b_.derived(ScalarOp::Mul, size, b_.constInt(i + 1));
+      start = a.ranges[d].stop;
+      auto piece = apply(OpKind::Slice, {ValueRef::tensor(x)}, std::move(a));
+      if (!piece) return std::nullopt;
+      list.items.push_back(Value::ofTensor(*piece));
+    }
+    return list;
+  }
 
   if (fn == "dropout") {
     // dropout(x, prob) computes the kept fraction and the scale from prob, then dropout(x, p1m,
