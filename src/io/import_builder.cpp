@@ -434,4 +434,36 @@ void ImportBuilder::mergeLoop(TensorId t, size_t a, size_t b) {
   tv.loop = std::move(loop);
 }
 
+bool ImportBuilder::reorderLoop(TensorId t, const std::vector<std::pair<int64_t, int64_t>>& old2new,
+                                std::string& why) {
+  std::vector<AxisId> loop = f_.tensors[t].loopDomain();
+  const auto n = static_cast<int64_t>(loop.size());
+  std::vector<int64_t> to(loop.size(), -1);
+  std::vector<char> taken(loop.size(), 0), placed(loop.size(), 0);
+  for (auto [from, dst] : old2new) {
+    if (from < 0) from += n;
+    if (dst < 0) dst += n;
+    if (from < 0 || dst < 0 || from >= n || dst >= n || taken[static_cast<size_t>(from)] ||
+        placed[static_cast<size_t>(dst)]) {
+      why = "reorder: a bad pair {" + std::to_string(from) + ", " + std::to_string(dst) + "} for " +
+            std::to_string(n) + " loop axes";
+      return false;
+    }
+    to[static_cast<size_t>(from)] = dst;
+    taken[static_cast<size_t>(from)] = placed[static_cast<size_t>(dst)] = 1;
+  }
+  // The others keep their relative order in the free places.
+  size_t slot = 0;
+  for (size_t i = 0; i < loop.size(); ++i) {
+    if (taken[i]) continue;
+    while (slot < loop.size() && placed[slot]) ++slot;
+    to[i] = static_cast<int64_t>(slot);
+    placed[slot] = 1;
+  }
+  std::vector<AxisId> next(loop.size(), kNone);
+  for (size_t i = 0; i < loop.size(); ++i) next[static_cast<size_t>(to[i])] = loop[i];
+  f_.tensors[t].loop = std::move(next);
+  return true;
+}
+
 }  // namespace fc

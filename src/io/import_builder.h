@@ -86,6 +86,10 @@ class ImportBuilder {
   // into one at min(a, b). The caller checks the indices.
   void splitLoop(TensorId t, size_t i, ScalarId factor, bool inner_split);
   void mergeLoop(TensorId t, size_t a, size_t b);
+  // TensorView::reorder: loop axis `from` moves to `to` for each pair of `old2new` (negative
+  // positions count from the end), the others keep their relative order in the free places. False,
+  // with `why`, on a position out of range or named twice.
+  bool reorderLoop(TensorId t, const std::vector<std::pair<int64_t, int64_t>>& old2new, std::string& why);
 
   // Sets memory types as nvFuser does: fusion inputs/outputs global, the rest local. Meshes stay
   // as the repro set them: giving the others one is the sharding passes' work, at a profile.

@@ -479,52 +479,27 @@ std::optional<Value> Reader::tensorMethod(Value& obj, const std::string& name, s
     // reorder({{from, to}, ...}) or reorder({new order}) on the loop domain.
     if (args.size() != 1 || args[0].k != K::List)
       return error(DiagCode::ImportSyntax, "reorder takes a list", at), std::nullopt;
-    std::vector<AxisId> loop = tv.loopDomain();
-    const size_t n = loop.size();
-    std::vector<int64_t> to(n, -1);
     const auto& items = args[0].items;
-    bool pairs = !items.empty() && items[0].k == K::List;
-    std::vector<char> taken(n, 0), placed(n, 0);
-    if (pairs) {
+    std::vector<std::pair<int64_t, int64_t>> old2new;
+    if (!items.empty() && items[0].k == K::List) {
       for (const Value& pr : items) {
         std::vector<int64_t> v;
         if (!toInts(pr, v, at, "a reorder pair")) return std::nullopt;
         if (v.size() != 2)
           return error(DiagCode::ImportSyntax, "a reorder pair is {from, to}", at), std::nullopt;
-        int64_t from = v[0] < 0 ? v[0] + static_cast<int64_t>(n) : v[0],
-                dst = v[1] < 0 ? v[1] + static_cast<int64_t>(n) : v[1];
-        if (from < 0 || dst < 0 || from >= static_cast<int64_t>(n) || dst >= static_cast<int64_t>(n) ||
-            taken[static_cast<size_t>(from)] || placed[static_cast<size_t>(dst)])
-          return error(DiagCode::ImportSyntax, "reorder: a bad pair", at), std::nullopt;
-        to[static_cast<size_t>(from)] = dst;
-        taken[static_cast<size_t>(from)] = placed[static_cast<size_t>(dst)] = 1;
-      }
-      // The others keep their relative order in the free places.
-      size_t slot = 0;
-      for (size_t i = 0; i < n; ++i) {
-        if (taken[i]) continue;
-        while (slot < n && placed[slot]) ++slot;
-        to[i] = static_cast<int64_t>(slot);
-        placed[slot] = 1;
+        old2new.emplace_back(v[0], v[1]);
       }
     } else {
       std::vector<int64_t> order;
       if (!toInts(args[0], order, at, "the order of reorder")) return std::nullopt;
-      if (order.size() != n)
+      if (order.size() != tv.loopDomain().size())
         return error(DiagCode::ImportSyntax,
                      "reorder: the order names " + std::to_string(order.size()) + " axes", at),
                std::nullopt;
-      for (size_t j = 0; j < n; ++j) {
-        int64_t from = order[j] < 0 ? order[j] + static_cast<int64_t>(n) : order[j];
-        if (from < 0 || from >= static_cast<int64_t>(n) || taken[static_cast<size_t>(from)])
-          return error(DiagCode::ImportSyntax, "reorder: not a permutation", at), std::nullopt;
-        taken[static_cast<size_t>(from)] = 1;
-        to[static_cast<size_t>(from)] = static_cast<int64_t>(j);
-      }
+      for (size_t j = 0; j < order.size(); ++j) old2new.emplace_back(order[j], static_cast<int64_t>(j));
     }
-    std::vector<AxisId> next(n, kNone);
-    for (size_t i = 0; i < n; ++i) next[static_cast<size_t>(to[i])] = loop[i];
-    tv.loop = next;
+    std::string why;
+    if (!b_.reorderLoop(t, old2new, why)) return error(DiagCode::ImportSyntax, why, at), std::nullopt;
     return obj;
   }
   if (name == "setAllocationDomain") {

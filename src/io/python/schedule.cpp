@@ -264,7 +264,27 @@ Ref Interpreter::tensorMethod(const Ref& t, const std::string& m, Args& args) {
   }
   if (m == "get_loop_domain" || m == "get_logical_domain" || m == "get_allocation_domain" || m == "domain")
     return mkOpaque("tensor." + m + "()");
-  if (m == "merge" || m == "reorder" || m == "swizzle" || m == "swizzle1d" || m == "rfactor")
+  if (m == "reorder") {
+    // nvfuser_direct's TensorView.reorder(old2new: dict) (python/python_direct/ir.cpp @ 81c4b22fd);
+    // the legacy fd.sched.reorder(tensor, dict) comes here too.
+    if (args.pos.size() != 1 || args.pos[0]->k != VK::Dict)
+      fail("reorder takes a dict of old to new loop positions", args.off, DiagCode::ImportSyntax);
+    std::vector<std::pair<int64_t, int64_t>> old2new;
+    for (size_t k = 0; k < args.pos[0]->keys.size(); ++k)
+      old2new.emplace_back(asInt(args.pos[0]->keys[k], args.off, "a reorder position"),
+                           asInt(args.pos[0]->items[k], args.off, "a reorder position"));
+    std::string why;
+    if (!rec.b.reorderLoop(t->id, old2new, why)) fail(why, args.off, DiagCode::ImportSyntax);
+    return mkNone();
+  }
+  if (m == "merge") {  // merge(axis_o, axis_i = axis_o + 1) of the loop domain
+    const size_t a = loopIndex(intArg(0, "axis"));
+    const size_t b = args.pos.size() > 1 ? loopIndex(intArg(1, "second axis")) : a + 1;
+    if (b >= tv.loopDomain().size() || a == b) fail("merge: the axes are out of range", args.off);
+    rec.b.mergeLoop(t->id, a, b);
+    return mkNone();
+  }
+  if (m == "swizzle" || m == "swizzle1d" || m == "rfactor")
     fail("`" + m + "` on a fusion tensor is not modelled (fusecheck models splits of device and stream axes)",
          args.off);
   if (m == "cache_after" || m == "cache_before" || m == "set_memory_type" || m == "inline_at")
