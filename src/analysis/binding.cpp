@@ -263,7 +263,8 @@ void bindView(const Fusion& f, const BindRequest& req, ScalarEval& ev, Diagnosti
       } else if (isDeviceDim(pt) && mesh && req.did != DidBindingRule::TensorSize) {
         o.kind = Origin::Kind::DidMesh;
         const bool unsharded = req.did == DidBindingRule::Unsharded;
-        int64_t msize = unsharded ? mesh->sizeFor(pt) : mesh->size();
+        // Unsharded, every DID type splitting the axis divides it (DIDx, then DIDy of a part).
+        int64_t msize = unsharded ? shardCount(f, in.tensor, pos, *mesh) : mesh->size();
         if (!unsharded && size && *size != 1) {
           auto& d =
               sink.error(DiagCode::DidMeshMismatch,

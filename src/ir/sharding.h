@@ -5,13 +5,17 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "ir/fusion.h"
 
 namespace fc {
 
-// The logical position of the axis sharded on `pt`, or -1.
+// The logical position of the axis sharded on `pt` (through a chain of splits), or -1.
 int shardedLogicalPos(const Fusion& f, TensorId t, ParallelType pt);
+// Into how many shards the DID types that shard logical axis `pos` of `t` cut it on `mesh` (the
+// product of their mesh axes' sizes; 1 when none does, -1 when the mesh lacks one of them).
+int64_t shardCount(const Fusion& f, TensorId t, size_t pos, const Mesh& mesh);
 // The DID type sharding logical axis `pos` of `t`, or Serial.
 ParallelType shardingOf(const Fusion& f, TensorId t, size_t pos);
 

@@ -624,11 +624,11 @@ Ref Interpreter::shardTensor(const std::string& callee, const Ref& mesh_self, Ar
         fail("`" + callee + "`: the torch tensor has rank " + std::to_string(sizes.size()) +
                  ", fewer than the fusion tensor's axes",
              args.off, DiagCode::BadConcreteInput);
-      const ParallelType pt = shardingOf(f, second->id, pos);
-      if (isDeviceDim(pt)) {
+      // Each DID type sharding the axis divides it (an axis split twice, by DIDx and DIDy).
+      if (isDeviceDim(shardingOf(f, second->id, pos))) {
         if (tv.mesh == kNone || tv.mesh >= f.meshes.size())
           fail("`" + callee + "`: the fusion tensor is sharded but has no device mesh", args.off);
-        shard(k, f.meshes[tv.mesh].sizeFor(pt));
+        shard(k, shardCount(f, second->id, pos, f.meshes[tv.mesh]));
       }
       ++k;
     }
