@@ -54,6 +54,7 @@ std::vector<DiagCode> codesOfCheck(std::string_view check) {
       {"NoSchedulerForSegment", DiagCode::ForwardedInputNoScheduler},
       {"NoSchedulerForSegment", DiagCode::LoweredEdgeNoScheduler},
       {"MergeNotConnected", DiagCode::ForwardedInputMergedTwice},
+      {"MultiOutputMismatch", DiagCode::SdpaComputeAtMap},
       {"MdeNoBuffer", DiagCode::MissingSegmentInput},
       {"MdeScalarInput", DiagCode::MissingSegmentInput},
       {"HieNoBuffer", DiagCode::MissingSegmentInput},

@@ -32,6 +32,10 @@ constexpr DatedSpelling kSpellings[] = {
     {kCpp, "IrBuilder::create", "<Double>", "cpp-typed-scalars=Typed"},
     {kCpp, "IrBuilder::create", "<Bool>", "cpp-typed-scalars=Typed"},
     {kCpp, "IrBuilder::create", "<ComplexDouble>", "cpp-typed-scalars=Typed"},
+    // A C++ call's argument list, in parentheses.
+    {kCpp, "sdpfa_fwd", "(query, key, value, dropout_p, is_causal, scale)", "cpp-sdpfa-fwd-form=SixArgs"},
+    {kCpp, "sdpfa_fwd", "(query, key, value, bias, mask, dropout_p, is_causal, scale)",
+     "cpp-sdpfa-fwd-form=BiasMask"},
 };
 
 }  // namespace

@@ -132,7 +132,10 @@ std::string spellingConflictText(const SpellingConflict& c) {
 
 std::string keywordUseText(const KeywordUse& u) { return useText(u) + atText(u); }
 
-bool isCppSpelling(const KeywordUse& u) { return !u.keyword.empty() && u.keyword[0] == '<'; }
+bool isCppSpelling(const KeywordUse& u) {
+  // A template argument, or the argument list of a call no Python frontend spells (`fd.`...).
+  return !u.keyword.empty() && (u.keyword[0] == '<' || (u.keyword[0] == '(' && u.call.rfind("fd.", 0) != 0));
+}
 
 std::optional<SpellingBound> lastPointSpelled(const Fusion& f, Frontend fe) {
   const auto kind = checkedKind(f, fe);

@@ -50,8 +50,8 @@ std::optional<SpellingConflict> spellingConflict(const Fusion& f, Frontend fe, u
 std::string spellingConflictText(const SpellingConflict& c);
 // "fd.ops.sum's `axes=` (line 9)", "fd.ops.reshape(arg, original_shape, new_shape) (line 12)".
 std::string keywordUseText(const KeywordUse& u);
-// Whether the use is a C++ test's template argument (it does not compile), not a Python keyword
-// (a TypeError).
+// Whether the use is a C++ test's template argument or a C++ call's argument list (it does not
+// compile), not a Python keyword or form (a TypeError).
 bool isCppSpelling(const KeywordUse& u);
 
 // The last point (a position on main) whose frontend binds every keyword the repro spells, when

@@ -38,6 +38,7 @@
 #include "pipeline/opaque_ops.h"
 #include "pipeline/printed_range.h"
 #include "pipeline/reshape_minus_one.h"
+#include "pipeline/sdpa_scheduling.h"
 #include "pipeline/symbolic_squeeze.h"
 #include "support/parallel.h"
 #include "support/phase_times.h"
@@ -692,6 +693,7 @@ PipelineResult runPipeline(const Fusion& f_in, const PipelineOptions& opts) {
     if (!c.sink.hasErrors()) minusOneExtentFails(f, t, p, opts.file, c.sink);
     if (!c.sink.hasErrors()) forwardedInputFails(f, t, p, opts.file, c.sink);
     if (!c.sink.hasErrors()) loweredEdgeFails(f, t, p, opts.file, c.sink);
+    if (!c.sink.hasErrors()) sdpaComputeAtMapFails(f, t, p, opts.file, c.sink);
     if (!c.sink.hasErrors()) droppedInputUndecided(f, t, p, opts.file, c.sink);
     c.traceConcretize("whole fusion", info, false);
     if (opts.trace) c.apply("whole fusion", t, c.whole);
@@ -838,32 +840,29 @@ PipelineResult runPipeline(const Fusion& f_in, const PipelineOptions& opts) {
           d.loc.place = Place::expr(for_expr);
           const std::string set_id = std::to_string(userExprId(f, set)),
                             for_id = std::to_string(userExprId(f, for_expr));
-          if (rfactors && d.code == DiagCode::UnlowerableResharding &&
-              reducesDeviceSplitAxis(f_live, for_expr)) {
+          // The set not lowering is an open question: `but` says why.
+          auto undecided = [&](const std::string& but) {
             d.severity = Severity::NotDecided;
             d.code = DiagCode::NotDecided;
             d.check.reset();
             std::erase_if(d.notes,
                           [](const Note& n) { return n.message.ends_with("this one fails at lowering"); });
             d.message = exprLabel(f, set) + ", a set fusecheck adds for expr " + for_id +
-                        ", does not lower to one communication, but nvFuser from " +
-                        nv::firstChangeTo(nv::ReductionDidReset::Removed)->label() + " rFactors expr " +
-                        for_id + " instead: whether what it runs lowers is not decided";
+                        ", does not lower to one communication, but " + but;
+          };
+          if (rfactors && d.code == DiagCode::UnlowerableResharding &&
+              reducesDeviceSplitAxis(f_live, for_expr)) {
+            undecided("nvFuser from " + nv::firstChangeTo(nv::ReductionDidReset::Removed)->label() +
+                      " rFactors expr " + for_id + " instead: whether what it runs lowers is not decided");
             d.note("expr " + for_id +
                    " reduces an axis split across devices; nvFuser splits it into a local reduction and "
                    "a communication, which fusecheck does not model (it replays sets before the whole "
                    "reduction)");
           }
           if (approx_sets && d.code == DiagCode::UnlowerableResharding) {
-            d.severity = Severity::NotDecided;
-            d.code = DiagCode::NotDecided;
-            d.check.reset();
-            std::erase_if(d.notes,
-                          [](const Note& n) { return n.message.ends_with("this one fails at lowering"); });
-            d.message = exprLabel(f, set) + ", a set fusecheck adds for expr " + for_id +
-                        ", does not lower to one communication, but where nvFuser's sharding propagation "
-                        "of DID loop splits puts its sets, and the shardings around them, is approximated: "
-                        "whether what nvFuser runs lowers is not decided";
+            undecided(
+                "where nvFuser's sharding propagation of DID loop splits puts its sets, and the shardings "
+                "around them, is approximated: whether what nvFuser runs lowers is not decided");
             d.note("the fusion splits an axis across devices; from " +
                    nv::firstChangeTo(nv::MeshRule::SomeWithout)->label() +
                    " nvFuser propagates such splits, which fusecheck replays with the 2024 propagation");

@@ -19,10 +19,14 @@ struct SegmenterRuns {
   bool may = false;      // certain, or a reduction, a matmul or an opaque op (the schedulers decide)
 };
 
-// `exprs`: the live exprs of `f`; `s`: its segmentation by the hard rules. Connectivity is
-// nvFuser's (isConnectedFusionGraph, csrc/scheduler/registry_utils.cpp:224-260 @ 79e24e9ca): an
-// expr joins its tensor inputs, fusion inputs included, with its outputs, and the fusion is
-// connected where every tensor output made by an expr is joined with the first one. O(exprs).
+// Whether the live `exprs` of `f` make a connected fusion graph as nvFuser counts it
+// (isConnectedFusionGraph, csrc/scheduler/registry_utils.cpp:224-260 @ 79e24e9ca): an expr joins its
+// tensor inputs, fusion inputs included, with its outputs, and the fusion is connected where every
+// tensor output made by an expr is joined with the first one. O(exprs).
+bool fusionGraphConnected(const Fusion& f, const std::vector<ExprId>& exprs);
+
+// `exprs`: the live exprs of `f`; `s`: its segmentation by the hard rules; connectivity as
+// fusionGraphConnected. O(exprs).
 SegmenterRuns segmenterRuns(const Fusion& f, const std::vector<ExprId>& exprs, const SegmentedFusion& s,
                             nv::FusionInputOps ops);
 

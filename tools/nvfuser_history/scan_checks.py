@@ -75,6 +75,8 @@ CHECKS = {
                           None, None),
     "InferShape": (["csrc/executor.cpp", "csrc/fusion_executor/allocations.cpp", "csrc/runtime/allocations.cpp"],
                    "Could not launch kernel as program could not infer", None, None),
+    "MultiOutputMismatch": (["csrc/compute_at_map.cpp"], "Multiple outputs with mismatched dimensions is not supported",
+                            None, None),
 }
 
 MACROS = ("NVF_ERROR_EQ(", "NVF_CHECK_EQ(", "NVF_ERROR(", "NVF_CHECK(", "NVF_THROW(", "TORCH_INTERNAL_ASSERT(",

@@ -189,8 +189,18 @@ std::optional<Value> Reader::opaqueOp(const std::string& fn, std::vector<Value>&
   std::vector<Value> a = args;
   // sdpfa_fwd before #5663 (2026-01-05) took (query, key, value, dropout_p, is_causal, scale): a
   // fourth argument that is no tensor (nor null) is that form's dropout_p.
-  if (op.rule == "sdpfa_fwd" && a.size() > 3 && a[3].k != Value::K::Tensor && a[3].k != Value::K::None)
-    a.insert(a.begin() + 3, 2, Value());
+  if (op.rule == "sdpfa_fwd") {
+    const bool six = a.size() > 3 && a[3].k != Value::K::Tensor && a[3].k != Value::K::None;
+    if (six) a.insert(a.begin() + 3, 2, Value());
+    // The form dates the test (dated_spellings.cpp).
+    const std::string form = six ? "(query, key, value, dropout_p, is_causal, scale)"
+                                 : "(query, key, value, bias, mask, dropout_p, is_causal, scale)";
+    if (std::none_of(spelled_.begin(), spelled_.end(),
+                     [&](const KeywordUse& u) { return u.keyword == form; })) {
+      const Location l = loc(at);
+      spelled_.push_back(KeywordUse{"sdpfa_fwd", form, LineCol{l.line, l.col}});
+    }
+  }
   // scan(tv, dim, BinaryOpType, init): the cumulative op of its binary op (arith.cpp:2586-2625).
   std::string rule(op.rule);
   if (fn == "scan") {
