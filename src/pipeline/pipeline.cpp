@@ -841,13 +841,14 @@ PipelineResult runPipeline(const Fusion& f_in, const PipelineOptions& opts) {
           const std::string set_id = std::to_string(userExprId(f, set)),
                             for_id = std::to_string(userExprId(f, for_expr));
           // The set not lowering is an open question: `but` says why.
+          const std::string set_label = exprLabel(f, set);
           auto undecided = [&](const std::string& but) {
             d.severity = Severity::NotDecided;
             d.code = DiagCode::NotDecided;
             d.check.reset();
             std::erase_if(d.notes,
                           [](const Note& n) { return n.message.ends_with("this one fails at lowering"); });
-            d.message = exprLabel(f, set) + ", a set fusecheck adds for expr " + for_id +
+            d.message = set_label + ", a set fusecheck adds for expr " + for_id +
                         ", does not lower to one communication, but " + but;
           };
           if (rfactors && d.code == DiagCode::UnlowerableResharding &&
