@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 
 #include "io/ir/reader.h"
 #include "io/scalar_expr.h"
@@ -124,8 +125,13 @@ class Reader::ScalarReader {
         if (!a || *a == kNone) return a;
         if (s.text == "-") {
           const Scalar& sc = f.scalars[*a];
+          // A constant's negation is the constant of the other sign, as the JSON reader folds it
+          // (scalar_expr.cpp), so that a saved import reads back the same (`--1` is 1).
           if (sc.kind == ScalarKind::Constant && sc.value.kind == ConstValue::Kind::Float)
             return f.addConstFloat(-sc.value.f, sc.dtype);
+          if (sc.kind == ScalarKind::Constant && sc.value.kind == ConstValue::Kind::Int &&
+              sc.value.i != std::numeric_limits<int64_t>::min())
+            return f.addConstInt(-sc.value.i, sc.dtype);
           return f.addDerived(ScalarOp::Neg, *a, kNone, f.scalars[*a].dtype);
         }
         if (auto v = r_.intValue(*a)) return f.addConstBool(*v == 0);
