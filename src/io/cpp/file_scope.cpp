@@ -36,6 +36,15 @@ bool Reader::opensNamespace(size_t i) const {
   return k >= 1 && isIdent(k - 1, "namespace");
 }
 
+void Reader::quietDeclaration(size_t from, size_t type_end, size_t to) {
+  const Quiet quiet = quietStart();
+  const auto vars = vars_;
+  p_ = from;
+  end_ = to;
+  if (!declaration(type_end) || errors_ != quiet.errors) vars_ = vars;
+  quietEnd(quiet);
+}
+
 void Reader::fileScope(size_t body_open, size_t body_close) {
   const size_t saved_p = p_, saved_end = end_, whole = end_;
   std::vector<bool> scope;  // per open brace: a namespace's
@@ -104,13 +113,7 @@ void Reader::fileScope(size_t body_open, size_t body_close) {
     if (semi >= whole || !isPunct(semi, ";")) continue;
     // Read as a declaration; one the import cannot evaluate leaves nothing behind (its names stay
     // unknown, and the body reports them where it uses them).
-    const Quiet quiet = quietStart();
-    const auto vars = vars_;
-    p_ = i;
-    end_ = semi + 1;
-    const bool ok = declaration(te);
-    if (!ok || errors_ != quiet.errors) vars_ = vars;
-    quietEnd(quiet);
+    quietDeclaration(i, te, semi + 1);
     p_ = saved_p;
     end_ = whole;
     i = semi;
@@ -270,12 +273,7 @@ void Reader::fixtureClass() {
     }
     const size_t te = typeEnd(i);
     if (te > i && isIdent(te) && (isPunct(te + 1, "=") || isPunct(te + 1, "{")) && e < close) {
-      const Quiet quiet = quietStart();
-      const auto vars = vars_;
-      p_ = i;
-      end_ = e + 1;
-      if (!declaration(te) || errors_ != quiet.errors) vars_ = vars;
-      quietEnd(quiet);
+      quietDeclaration(i, te, e + 1);
       p_ = saved_p;
       end_ = saved_end;
     }

@@ -149,6 +149,9 @@ class Reader : public lex::TokenCursor<Lexer, Token> {
   void fileScope(size_t body_open, size_t body_close);
   // The test's fixture class: its members' initializers and its SetUp(), run before the body.
   void fixtureClass();
+  // Reads the declaration in tokens [from, to) (its type ends at `type_end`) quietly: one the
+  // import cannot evaluate leaves no name behind and no diagnostic. Leaves p_ and end_ moved.
+  void quietDeclaration(size_t from, size_t type_end, size_t to);
   bool opensNamespace(size_t brace) const;
   void instantiation(size_t at);
   std::optional<Value> firstParam(size_t from, size_t to);
